@@ -1,0 +1,53 @@
+"""Read a function's description and its parameters' descriptions from its docstring.
+
+We use docstring-parser (Google, NumPy and reST styles) and work around its known failure: a
+Google docstring with no summary line (it starts with `Args:`) is taken for reST and every
+parameter description is lost (docstring_parser issue #115). Losing descriptions silently is
+exactly what we must never do, so we give such docstrings a placeholder summary first.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from dataclasses import dataclass, field
+
+import docstring_parser
+
+_PLACEHOLDER = "toolsys-placeholder-summary."
+_SECTION_FIRST = re.compile(
+    r"^(Args|Arguments|Parameters|Params|Keyword Args|Keyword Arguments|Returns|Raises)\s*:?\s*$"
+)
+
+
+@dataclass(frozen=True)
+class Docstring:
+    """What a tool definition needs from a docstring."""
+
+    description: str = ""
+    params: dict[str, str] = field(default_factory=dict)
+
+
+def parse_docstring(text: str | None) -> Docstring:
+    """Parse a docstring in any common style; never raises."""
+    if not text or not text.strip():
+        return Docstring()
+    text = inspect.cleandoc(text)
+    first_line = text.splitlines()[0].strip()
+    starts_with_section = bool(_SECTION_FIRST.match(first_line))
+    if starts_with_section:
+        text = f"{_PLACEHOLDER}\n\n{text}"
+    try:
+        parsed = docstring_parser.parse(text)
+    except docstring_parser.ParseError:
+        return Docstring(description=text)
+    parts = [parsed.short_description, parsed.long_description]
+    description = "\n\n".join(p.strip() for p in parts if p and p.strip())
+    if starts_with_section:
+        description = description.removeprefix(_PLACEHOLDER).strip()
+    params = {
+        p.arg_name.lstrip("*"): " ".join((p.description or "").split())
+        for p in parsed.params
+        if p.args and p.args[0] in ("param", "parameter", "arg", "argument", "key", "keyword")
+    }
+    return Docstring(description=description, params=params)

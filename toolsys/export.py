@@ -1,0 +1,202 @@
+"""Provider formats for a tool, OpenAI's strict mode, and a lint for what providers reject.
+
+The same schema goes out in three envelopes: OpenAI's `{"type": "function", "function": ...}`,
+Anthropic's `{"name", "description", "input_schema"}` and MCP's `{"name", "description",
+"inputSchema"}`. Strict mode (OpenAI) asks more of the schema; `make_strict` does the rewriting
+and says exactly where and why when a schema cannot be made strict.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from toolsys.tool import Tool
+
+Target = Literal["openai", "anthropic", "mcp"]
+TARGETS: tuple[str, ...] = ("openai", "anthropic", "mcp")
+
+# OpenAI's documented limits for strict schemas (checked 2026): no composition other than anyOf,
+# no conditional or pattern-keyed objects, every object closed and fully required.
+_STRICT_UNSUPPORTED = (
+    "allOf",
+    "oneOf",
+    "not",
+    "if",
+    "then",
+    "else",
+    "patternProperties",
+    "dependentRequired",
+    "dependentSchemas",
+    "unevaluatedProperties",
+    "propertyNames",
+    "contains",
+    "prefixItems",
+    "minProperties",
+    "maxProperties",
+)
+_STRICT_MAX_DEPTH = 10
+_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+class StrictSchemaError(ValueError):
+    """A schema cannot be made strict: `path` says where, `rule` which rule it breaks."""
+
+    def __init__(self, tool: str, path: str, rule: str, fix: str) -> None:
+        super().__init__(
+            f"Tool {tool!r} cannot be exported in strict mode: at {path}: {rule} {fix}"
+        )
+        self.tool, self.path, self.rule, self.fix = tool, path, rule, fix
+
+
+@dataclass(frozen=True)
+class LintIssue:
+    """One thing a provider would reject (error) or handle badly (warning)."""
+
+    tool: str
+    path: str
+    rule: str
+    severity: Literal["error", "warning"] = "error"
+
+    def __str__(self) -> str:
+        return f"{self.severity}: {self.tool} {self.path}: {self.rule}"
+
+
+def export_tool(tool: Tool, target: str, *, strict: bool = False) -> dict[str, Any]:
+    """One tool in one provider's format."""
+    parameters = make_strict(tool.parameters, tool.name) if strict else tool.parameters
+    if target == "openai":
+        function: dict[str, Any] = {
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": parameters,
+        }
+        if strict:
+            function["strict"] = True
+        return {"type": "function", "function": function}
+    if target == "anthropic":
+        return {"name": tool.name, "description": tool.description, "input_schema": parameters}
+    if target == "mcp":
+        return {"name": tool.name, "description": tool.description, "inputSchema": parameters}
+    raise ValueError(f"Unknown export target {target!r}; use one of: {', '.join(TARGETS)}.")
+
+
+def make_strict(schema: dict[str, Any], tool: str = "tool") -> dict[str, Any]:
+    """Rewrite a schema for OpenAI strict mode, or raise `StrictSchemaError` saying why not.
+
+    Objects get `additionalProperties: false` and list every property as required; a property
+    that could be left out becomes nullable instead (null then means "use the default").
+    """
+    return _strict(copy.deepcopy(schema), tool, "$", 0)
+
+
+def _strict(node: dict[str, Any], tool: str, path: str, depth: int) -> dict[str, Any]:
+    if depth > _STRICT_MAX_DEPTH:
+        raise StrictSchemaError(
+            tool, path, f"nesting deeper than {_STRICT_MAX_DEPTH} levels.", "Flatten the arguments."
+        )
+    for key in _STRICT_UNSUPPORTED:
+        if key in node:
+            raise StrictSchemaError(
+                tool,
+                path,
+                f"keyword {key!r} is not supported in strict mode.",
+                "Use a simpler type (e.g. a list instead of a tuple, a model instead of a union).",
+            )
+    node.pop("default", None)
+    if "$ref" in node and len(node) > 1:
+        node = {"$ref": node["$ref"]}
+    if node.get("type") == "object" or "properties" in node:
+        extra = node.get("additionalProperties")
+        if (
+            isinstance(extra, dict)
+            or (extra is True)
+            or ("properties" not in node and extra is None)
+        ):
+            raise StrictSchemaError(
+                tool,
+                path,
+                "a free-form object (a dict with arbitrary keys) is not allowed in strict mode.",
+                "Describe it with a model or dataclass that has named fields.",
+            )
+        properties = node.get("properties", {})
+        required = set(node.get("required", ()))
+        for name, sub in list(properties.items()):
+            sub = _strict(sub, tool, f"{path}.{name}", depth + 1)
+            properties[name] = sub if name in required else _make_nullable(sub)
+        node["required"] = list(properties)
+        node["additionalProperties"] = False
+    if isinstance(node.get("items"), dict):
+        node["items"] = _strict(node["items"], tool, f"{path}[]", depth + 1)
+    if isinstance(node.get("anyOf"), list):
+        if path == "$":
+            raise StrictSchemaError(
+                tool, path, "the root schema cannot be anyOf.", "Make the root an object."
+            )
+        node["anyOf"] = [
+            _strict(sub, tool, f"{path}|{i}", depth + 1) for i, sub in enumerate(node["anyOf"])
+        ]
+    if "$defs" in node:
+        node["$defs"] = {
+            key: _strict(sub, tool, f"$defs.{key}", depth + 1) for key, sub in node["$defs"].items()
+        }
+    return node
+
+
+def _make_nullable(node: dict[str, Any]) -> dict[str, Any]:
+    kind = node.get("type")
+    if kind == "null" or (isinstance(kind, list) and "null" in kind):
+        return node
+    if any(option.get("type") == "null" for option in node.get("anyOf", ())):
+        return node
+    if isinstance(kind, str) and "enum" not in node:
+        return {**node, "type": [kind, "null"]}
+    if isinstance(kind, list):
+        return {**node, "type": [*kind, "null"]}
+    description = node.get("description")
+    inner = {k: v for k, v in node.items() if k != "description"}
+    nullable: dict[str, Any] = {"anyOf": [inner, {"type": "null"}]}
+    if description:
+        nullable["description"] = description
+    return nullable
+
+
+def lint(tools: Iterable[Tool], target: str = "openai", *, strict: bool = False) -> list[LintIssue]:
+    """What the provider would reject (or handle badly) before any request is sent."""
+    if target not in TARGETS:
+        raise ValueError(f"Unknown lint target {target!r}; use one of: {', '.join(TARGETS)}.")
+    issues: list[LintIssue] = []
+    tools = list(tools)
+    if target == "openai" and len(tools) > 128:
+        issues.append(LintIssue("*", "$", f"{len(tools)} tools; OpenAI accepts at most 128."))
+    for tool in tools:
+        issues.extend(_lint_tool(tool, target, strict))
+    return issues
+
+
+def _lint_tool(tool: Tool, target: str, strict: bool) -> list[LintIssue]:
+    issues: list[LintIssue] = []
+    if not _NAME.match(tool.name):
+        issues.append(LintIssue(tool.name, "name", "must match ^[A-Za-z0-9_-]{1,64}$."))
+    if tool.parameters.get("type") != "object":
+        issues.append(LintIssue(tool.name, "$", "the parameters schema must be of type object."))
+    if target == "openai" and len(tool.description) > 1024:
+        issues.append(
+            LintIssue(
+                tool.name, "description", "longer than 1024 characters; it will be cut.", "warning"
+            )
+        )
+    if strict:
+        try:
+            make_strict(tool.parameters, tool.name)
+        except StrictSchemaError as exc:
+            issues.append(LintIssue(tool.name, exc.path, f"{exc.rule} {exc.fix}"))
+    issues.extend(
+        LintIssue(tool.name, "diagnostics", diagnostic, "warning")
+        for diagnostic in tool.diagnostics
+    )
+    return issues

@@ -1,0 +1,213 @@
+"""How each kind of failure becomes an envelope a model can act on.
+
+Every message names the tool, the bad value and what was expected; every suggestion says what to
+do next. The model reads these words and nothing else, so they are written for it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from pydantic_core import ValidationError
+
+from toolsys.errors import ErrorCode, ErrorInfo, ToolError
+from toolsys.tool import Tool, normalize
+
+_MAX_VALUE_CHARS = 80
+_MAX_MESSAGE_CHARS = 500
+_RETRYABLE_EXCEPTIONS = (TimeoutError, ConnectionError)
+
+
+def _show(value: Any) -> str:
+    """A value as the model should see it quoted: 'text', 3, true, [1, 2]."""
+    text = (
+        repr(value)
+        if isinstance(value, str)
+        else json.dumps(value, ensure_ascii=False, default=repr)
+    )
+    return text if len(text) <= _MAX_VALUE_CHARS else text[: _MAX_VALUE_CHARS - 3] + "..."
+
+
+def did_you_mean(name: str, candidates: Iterable[str]) -> list[str]:
+    """Registered names close to `name`: same normalised form first, then by similarity."""
+    candidates = list(candidates)
+    same = [c for c in candidates if normalize(c) == normalize(name)]
+    close = difflib.get_close_matches(normalize(name), [normalize(c) for c in candidates], n=3)
+    by_normal = {normalize(c): c for c in candidates}
+    return list(dict.fromkeys([*same, *(by_normal[c] for c in close)]))[:3]
+
+
+def unknown_tool(name: str, available: list[str]) -> ErrorInfo:
+    matches = did_you_mean(str(name), available)
+    listed = ", ".join(available[:20]) + (", ..." if len(available) > 20 else "")
+    hint = f"Did you mean {' or '.join(repr(m) for m in matches)}? " if matches else ""
+    return ErrorInfo(
+        ErrorCode.UNKNOWN_TOOL,
+        f"Unknown tool {_show(name)}.",
+        f"{hint}Available tools: {listed or 'none'}.",
+        retryable=False,
+        details={"tool": name, "did_you_mean": matches, "available": available[:20]},
+    )
+
+
+def invalid_json(name: str, text: str, exc: json.JSONDecodeError) -> ErrorInfo:
+    start = max(exc.pos - 15, 0)
+    return ErrorInfo(
+        ErrorCode.INVALID_JSON,
+        f"Arguments for {name!r} are not valid JSON: {exc.msg} at line {exc.lineno} column "
+        f"{exc.colno} (char {exc.pos}), near {text[start : exc.pos + 15]!r}.",
+        f"Send the arguments for {name} as one JSON object with double-quoted keys and strings, "
+        'e.g. {"key": "value"}.',
+        retryable=False,
+        details={"position": exc.pos, "line": exc.lineno, "column": exc.colno},
+    )
+
+
+def not_an_object(tool: Tool, value: Any) -> ErrorInfo:
+    return ErrorInfo(
+        ErrorCode.INVALID_ARGUMENTS,
+        f"Invalid arguments for {tool.name!r}: expected a JSON object of named arguments, got "
+        f"{_show(value)} ({type(value).__name__}).",
+        f"Call {tool.name} again with an object such as {_example(tool)}.",
+        retryable=False,
+        details={"problems": [{"path": "", "value": value, "expected": "a JSON object"}]},
+    )
+
+
+def _example(tool: Tool) -> str:
+    required = tool.parameters.get("required", [])
+    return "{" + ", ".join(f'"{key}": ...' for key in required) + "}"
+
+
+def _type_words(schema: Mapping[str, Any]) -> str:
+    kind = schema.get("type")
+    words = {
+        "string": "a string",
+        "integer": "an integer",
+        "number": "a number",
+        "boolean": "true or false",
+        "array": "an array",
+        "object": "an object",
+        "null": "null",
+    }
+    if isinstance(kind, list):
+        return " or ".join(words.get(k, k) for k in kind)
+    if "enum" in schema:
+        return "one of " + ", ".join(_show(v) for v in schema["enum"])
+    return words.get(kind, "a value") if isinstance(kind, str) else "a value"
+
+
+_EXPECTED = {
+    "int_type": "an integer",
+    "int_parsing": "an integer",
+    "int_from_float": "an integer",
+    "float_type": "a number",
+    "float_parsing": "a number",
+    "string_type": "a string",
+    "bool_type": "true or false",
+    "bool_parsing": "true or false",
+    "list_type": "an array",
+    "tuple_type": "an array",
+    "dict_type": "an object",
+    "model_type": "an object",
+    "model_attributes_type": "an object",
+    "dataclass_type": "an object",
+    "none_required": "null",
+}
+
+
+def _property_schema(tool: Tool, path: tuple[Any, ...]) -> Mapping[str, Any]:
+    node: Mapping[str, Any] = tool.parameters
+    for part in path:
+        if isinstance(part, int):
+            node = node.get("items", {})
+        else:
+            node = node.get("properties", {}).get(part, {})
+    return node
+
+
+def _problem(tool: Tool, error: Mapping[str, Any]) -> dict[str, Any]:
+    loc = tuple(p for p in error["loc"] if not (isinstance(p, str) and "[" in p))
+    path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
+    kind = error["type"]
+    ctx = error.get("ctx") or {}
+    problem: dict[str, Any] = {"path": path or "(arguments)", "type": kind}
+    schema = _property_schema(tool, loc)
+    if kind == "missing":
+        problem["expected"] = f"a required argument ({_type_words(schema)})"
+        description = schema.get("description")
+        problem["clause"] = f"{path}: missing required argument ({_type_words(schema)})" + (
+            f": {description.rstrip('.')}" if description else ""
+        )
+        return problem
+    problem["value"] = error.get("input")
+    if kind == "extra_forbidden":
+        accepted = ", ".join(_property_schema(tool, loc[:-1]).get("properties", {})) or "none"
+        problem["expected"] = f"no such argument; accepted: {accepted}"
+        problem["clause"] = f"{path}: unknown argument (this tool accepts: {accepted})"
+        return problem
+    if kind in ("literal_error", "enum"):
+        allowed = schema.get("enum") or _parse_expected(ctx.get("expected", ""))
+        problem["allowed"] = allowed
+        expected = "one of " + ", ".join(_show(v) for v in allowed)
+    elif kind in _EXPECTED:
+        expected = _EXPECTED[kind]
+    else:
+        expected = error["msg"][0].lower() + error["msg"][1:]
+        expected = expected.removeprefix("input should be ").removeprefix("value error, ")
+    problem["expected"] = expected
+    problem["clause"] = (
+        f"{path or 'arguments'}: got {_show(error.get('input'))}, expected {expected}"
+    )
+    return problem
+
+
+def _parse_expected(text: str) -> list[str]:
+    return [
+        part.strip().strip("'\"") for part in text.replace(" or ", ",").split(",") if part.strip()
+    ]
+
+
+def invalid_arguments(tool: Tool, exc: ValidationError) -> ErrorInfo:
+    problems = [_problem(tool, error) for error in exc.errors(include_url=False)]
+    clauses = "; ".join(p.pop("clause") for p in problems)
+    fixes = []
+    for p in problems:
+        if "allowed" in p:
+            fixes.append(f"{p['path']} must be one of " + ", ".join(_show(v) for v in p["allowed"]))
+        elif p["type"] == "missing":
+            fixes.append(f"add {p['path']}")
+        elif p["type"] == "extra_forbidden":
+            fixes.append(f"remove {p['path']}")
+        else:
+            fixes.append(f"{p['path']} must be {p['expected']}")
+    return ErrorInfo(
+        ErrorCode.INVALID_ARGUMENTS,
+        f"Invalid arguments for {tool.name!r}: {clauses}."[:_MAX_MESSAGE_CHARS],
+        f"Fix these arguments and call {tool.name} again: {'; '.join(fixes)}."[:_MAX_MESSAGE_CHARS],
+        retryable=False,
+        details={"problems": problems},
+    )
+
+
+def from_tool_error(exc: ToolError) -> ErrorInfo:
+    return exc.to_info()
+
+
+def execution_error(name: str, exc: BaseException) -> ErrorInfo:
+    text = str(exc).strip()
+    what = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    retryable = isinstance(exc, _RETRYABLE_EXCEPTIONS)
+    return ErrorInfo(
+        ErrorCode.EXECUTION_ERROR,
+        f"Tool {name!r} failed: {what}"[:_MAX_MESSAGE_CHARS],
+        "This may be temporary; try the same call once more."
+        if retryable
+        else "Check the arguments against the tool's description, or answer without this tool; "
+        "repeating the same call will fail the same way.",
+        retryable=retryable,
+        details={"exception": type(exc).__name__},
+    )

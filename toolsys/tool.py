@@ -1,0 +1,255 @@
+"""`Tool`: a registered tool, ready to validate arguments and call its implementation.
+
+Everything about a tool that can be computed once is computed here, at registration: the argument
+model, its validator, the cleaned JSON Schema, the diagnostics. Calls then only look things up.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic_core import SchemaValidator, ValidationError
+
+from toolsys.errors import ToolDefinitionError
+from toolsys.result import to_json
+from toolsys.schema import (
+    ArgumentsModel,
+    field_name,
+    json_schema,
+    model_from_function,
+    model_from_params,
+)
+from toolsys.spec import Category, ToolSpec
+
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+def check_name(name: str) -> None:
+    """Reject names OpenAI and Anthropic would refuse, with the rule spelled out."""
+    if not isinstance(name, str) or not NAME_PATTERN.match(name):
+        raise ToolDefinitionError(
+            f"Tool name {name!r} cannot be exported: providers accept 1-64 characters from "
+            "A-Z, a-z, 0-9, '_' and '-'. Rename it, e.g. "
+            f"{re.sub(r'[^A-Za-z0-9_-]+', '_', str(name))[:64].strip('_') or 'my_tool'!r}."
+        )
+
+
+def normalize(name: str) -> str:
+    """The form two names must not share: `Get-Weather` and `get_weather` confuse a model."""
+    return name.lower().replace("-", "_")
+
+
+@dataclass(frozen=True, eq=False)
+class Tool:
+    """A tool as the registry holds it. `parameters` is the JSON Schema the model sees."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    fn: Callable[..., Any]
+    model: type[BaseModel]
+    category: Category = Category.READ
+    tags: tuple[str, ...] = ()
+    diagnostics: tuple[str, ...] = ()
+    source: str = "function"
+    is_async: bool = False
+    pass_model: bool = False
+    aliases: Mapping[str, str] = field(default_factory=dict, repr=False)
+    null_means_default: frozenset[str] = field(default=frozenset(), repr=False)
+
+    @property
+    def validator(self) -> SchemaValidator:
+        return self.model.__pydantic_validator__
+
+    def validate(self, arguments: Mapping[str, Any], *, coerce: bool = False) -> BaseModel:
+        """Validate decoded JSON arguments; raises pydantic's ValidationError.
+
+        Strict by default, so the validator accepts what the schema accepts. One leniency: `null`
+        for an omittable, non-nullable argument means "use the default" (strict-mode providers
+        must send every key, and send null for the ones they would have left out).
+        """
+        if self.null_means_default:
+            arguments = {
+                key: value
+                for key, value in arguments.items()
+                if value is not None or key not in self.null_means_default
+            }
+        if coerce:
+            return self.validator.validate_python(arguments)
+        try:
+            return self.validator.validate_python(arguments, strict=True)
+        except ValidationError:
+            # JSON's strict mode also accepts ISO dates, enum values and the like as strings.
+            return self.validator.validate_json(to_json(arguments), strict=True)
+
+    def validate_json(self, text: str, *, coerce: bool = False) -> BaseModel:
+        """The fast path for raw JSON text; raises ValidationError (json_invalid included)."""
+        return self.validator.validate_json(text, strict=not coerce)
+
+    def call(self, arguments: BaseModel) -> Any:
+        """Call the implementation; for an async tool this returns the coroutine."""
+        if self.pass_model:
+            return self.fn(arguments)
+        values = arguments.__dict__
+        if not self.aliases:
+            return self.fn(**values)
+        return self.fn(**{self.aliases[key]: value for key, value in values.items()})
+
+
+def _is_async(fn: Callable[..., Any]) -> bool:
+    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
+        getattr(fn, "__call__", None)  # noqa: B004 - callable objects with an async __call__
+    )
+
+
+def _nullable(schema: Mapping[str, Any]) -> bool:
+    kind = schema.get("type")
+    if kind == "null" or (isinstance(kind, list) and "null" in kind) or not schema:
+        return True
+    return any(_nullable(option) for option in schema.get("anyOf", ()))
+
+
+def _build(
+    *,
+    name: str,
+    description: str,
+    fn: Callable[..., Any],
+    model: type[BaseModel],
+    category: Category,
+    tags: tuple[str, ...],
+    diagnostics: list[str],
+    source: str,
+    pass_model: bool = False,
+    aliases: Mapping[str, str] | None = None,
+) -> Tool:
+    check_name(name)
+    if not callable(fn):
+        raise ToolDefinitionError(f"Tool {name!r}: the implementation {fn!r} is not callable.")
+    parameters = json_schema(model)
+    required = set(parameters.get("required", ()))
+    properties = parameters.get("properties", {})
+    null_means_default = frozenset(
+        key for key, sub in properties.items() if key not in required and not _nullable(sub)
+    )
+    for key, sub in properties.items():
+        if not sub.get("description") and not any(key in d for d in diagnostics):
+            diagnostics.append(f"parameter {key!r} has no description.")
+    if not description.strip():
+        diagnostics.append("the tool has no description; the model cannot tell when to use it.")
+    only_renamed = {k: v for k, v in (aliases or {}).items() if k != v}
+    return Tool(
+        name=name,
+        description=description.strip(),
+        parameters=parameters,
+        fn=fn,
+        model=model,
+        category=Category(category),
+        tags=tuple(tags),
+        diagnostics=tuple(f"{name}: {d}" for d in diagnostics),
+        source=source,
+        is_async=_is_async(fn),
+        pass_model=pass_model,
+        aliases=dict(aliases) if only_renamed else {},
+        null_means_default=null_means_default,
+    )
+
+
+def tool_from_function(
+    fn: Callable[..., Any],
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    category: Category = Category.READ,
+    tags: tuple[str, ...] = (),
+    args: type[BaseModel] | None = None,
+) -> Tool:
+    """A tool whose schema comes from the function's type hints and docstring, or from `args`."""
+    name = name or getattr(fn, "__name__", "")
+    if args is not None:
+        return _from_model(fn, name, description, category, tags, args)
+    built: ArgumentsModel = model_from_function(fn, name)
+    return _build(
+        name=name,
+        description=description if description is not None else built.description,
+        fn=fn,
+        model=built.model,
+        category=category,
+        tags=tags,
+        diagnostics=list(built.diagnostics),
+        source="function",
+        aliases=built.aliases,
+    )
+
+
+def _from_model(
+    fn: Callable[..., Any],
+    name: str,
+    description: str | None,
+    category: Category,
+    tags: tuple[str, ...],
+    model: type[BaseModel],
+) -> Tool:
+    if not (isinstance(model, type) and issubclass(model, BaseModel)):
+        raise ToolDefinitionError(
+            f"Tool {name!r}: args={model!r} is not a Pydantic model class; "
+            "pass a BaseModel subclass."
+        )
+    if description is None:
+        description = inspect.getdoc(fn) or inspect.getdoc(model) or ""
+        if description == inspect.getdoc(BaseModel):
+            description = ""
+    return _build(
+        name=name,
+        description=description,
+        fn=fn,
+        model=model,
+        category=category,
+        tags=tags,
+        diagnostics=[],
+        source="model",
+        pass_model=True,
+    )
+
+
+def tool_from_spec(spec: ToolSpec, fn: Callable[..., Any]) -> Tool:
+    """A tool from a declarative spec; the implementation must accept the spec's parameters."""
+    if isinstance(spec.parameters, type):
+        return _from_model(
+            fn, spec.name, spec.description, spec.category, spec.tags, spec.parameters
+        )
+    check_name(spec.name)
+    names = [p.name for p in spec.parameters]
+    _check_signature_matches(spec.name, fn, names)
+    return _build(
+        name=spec.name,
+        description=spec.description,
+        fn=fn,
+        model=model_from_params(spec.name, spec.parameters),
+        category=spec.category,
+        tags=spec.tags,
+        diagnostics=[],
+        source="spec",
+        aliases={field_name(n): n for n in names},
+    )
+
+
+def _check_signature_matches(name: str, fn: Callable[..., Any], names: list[str]) -> None:
+    """Catch drift between a spec and its implementation when it is registered, not when called."""
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return
+    try:
+        signature.bind(**dict.fromkeys(names))
+    except TypeError as exc:
+        accepted = ", ".join(signature.parameters)
+        raise ToolDefinitionError(
+            f"Tool {name!r}: the spec's parameters ({', '.join(names) or 'none'}) do not match "
+            f"{getattr(fn, '__qualname__', fn)!r}({accepted}): {exc}. "
+            "Rename one side so they agree."
+        ) from exc
