@@ -1,0 +1,59 @@
+# The workbook's two commands: `make lab` (open JupyterLab) and `make test` (run everything).
+# Both create .venv with $(PY) if needed and install the package (editable, extras workbook,test);
+# the install is redone only when pyproject.toml changes (stamp file).
+
+PY ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.toolsys-installed
+LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings
+NOTEBOOK_DIRS := $(wildcard notebooks solutions)
+PYTEST_ARGS ?=
+
+# Same outputs on every run: set iteration order must not depend on a random hash seed.
+export PYTHONHASHSEED := 0
+
+.DEFAULT_GOAL := help
+.PHONY: help setup lab test notebooks exercises lint clean
+
+help:
+	@echo "make lab        set up .venv if needed and open JupyterLab on the welcome notebook"
+	@echo "make test       set up .venv if needed and run every test (unit tests, notebooks, checks)"
+	@echo "make notebooks  re-execute lessons and solutions in place, then regenerate exercises"
+	@echo "make exercises  regenerate exercises/ from the markers in solutions/"
+	@echo "make lint       ruff check"
+	@echo "make clean      remove .venv"
+	@echo "variables: PY=$(PY) (Python >= 3.11), PYTEST_ARGS=$(PYTEST_ARGS)"
+
+$(BIN)/python:
+	@$(PY) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
+		{ echo "make: $(PY) is older than Python 3.11; run e.g. make PY=python3.11 $(MAKECMDGOALS)" >&2; exit 1; }
+	$(PY) -m venv $(VENV)
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[workbook,test]'
+	@mkdir -p $(LAB_SETTINGS)
+	@echo '{"@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": false}}' \
+		> $(LAB_SETTINGS)/overrides.json
+	@touch $(STAMP)
+
+setup: $(STAMP)
+
+lab: setup
+	$(BIN)/jupyter lab notebooks/00_welcome.ipynb
+
+test: setup
+	$(BIN)/python -m pytest -n 2 tests $(NOTEBOOK_DIRS) $(PYTEST_ARGS)
+
+notebooks: setup
+	$(BIN)/toolsys execute $(wildcard notebooks/*.ipynb solutions/*.ipynb)
+	$(BIN)/toolsys exercises
+
+exercises: setup
+	$(BIN)/toolsys exercises
+
+lint: setup
+	$(BIN)/ruff check toolsys tests
+
+clean:
+	rm -rf $(VENV)

@@ -1,0 +1,161 @@
+"""toolsys.checks: a check reports passed / failed / not done / error / timeout and never raises."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from toolsys import checks
+from toolsys.checks import CheckFailed, Described, Status, expect_equal, expect_raises
+
+
+def _good(a: float, b: float) -> float:
+    if b == 0:
+        raise ValueError("b must not be 0")
+    return a / b
+
+
+@pytest.fixture
+def demo(clean_registry: None) -> str:
+    @checks.exercise(
+        "99.1",
+        title="Divide safely",
+        hints=["Division by zero must not pass silently.", "Raise ValueError when b == 0."],
+        reference=lambda: _good,
+    )
+    def _(student):
+        expect_equal(student(6, 3), 2, what="safe_div(6, 3)")
+        expect_raises(
+            ValueError, student, 1, 0, what="safe_div(1, 0)", hint="Check b before dividing."
+        )
+
+    return "99.1"
+
+
+def test_a_stub_is_reported_not_done(demo: str) -> None:
+    def stub(a, b):
+        raise NotImplementedError("Exercise 99.1: Divide safely")
+
+    result = checks.check(demo, stub)
+    assert result.status is Status.NOT_DONE
+    assert "not done yet" in result.text()
+
+
+def test_a_wrong_answer_shows_expected_got_and_hint(demo: str) -> None:
+    result = checks.check(demo, lambda a, b: a / b if b else 0)
+    assert result.status is Status.FAILED
+    assert result.expected == "ValueError"
+    assert result.got == "returned 0"
+    assert result.hint == "Check b before dividing."
+    assert result.text().startswith("✗ Exercise 99.1 (Divide safely): failed")
+
+
+def test_a_wrong_value_shows_both_values(demo: str) -> None:
+    result = checks.check(demo, lambda a, b: a * b)
+    assert (result.status, result.expected, result.got) == (Status.FAILED, "2", "18")
+    assert "hint(" in (result.hint or "")
+
+
+def test_a_right_answer_passes(demo: str) -> None:
+    result = checks.check(demo, _good)
+    assert result.passed
+    assert repr(result) == "✓ Exercise 99.1 (Divide safely): passed"
+
+
+def test_a_hanging_answer_times_out(demo: str) -> None:
+    started = time.monotonic()
+    result = checks.check(demo, lambda a, b: time.sleep(5), timeout=0.2)
+    assert result.status is Status.TIMEOUT
+    assert time.monotonic() - started < 2
+    assert "0.2 s" in result.message
+
+
+def test_an_exception_from_student_code_is_reported_not_raised(demo: str) -> None:
+    result = checks.check(demo, lambda a, b: {}["missing"])
+    assert result.status is Status.ERROR
+    assert result.message == "Your code raised KeyError: 'missing'"
+
+
+def test_a_wrong_kind_of_error_is_a_failure(demo: str) -> None:
+    def wrong(a, b):
+        return a / b
+
+    result = checks.check(demo, wrong)
+    assert result.status is Status.FAILED
+    assert result.got == "ZeroDivisionError('division by zero')"
+
+
+def test_an_unknown_exercise_id_says_which_ones_exist(demo: str) -> None:
+    result = checks.check("42.7", _good)
+    assert result.status is Status.ERROR
+    assert "no exercise '42.7'" in result.message
+    assert "99.1" in result.message
+
+
+def test_hints_come_one_more_per_call(demo: str, capsys: pytest.CaptureFixture[str]) -> None:
+    checks.hint(demo)
+    first = capsys.readouterr().out
+    checks.hint(demo)
+    second = capsys.readouterr().out
+    assert "Hint 1/2" in first and "Hint 2/2" not in first
+    assert "Hint 2/2" in second and "last hint" in second
+
+
+def test_verdicts_are_appended_to_the_log(
+    demo: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = tmp_path / "verdicts.jsonl"
+    monkeypatch.setenv(checks.LOG_ENV, str(log))
+    checks.check(demo, _good)
+    checks.check(demo, lambda a, b: a * b)
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [line["status"] for line in lines] == ["passed", "failed"]
+    assert lines[1]["expected"] == "2"
+
+
+def test_a_check_can_raise_check_failed_directly(clean_registry: None) -> None:
+    @checks.exercise("99.2", title="Return a list")
+    def _(student):
+        got = student()
+        if not isinstance(got, list):
+            raise CheckFailed(
+                "student() must return a list.", expected=Described("a list"), got=got
+            )
+
+    result = checks.check("99.2", lambda: (1, 2))
+    assert (result.expected, result.got) == ("a list", "(1, 2)")
+
+
+def test_registering_another_check_under_a_taken_id_fails(demo: str) -> None:
+    with pytest.raises(ValueError, match="already registered"):
+
+        @checks.exercise("99.1", title="Other")
+        def other(student):
+            pass
+
+
+def test_a_malformed_exercise_id_is_rejected() -> None:
+    with pytest.raises(ValueError, match=r"CHAPTER\.NUMBER"):
+        checks.exercise("two", title="x")
+
+
+def test_chapter_modules_are_discovered_on_first_use(
+    tmp_path: Path, clean_registry: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from toolsys.checks import _core
+
+    (tmp_path / "ch98.py").write_text(
+        "from toolsys.checks import exercise\n"
+        "@exercise('98.1', title='Found')\n"
+        "def _(student):\n    pass\n"
+    )
+    (tmp_path / "helpers.py").write_text("raise RuntimeError('only ch*.py are imported')\n")
+    monkeypatch.setattr(checks, "__path__", [*checks.__path__, str(tmp_path)])
+    monkeypatch.setattr(_core._REGISTRY, "discovered", False)
+    monkeypatch.delitem(sys.modules, "toolsys.checks.ch98", raising=False)
+    assert checks.get_exercise("98.1") is not None
+    sys.modules.pop("toolsys.checks.ch98", None)

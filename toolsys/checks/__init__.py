@@ -1,0 +1,40 @@
+"""Exercise checks: `check("2.1", my_function)` in a notebook, `@exercise(...)` for authors.
+
+Each chapter's checks live in `toolsys/checks/chNN.py` and are imported on first use.
+"""
+
+from toolsys.checks._core import (
+    DEFAULT_TIMEOUT,
+    LOG_ENV,
+    CheckFailed,
+    CheckResult,
+    Described,
+    Exercise,
+    Status,
+    check,
+    exercise,
+    exercises,
+    expect_equal,
+    expect_raises,
+    expect_true,
+    get_exercise,
+    hint,
+)
+
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "LOG_ENV",
+    "CheckFailed",
+    "CheckResult",
+    "Described",
+    "Exercise",
+    "Status",
+    "check",
+    "exercise",
+    "exercises",
+    "expect_equal",
+    "expect_raises",
+    "expect_true",
+    "get_exercise",
+    "hint",
+]

@@ -1,0 +1,387 @@
+"""Exercise checks: run a student's object against an exercise's cases and report, never raise.
+
+Why this module exists: a check cell in an exercise notebook must give actionable feedback (what
+was expected, what came back, a hint) for a stub, a wrong answer, a crash or a hang alike, and the
+instructor's grader must be able to collect the same verdicts. Chapter authors register one check
+per exercise id with `@exercise(...)` in `toolsys/checks/chNN.py`; those modules are imported on
+first use.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import pkgutil
+import re
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, field
+from enum import StrEnum
+from typing import Any
+
+DEFAULT_TIMEOUT = 10.0
+"""Seconds a check may run before it is reported as a timeout."""
+
+LOG_ENV = "TOOLSYS_CHECK_LOG"
+"""When this environment variable names a file, every verdict is appended to it as a JSON line."""
+
+_MAX_REPR = 300
+_ID = re.compile(r"\d+\.\d+")
+
+
+class Status(StrEnum):
+    """The outcome of one check."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    NOT_DONE = "not_done"
+    ERROR = "error"
+    TIMEOUT = "timeout"
+
+
+_MARK = {
+    Status.PASSED: "✓",
+    Status.FAILED: "✗",
+    Status.NOT_DONE: "○",
+    Status.ERROR: "✗",
+    Status.TIMEOUT: "✗",
+}
+
+
+class _Missing:
+    def __repr__(self) -> str:
+        return "<missing>"
+
+
+MISSING: Any = _Missing()
+
+
+class Described:
+    """A value shown as its text, not its repr: `CheckFailed(expected=Described("a list"))`."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+class CheckFailed(Exception):
+    """Raised inside a check to report a wrong answer: what, what was expected, what came back."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        expected: Any = MISSING,
+        got: Any = MISSING,
+        hint: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.expected = expected
+        self.got = got
+        self.hint = hint
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One registered exercise: its id, title, hints, the check body and the reference solution."""
+
+    id: str
+    title: str
+    run: Callable[[Any], object]
+    hints: tuple[str, ...] = ()
+    reference: Callable[[], Any] | None = None
+    timeout: float | None = None
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """The verdict of one check; its text (repr) is what the notebook shows and nbval compares."""
+
+    exercise: str
+    title: str
+    status: Status
+    message: str
+    expected: str | None = None
+    got: str | None = None
+    hint: str | None = None
+
+    @property
+    def passed(self) -> bool:
+        return self.status is Status.PASSED
+
+    def text(self) -> str:
+        label = "not done yet" if self.status is Status.NOT_DONE else self.status.value
+        head = f"{_MARK[self.status]} Exercise {self.exercise}"
+        if self.title:
+            head += f" ({self.title})"
+        lines = [f"{head}: {label}"]
+        if self.message:
+            lines.append(f"  {self.message}")
+        if self.expected is not None:
+            lines.append(f"  expected: {self.expected}")
+        if self.got is not None:
+            lines.append(f"  got:      {self.got}")
+        if self.hint:
+            lines.append(f"  hint:     {self.hint}")
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "status": self.status.value}
+
+    def __repr__(self) -> str:
+        return self.text()
+
+    __str__ = __repr__
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(self.text())
+
+
+@dataclass
+class _Registry:
+    exercises: dict[str, Exercise] = field(default_factory=dict)
+    hints_shown: dict[str, int] = field(default_factory=dict)
+    discovered: bool = False
+
+
+_REGISTRY = _Registry()
+
+
+def exercise(
+    id: str,
+    *,
+    title: str,
+    hints: Iterable[str] = (),
+    reference: Callable[[], Any] | None = None,
+    timeout: float | None = None,
+) -> Callable[[Callable[[Any], object]], Callable[[Any], object]]:
+    """Register the decorated function as the check of exercise `id` (e.g. "2.1").
+
+    The function receives the student's object and raises `CheckFailed` (or uses the `expect_*`
+    helpers) at the first wrong answer; returning normally means passed. `reference` returns the
+    package's own implementation of the same piece, which must pass (tested for every exercise).
+    """
+    if not _ID.fullmatch(id):
+        raise ValueError(f"exercise id {id!r} is not of the form CHAPTER.NUMBER, e.g. '2.1'")
+
+    def register(run: Callable[[Any], object]) -> Callable[[Any], object]:
+        old = _REGISTRY.exercises.get(id)
+        if old is not None and _origin(old.run) != _origin(run):
+            raise ValueError(
+                f"exercise {id} is already registered by {_origin(old.run)}; "
+                f"pick another id for {_origin(run)}"
+            )
+        _REGISTRY.exercises[id] = Exercise(id, title, run, tuple(hints), reference, timeout)
+        return run
+
+    return register
+
+
+def _origin(func: Callable[..., object]) -> str:
+    return f"{func.__module__}.{func.__qualname__}"
+
+
+def _discover() -> None:
+    """Import every `toolsys/checks/chNN.py` once, so their `@exercise` decorators register."""
+    if _REGISTRY.discovered:
+        return
+    _REGISTRY.discovered = True
+    from toolsys import checks
+
+    for info in sorted(pkgutil.iter_modules(checks.__path__), key=lambda i: i.name):
+        if re.fullmatch(r"ch\d+", info.name):
+            importlib.import_module(f"{checks.__name__}.{info.name}")
+
+
+def exercises() -> list[Exercise]:
+    """Every registered exercise, sorted by id (chapter, then number)."""
+    _discover()
+    return sorted(_REGISTRY.exercises.values(), key=lambda e: _sort_key(e.id))
+
+
+def _sort_key(exercise_id: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in exercise_id.split("."))
+
+
+def get_exercise(exercise_id: str) -> Exercise | None:
+    """The registered exercise with this id, or None."""
+    _discover()
+    return _REGISTRY.exercises.get(exercise_id)
+
+
+def _unknown(exercise_id: str) -> str:
+    known = ", ".join(e.id for e in exercises()) or "none"
+    return (
+        f"There is no exercise {exercise_id!r}. Known exercises: {known}. "
+        "Check the id in this cell against the exercise heading."
+    )
+
+
+def check(exercise_id: str, student: Any, *, timeout: float | None = None) -> CheckResult:
+    """Check `student` (the function, class or object you wrote) for exercise `exercise_id`.
+
+    Never raises: a stub is reported "not done yet", an exception from your code as an error, a
+    run longer than `timeout` seconds (default 10) as a timeout. Display the result to see it.
+    """
+    found = get_exercise(exercise_id)
+    if found is None:
+        result = CheckResult(str(exercise_id), "", Status.ERROR, _unknown(str(exercise_id)))
+    else:
+        limit = timeout if timeout is not None else found.timeout or DEFAULT_TIMEOUT
+        result = _run(found, student, limit)
+    _log(result)
+    return result
+
+
+def _run(ex: Exercise, student: Any, timeout: float) -> CheckResult:
+    outcome: list[CheckResult] = []
+
+    def target() -> None:
+        outcome.append(_verdict(ex, student))
+
+    worker = threading.Thread(target=target, name=f"check-{ex.id}", daemon=True)
+    worker.start()
+    worker.join(timeout)
+    if outcome:
+        return outcome[0]
+    return CheckResult(
+        ex.id,
+        ex.title,
+        Status.TIMEOUT,
+        f"The check did not finish within {timeout:g} s.",
+        hint="Look for a loop that never ends or a call that waits forever.",
+    )
+
+
+def _verdict(ex: Exercise, student: Any) -> CheckResult:
+    more = f"Run toolsys.checks.hint({ex.id!r}) for a hint." if ex.hints else None
+    try:
+        ex.run(student)
+    except NotImplementedError:
+        return CheckResult(
+            ex.id,
+            ex.title,
+            Status.NOT_DONE,
+            "Replace `raise NotImplementedError(...)` with your code, then run this cell again.",
+        )
+    except CheckFailed as failure:
+        return CheckResult(
+            ex.id,
+            ex.title,
+            Status.FAILED,
+            failure.message,
+            None if failure.expected is MISSING else _show(failure.expected),
+            None if failure.got is MISSING else _show(failure.got),
+            failure.hint or more,
+        )
+    except Exception as exc:  # student code may raise anything: report it, never raise it
+        return CheckResult(
+            ex.id,
+            ex.title,
+            Status.ERROR,
+            f"Your code raised {type(exc).__name__}: {exc}",
+            hint=more or "Read the error message, fix your code and run this cell again.",
+        )
+    return CheckResult(ex.id, ex.title, Status.PASSED, "")
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, type) and issubclass(value, BaseException):
+        text = value.__name__
+    elif isinstance(value, BaseException):
+        text = f"{type(value).__name__}({str(value)!r})"
+    else:
+        try:
+            text = repr(value)
+        except Exception as exc:  # a student's __repr__ may be broken too
+            text = f"<unprintable {type(value).__name__}: {type(exc).__name__}>"
+    return text if len(text) <= _MAX_REPR else text[: _MAX_REPR - 1] + "…"
+
+
+def _log(result: CheckResult) -> None:
+    path = os.environ.get(LOG_ENV)
+    if path:
+        with open(path, "a", encoding="utf-8") as log:
+            log.write(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")
+
+
+def hint(exercise_id: str) -> None:
+    """Print the hints of an exercise, one more on every call."""
+    found = get_exercise(exercise_id)
+    if found is None:
+        print(_unknown(str(exercise_id)))
+        return
+    if not found.hints:
+        print(
+            f"Exercise {found.id} has no hints: re-read the exercise text and the check's message."
+        )
+        return
+    shown = min(_REGISTRY.hints_shown.get(found.id, 0) + 1, len(found.hints))
+    _REGISTRY.hints_shown[found.id] = shown
+    for number, text in enumerate(found.hints[:shown], start=1):
+        print(f"Hint {number}/{len(found.hints)} for exercise {found.id}: {text}")
+    if shown == len(found.hints):
+        print("That was the last hint; the solution is in solutions/.")
+
+
+def expect_equal(got: Any, expected: Any, *, what: str, hint: str | None = None) -> None:
+    """Fail the check unless `got == expected`; `what` says what was computed, e.g. "add(2, 3)"."""
+    if got != expected:
+        raise CheckFailed(f"{what} returned a wrong value.", expected=expected, got=got, hint=hint)
+
+
+def expect_true(condition: object, message: str, *, hint: str | None = None) -> None:
+    """Fail the check with `message` unless `condition` is true."""
+    if not condition:
+        raise CheckFailed(message, hint=hint)
+
+
+def expect_raises(
+    error: type[BaseException] | tuple[type[BaseException], ...],
+    call: Callable[..., object],
+    *args: Any,
+    what: str,
+    match: str | None = None,
+    hint: str | None = None,
+    **kwargs: Any,
+) -> BaseException:
+    """Fail unless `call(*args, **kwargs)` raises `error` (whose message contains `match`).
+
+    A `NotImplementedError` from a stub passes through, so the check reports "not done yet".
+    Returns the exception, for further checks on it.
+    """
+    try:
+        value = call(*args, **kwargs)
+    except error as exc:
+        if match is not None and match not in str(exc):
+            raise CheckFailed(
+                f"{what} raised the right error, but its message does not mention {match!r}.",
+                expected=Described(f"a message containing {match!r}"),
+                got=str(exc),
+                hint=hint,
+            ) from None
+        return exc
+    except NotImplementedError:
+        raise
+    except Exception as exc:
+        raise CheckFailed(
+            f"{what} raised the wrong kind of error.",
+            expected=Described(_error_names(error)),
+            got=exc,
+            hint=hint,
+        ) from None
+    raise CheckFailed(
+        f"{what} should raise {_error_names(error)} but returned normally.",
+        expected=Described(_error_names(error)),
+        got=Described(f"returned {_show(value)}"),
+        hint=hint,
+    )
+
+
+def _error_names(error: type[BaseException] | tuple[type[BaseException], ...]) -> str:
+    kinds = error if isinstance(error, tuple) else (error,)
+    return " or ".join(kind.__name__ for kind in kinds)

@@ -1,0 +1,152 @@
+"""`toolsys check` (grade exercise notebooks), `toolsys exercises` and `toolsys execute` (authors).
+
+Usage errors print one line on stderr and exit with code 2; nothing is written on error.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import NoReturn
+
+import click
+
+
+def _usage(command: str, message: str) -> NoReturn:
+    click.echo(f"toolsys {command}: {message}", err=True)
+    sys.exit(2)
+
+
+@click.command("check")
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    default=Path("gradebook"),
+    show_default=True,
+    help="Folder for gradebook.csv and gradebook.md.",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=1),
+    default=120.0,
+    show_default=True,
+    help="Seconds each notebook may run.",
+)
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Notebooks graded at once, each in its own kernel.",
+)
+def check_command(paths: tuple[Path, ...], out: Path, timeout: float, jobs: int) -> None:
+    """Grade student exercise notebooks (files or folders): a table and a gradebook.
+
+    Student = the first folder (or notebook stem) under a folder given here, or the stem of a
+    notebook given as a file. Exit code 0 if every exercise passed, 1 otherwise, 2 on bad usage.
+    """
+    from toolsys import grading
+
+    if not paths:
+        _usage(
+            "check",
+            "give one or more exercise notebooks or folders, e.g. `toolsys check submissions/`",
+        )
+    if out.exists() and not out.is_dir():
+        _usage("check", f"--out {out} is a file; give a folder for the gradebook")
+    try:
+        grades = grading.grade(list(paths), timeout=timeout, jobs=jobs)
+    except grading.UsageError as exc:
+        _usage("check", str(exc))
+    click.echo(grading.table(grades))
+    written = grading.write_gradebook(grades, out)
+    click.echo(f"gradebook: {', '.join(str(p) for p in written)}")
+    sys.exit(0 if all(g.all_passed for g in grades) and any(g.verdicts for g in grades) else 1)
+
+
+@click.command("exercises")
+@click.option(
+    "--check",
+    "check_only",
+    is_flag=True,
+    help="Write nothing; exit 1 if an exercise notebook is stale or has no solution.",
+)
+@click.option(
+    "--solutions",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Folder of solved notebooks [default: solutions].",
+)
+@click.option(
+    "--exercises",
+    "exercises_dir",
+    type=click.Path(path_type=Path),
+    default=Path("exercises"),
+    show_default=True,
+    help="Folder to write exercises to.",
+)
+def exercises_command(check_only: bool, solutions: Path | None, exercises_dir: Path) -> None:
+    """Generate exercises/NN_*.ipynb from the markers in solutions/NN_*.ipynb."""
+    from toolsys import exercises
+
+    if solutions is not None and not solutions.is_dir():
+        _usage("exercises", f"--solutions {solutions}: no such folder")
+    try:
+        plan = exercises.plan(solutions or Path("solutions"), exercises_dir)
+    except exercises.MarkerError as exc:
+        _usage("exercises", f"{exc} (nothing written)")
+    for orphan in plan.orphans:
+        click.echo(f"{orphan}: no solution notebook generates it; delete it or add the solution")
+    if check_only:
+        for path in plan.stale:
+            click.echo(f"{path}: stale; run `make exercises` and commit the result")
+        click.echo(f"{len(plan.texts)} exercise notebook(s), {len(plan.stale)} stale")
+        sys.exit(1 if plan.stale or plan.orphans else 0)
+    for path in exercises.write(plan):
+        click.echo(f"wrote {path}")
+    click.echo(f"{len(plan.texts)} exercise notebook(s) up to date")
+
+
+@click.command("execute")
+@click.argument("notebooks", nargs=-1, type=click.Path(path_type=Path))
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=1),
+    default=600.0,
+    show_default=True,
+    help="Seconds each notebook may run.",
+)
+def execute_command(notebooks: tuple[Path, ...], timeout: float) -> None:
+    """Re-execute notebooks in place, deterministically (what `make notebooks` runs).
+
+    A notebook whose run fails is left untouched; the exit code is then 1.
+    """
+    import nbformat
+
+    from toolsys import grading
+
+    missing = [str(p) for p in notebooks if not p.is_file()]
+    if missing:
+        _usage("execute", f"no such notebook: {', '.join(missing)}")
+    failed = 0
+    for path in notebooks:
+        notebook = nbformat.read(path, as_version=4)
+        try:
+            grading.execute(notebook, path.parent, timeout=timeout)
+        except Exception as exc:  # report and go on with the others; the file is untouched
+            first = str(exc).strip().splitlines()
+            click.echo(
+                f"{path}: FAILED, left untouched: {type(exc).__name__}: "
+                f"{first[-1] if first else ''}",
+                err=True,
+            )
+            failed += 1
+            continue
+        nbformat.write(notebook, path)
+        click.echo(f"executed {path}")
+    sys.exit(1 if failed else 0)
+
+
+COMMANDS = [check_command, exercises_command, execute_command]
