@@ -1,0 +1,71 @@
+"""Models to talk to: the offline teaching model, a scripted model, or a real endpoint.
+
+    from toolsys import models
+    client = models.client()                # a real openai.OpenAI
+    print(models.describe())                # which backend answers it
+    client.chat.completions.create(model=models.default_model(), messages=..., tools=...)
+
+With no configuration the client is answered in-process by the offline teaching model (a
+simulation, see `offline`). With `OPENAI_API_KEY` set (and optionally `OPENAI_BASE_URL`, e.g.
+an Ollama server, and `TOOLSYS_MODEL`) it talks to that endpoint. Importing this package does
+not import `openai`; making a client does.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from toolsys.models import config
+from toolsys.models._imperfect import BASE_RATES, first_call_success
+from toolsys.models.offline import OfflineModel
+from toolsys.models.scripted import ScriptedModel, calls, text
+
+if TYPE_CHECKING:
+    import openai
+
+__all__ = [
+    "BASE_RATES", "OfflineModel", "ScriptedModel", "async_client", "calls", "client",
+    "default_model", "describe", "first_call_success", "text",
+]
+
+
+def default_model() -> str:
+    """The model name to send: `TOOLSYS_MODEL` (or a default) with a real endpoint, else offline."""
+    endpoint = config.real_endpoint()
+    return endpoint[2] if endpoint else config.OFFLINE_MODEL
+
+
+def describe() -> str:
+    """One line saying which backend `client()` uses, for the top of a notebook."""
+    endpoint = config.real_endpoint()
+    if endpoint is None:
+        return (f"offline teaching model (simulation): {config.OFFLINE_MODEL}, answered "
+                f"in-process; set {config.API_KEY_ENV} to use a real model")
+    _, base_url, model = endpoint
+    return f"real endpoint at {base_url or 'https://api.openai.com/v1'}, model {model}"
+
+
+def client() -> openai.OpenAI:
+    """A real `openai.OpenAI`: the configured endpoint, else the offline teaching model."""
+    import openai
+
+    endpoint = config.real_endpoint()
+    if endpoint is None:
+        return OfflineModel().client()
+    key, base_url, model = endpoint
+    real = openai.OpenAI(api_key=key, base_url=base_url)
+    real.toolsys_model = model  # the name `run_agent(model=None)` sends
+    return real
+
+
+def async_client() -> openai.AsyncOpenAI:
+    """A real `openai.AsyncOpenAI`: the configured endpoint, else the offline teaching model."""
+    import openai
+
+    endpoint = config.real_endpoint()
+    if endpoint is None:
+        return OfflineModel().async_client()
+    key, base_url, model = endpoint
+    real = openai.AsyncOpenAI(api_key=key, base_url=base_url)
+    real.toolsys_model = model
+    return real

@@ -1,0 +1,97 @@
+"""Dates and times in everyday English, resolved against the offline world's fixed clock.
+
+"tomorrow", "next Monday", "in 3 days", "January 20", "2025-01-31", "3pm", "15:30": the offline
+model needs these to fill `date` and `time` arguments, and to repair a free-form date after a
+validation error. Everything is relative to `config.FIXED_NOW`, so results never change.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, timedelta
+
+from toolsys.models.config import FIXED_NOW
+
+WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august",
+          "september", "october", "november", "december"]
+_MONTH = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+
+_PATTERNS: list[tuple[str, str]] = [
+    ("iso", r"\b(\d{4})-(\d{2})-(\d{2})\b"),
+    ("month_day", rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(\d{{4}}))?\b"),
+    ("day_month", rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}(?:,?\s+(\d{{4}}))?\b"),
+    ("after_tomorrow", r"\bday after tomorrow\b"),
+    ("named", r"\b(today|tonight|tomorrow|yesterday)\b"),
+    ("in_n", r"\bin (\d+|a|one|two|three|four|five|six|seven) (day|week)s?\b"),
+    ("next_week", r"\bnext week\b"),
+    ("weekday", r"\b(next |this |on |coming )?(monday|tuesday|wednesday|thursday|friday|"
+                r"saturday|sunday)\b"),
+]
+_SMALL = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
+
+
+def _month(word: str) -> int:
+    return next(i + 1 for i, m in enumerate(MONTHS) if m.startswith(word.lower()[:3]))
+
+
+def _resolve(kind: str, m: re.Match[str]) -> date | None:
+    today = FIXED_NOW.date()
+    g = m.groups()
+    if kind == "iso":
+        return date(int(g[0]), int(g[1]), int(g[2]))
+    if kind in ("month_day", "day_month"):
+        month, day = (_month(g[0]), int(g[1])) if kind == "month_day" else (_month(g[1]), int(g[0]))
+        year = int(g[2]) if g[2] else today.year
+        return date(year, month, day)
+    if kind == "after_tomorrow":
+        return today + timedelta(days=2)
+    if kind == "named":
+        return today + timedelta(days={"yesterday": -1, "tomorrow": 1}.get(g[0], 0))
+    if kind == "in_n":
+        n = int(g[0]) if g[0].isdigit() else _SMALL[g[0]]
+        return today + timedelta(days=n * (7 if g[1] == "week" else 1))
+    if kind == "next_week":
+        return today + timedelta(days=7)
+    ahead = (WEEKDAYS.index(g[1]) - today.weekday()) % 7  # weekday: the next one, never today
+    return today + timedelta(days=ahead or 7)
+
+
+def find_dates(text: str) -> list[tuple[int, int, str]]:
+    """Every date mentioned in `text` as (start, end, "YYYY-MM-DD"), in order of appearance."""
+    lowered, found = text.lower(), []
+    taken: set[int] = set()
+    for kind, pattern in _PATTERNS:
+        for m in re.finditer(pattern, lowered):
+            if taken & set(range(*m.span())):
+                continue
+            try:
+                day = _resolve(kind, m)
+            except (ValueError, StopIteration):
+                continue
+            if day is not None:
+                found.append((m.start(), m.end(), day.isoformat()))
+                taken |= set(range(*m.span()))
+    return sorted(found)
+
+
+def find_times(text: str) -> list[tuple[int, int, str]]:
+    """Every clock time in `text` as (start, end, "HH:MM"): "3pm", "3:30 pm", "15:00", "noon"."""
+    found = []
+    for m in re.finditer(r"\b(\d{1,2})(?::([0-5]\d))?\s*([ap])\.?m\.?(?![a-z])|\b([01]?\d|2[0-3]):"
+                         r"([0-5]\d)\b|\b(noon|midnight)\b", text.lower()):
+        if m.group(6):
+            hh, mm = (12, 0) if m.group(6) == "noon" else (0, 0)
+        elif m.group(3):
+            hh, mm = int(m.group(1)) % 12 + (12 if m.group(3) == "p" else 0), int(m.group(2) or 0)
+        else:
+            hh, mm = int(m.group(4)), int(m.group(5))
+        if hh < 24:
+            found.append((m.start(), m.end(), f"{hh:02d}:{mm:02d}"))
+    return found
+
+
+def human_date(iso: str) -> str:
+    """The way people (and careless models) write a date: '2025-01-16' -> 'January 16, 2025'."""
+    d = date.fromisoformat(iso)
+    return f"{MONTHS[d.month - 1].capitalize()} {d.day}, {d.year}"

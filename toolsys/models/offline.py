@@ -1,0 +1,285 @@
+"""The offline teaching model: a deterministic, rule-based stand-in for an LLM.
+
+It is served through the real `openai` client (see `transport`), so notebook code is exactly
+what a student writes against a real API, and it runs with no key, no network and no GPU.
+It is a *simulation* and says so: its name is "toolsys-offline-1" and every plain-text answer
+ends with "(offline teaching model)".
+
+How it decides, each request, from the messages and tools alone (it keeps no memory):
+
+1. **Plan.** The last user message is split into clauses ("weather in Paris and in Tokyo"). Each
+   clause picks the tool whose name, description and parameters share most words with it
+   (`_text.rank_tools`); a clause that matches no tool but completes the previous clause's tool
+   ("... and in Tokyo") repeats that tool; one that completes nothing is glued back ("between 1
+   and 100"). Arguments are filled from the clause by the schema (`_arguments.fill`). No tool
+   fits -> a plain-text answer saying so. A required argument the text does not give -> it asks.
+2. **Replay.** The assistant turns and tool results since that user message are matched to the
+   plan, task by task, in the order the model itself would have sent them.
+3. **Act.** A failed result whose text says how to fix the call (`_repair`) is retried with the
+   corrected arguments, at most `max_retries` times per task; tasks not started yet are called
+   (all at once, or one per turn when `parallel_tool_calls` is false); when nothing is left, it
+   answers with a short sentence quoting each result, and names what failed and why.
+
+`tool_choice`: "none" -> text; "required" -> a call even when no tool matches well; a named
+function -> that function. As with real models, a forced choice forces a call on *every*
+request; `run_agent` therefore forces only its first request.
+
+Imperfect mode (`imperfect=True`) makes, on first attempts, the mistakes real models make, at
+rates that depend on the schema (see `_imperfect`). Perfect mode: the same request always gets
+the same response. Imperfect mode: the same seed gives the same sequence of responses.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from toolsys.models import _imperfect, transport
+from toolsys.models._arguments import fill, missing_required
+from toolsys.models._repair import read_result, repair
+from toolsys.models._text import best_tool, clauses, rank_tools
+from toolsys.models.config import OFFLINE_MARK, OFFLINE_MODEL
+
+if TYPE_CHECKING:
+    import openai
+
+
+@dataclass
+class Task:
+    """One thing the user asked for, and how far the conversation got with it."""
+
+    tool: str
+    args: dict[str, Any]
+    attempts: int = 0
+    status: str = "pending"  # pending -> retry / done / failed
+    next_call: tuple[str, str] | None = None  # (name, raw arguments) to send for a retry
+    sent: tuple[str, str] | None = None  # the last call actually sent
+    value: Any = None
+    error: str = ""
+    notes: list[str] = field(default_factory=list)
+
+
+def text_of(content: Any) -> str:
+    """The text of a message's content: a string, or the text parts of a list."""
+    if isinstance(content, list):
+        return " ".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return content or ""
+
+
+def _summary(value: Any, limit: int = 160) -> str:
+    """A result value as a short phrase: 646; 'temperature_c: 8, condition: cloudy'; titles."""
+    if isinstance(value, dict):
+        if isinstance(value.get("summary"), str):
+            return value["summary"]
+        text = ", ".join(f"{k}: {_summary(v, 40)}" for k, v in list(value.items())[:6])
+    elif isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+        key = next((k for k in ("title", "name", "id") if k in value[0]), None)
+        text = "; ".join(str(v.get(key)) for v in value) if key else json.dumps(value)
+    elif isinstance(value, str):
+        text = value
+    else:
+        text = json.dumps(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _call_text(name: str, args: dict[str, Any]) -> str:
+    return f"{name}({', '.join(str(v) for v in args.values())})"
+
+
+class OfflineModel:
+    """The offline teaching model. `OfflineModel().client()` is a real `openai.OpenAI`."""
+
+    name = OFFLINE_MODEL
+
+    def __init__(self, *, imperfect: bool = False, seed: int = 0,
+                 rates: dict[str, float] | None = None, max_retries: int = 2) -> None:
+        unknown = set(rates or {}) - set(_imperfect.BASE_RATES)
+        if unknown:
+            raise ValueError(f"Unknown mistake {sorted(unknown)[0]!r} in rates; known: "
+                             f"{', '.join(_imperfect.BASE_RATES)}.")
+        self.imperfect, self.seed, self.max_retries = imperfect, seed, max_retries
+        self.rates = {**_imperfect.BASE_RATES, **(rates or {})}
+        self.mistakes: list[str] = []  # every mistake imperfect mode made, in order
+        self._rng = random.Random(seed)
+        self._lock = threading.Lock()
+
+    def client(self) -> openai.OpenAI:
+        return transport.make_client(self)
+
+    def async_client(self) -> openai.AsyncOpenAI:
+        return transport.make_async_client(self)
+
+    # --- 1. plan -------------------------------------------------------------------------
+
+    def plan(self, text: str, functions: list[dict[str, Any]],
+             tool_choice: Any = "auto") -> list[Task]:
+        """The calls this request asks for, before any mistake: one Task per sub-request."""
+        by_name = {f["name"]: f for f in functions}
+        if isinstance(tool_choice, dict):
+            name = tool_choice["function"]["name"]
+            return [Task(name, fill(by_name[name], text, text))]
+        tasks: list[Task] = []
+        previous_clause = ""
+        for clause in clauses(text):
+            tool = best_tool(clause, functions)
+            if tool is None and tasks:  # "... and in Tokyo": the same tool, if it completes it
+                previous = by_name[tasks[-1].tool]
+                args = fill(previous, clause, clause)
+                if args and not missing_required(previous, args):
+                    tool = previous["name"]
+                else:  # "between 1 | and 100": glue the clause back and read both again
+                    previous_clause = f"{previous_clause} and {clause}"
+                    tasks[-1].args = fill(previous, previous_clause, text)
+                    continue
+            if tool is not None:
+                tasks.append(Task(tool, fill(by_name[tool], clause, text)))
+                previous_clause = clause
+        unique = {(t.tool, json.dumps(t.args, sort_keys=True)): t for t in tasks}
+        tasks = list(unique.values())
+        if not tasks and tool_choice == "required":
+            tool = rank_tools(text, functions)[0][1]
+            tasks = [Task(tool, fill(by_name[tool], text, text))]
+        return tasks
+
+    # --- 2. replay -----------------------------------------------------------------------
+
+    def _expected(self, tasks: list[Task], parallel: bool) -> list[Task]:
+        """The tasks the model sends next, in order: retries first, then new ones."""
+        due = [t for t in tasks if t.status == "retry"]
+        due += [t for t in tasks if t.status == "pending"]
+        return due if parallel else due[:1]
+
+    def _replay(self, tasks: list[Task], turns: list[tuple[list[dict], dict[str, str]]],
+                functions: list[dict[str, Any]], user_text: str, parallel: bool) -> None:
+        for calls, results in turns:
+            expected = self._expected(tasks, parallel)
+            for i, call in enumerate(calls):
+                fn = call["function"]
+                if i < len(expected):
+                    task = expected[i]
+                else:  # a call the model would not have made (e.g. scripted history)
+                    task = Task(fn["name"], {})
+                    tasks.append(task)
+                task.attempts += 1
+                task.sent = (fn["name"], fn["arguments"])
+                ok, value, error = read_result(results.get(call["id"], ""))
+                if ok:
+                    task.status, task.value = "done", value
+                    continue
+                task.error = error
+                fixed = repair(fn["name"], fn["arguments"], error, functions, user_text)
+                if fixed is None:
+                    task.status = "failed"
+                    task.notes.append("the error did not say how to fix the call")
+                elif task.attempts > self.max_retries:
+                    task.status = "failed"
+                    task.notes.append(f"gave up after {task.attempts} attempts")
+                else:
+                    task.status, task.next_call = "retry", (fixed[0], json.dumps(fixed[1]))
+
+    # --- 3. act --------------------------------------------------------------------------
+
+    def _first_call(self, task: Task, function: dict[str, Any]) -> dict[str, str]:
+        if not self.imperfect:
+            return {"name": task.tool, "arguments": json.dumps(task.args)}
+        with self._lock:
+            name, raw, made = _imperfect.corrupt(function, task.args, self._rng, self.rates)
+            self.mistakes.extend(made)
+        return {"name": name, "arguments": raw}
+
+    def reply(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Decide the next assistant message for a chat completions request."""
+        functions = [t["function"] for t in request.get("tools") or []]
+        messages = request["messages"]
+        start = max((i for i, m in enumerate(messages) if m["role"] == "user"), default=-1)
+        user_text = text_of(messages[start]["content"]) if start >= 0 else ""
+        turns = _turns(messages[start + 1:])
+        choice = request.get("tool_choice") or "auto"
+        if not functions or choice == "none":
+            return _text(_without_tools(self.plan(user_text, functions) if functions else [],
+                                        turns))
+        tasks = self.plan(user_text, functions, choice)
+        self._replay(tasks, turns, functions, user_text, request.get("parallel_tool_calls", True))
+        incomplete = [t for t in tasks if t.status == "pending"
+                      and missing_required(_by_name(functions, t.tool), t.args)]
+        if choice == "auto":
+            for task in incomplete:
+                needed = ", ".join(missing_required(_by_name(functions, task.tool), task.args))
+                task.status = "failed"
+                task.error = f"I need {needed} to use {task.tool}, and your message does not say"
+        due = self._expected(tasks, request.get("parallel_tool_calls", True))
+        if due:
+            return {"content": None, "tool_calls": [
+                {"name": t.next_call[0], "arguments": t.next_call[1]} if t.status == "retry"
+                else self._first_call(t, _by_name(functions, t.tool)) for t in due]}
+        if choice != "auto" and tasks:  # forced: like real models, it calls again
+            return {"content": None, "tool_calls": [
+                {"name": tasks[0].tool, "arguments": json.dumps(tasks[0].args)}]}
+        if not tasks:
+            names = ", ".join(f["name"] for f in functions)
+            return _text(f"None of the available tools ({names}) fits this request, and I can only "
+                         f"answer by calling tools. {OFFLINE_MARK}")
+        return _text(_answer(tasks))
+
+
+def _by_name(functions: list[dict[str, Any]], name: str) -> dict[str, Any]:
+    return next(f for f in functions if f["name"] == name)
+
+
+def _text(content: str) -> dict[str, Any]:
+    return {"content": content, "tool_calls": []}
+
+
+def _turns(messages: list[dict[str, Any]]) -> list[tuple[list[dict], dict[str, str]]]:
+    """(tool calls, {call id: result text}) for each assistant turn with calls."""
+    turns: list[tuple[list[dict], dict[str, str]]] = []
+    for message in messages:
+        if message["role"] == "assistant" and message.get("tool_calls"):
+            turns.append((message["tool_calls"], {}))
+        elif message["role"] == "tool" and turns:
+            turns[-1][1][message["tool_call_id"]] = text_of(message.get("content"))
+    return turns
+
+
+def _without_tools(tasks: list[Task], turns: list[tuple[list[dict], dict[str, str]]]) -> str:
+    """The answer when no tool may be called: quote results so far, or say what it would call."""
+    done = []
+    for calls, results in turns:
+        for call in calls:
+            ok, value, error = read_result(results.get(call["id"], ""))
+            done.append(Task(call["function"]["name"], {}, status="done" if ok else "failed",
+                             sent=(call["function"]["name"], call["function"]["arguments"]),
+                             value=value, error=error))
+    if done:
+        return _answer(done)
+    if tasks:
+        wanted = ", ".join(_call_text(t.tool, t.args) for t in tasks)
+        return (f"I may not call tools for this request; with tools I would call {wanted}. "
+                f"{OFFLINE_MARK}")
+    return f"I can only answer by calling tools, and no tool is available here. {OFFLINE_MARK}"
+
+
+def _answer(tasks: list[Task]) -> str:
+    """One short sentence per task: the value it returned, or what failed and why."""
+    sentences = []
+    for task in tasks:
+        shown = task.args
+        if task.sent:
+            try:
+                shown = json.loads(task.sent[1])
+            except json.JSONDecodeError:
+                shown = task.args
+        call = _call_text(task.sent[0] if task.sent else task.tool, shown)
+        if task.status == "done":
+            sentences.append(f"{call} = {_summary(task.value)}.")
+        elif task.sent is None:
+            sentences.append(f"{task.error}.")
+        else:
+            why = f" ({'; '.join(task.notes)})" if task.notes else ""
+            sentences.append(f"I could not complete {call}: {task.error.strip()}{why}.")
+    if not sentences:
+        sentences.append("I have no tool results to answer from.")
+    return " ".join(s.replace("..", ".") for s in sentences) + f" {OFFLINE_MARK}"

@@ -1,0 +1,299 @@
+"""The HTTP layer: serve an in-process model to the real `openai` client.
+
+`openai.OpenAI` sends its requests through an `httpx2` client; giving it an
+`httpx2.MockTransport` whose handler is `handle` means every byte goes through the SDK's own
+request building, response parsing and error classes, exactly as with a real endpoint. Only the
+other side of the wire is simulated.
+
+This module knows the chat completions protocol (the subset toolsys uses) and nothing about how
+a reply is chosen: that is the backend's job. A backend is any object with
+
+    name: str                                   # reported as the response's "model"
+    reply(request: dict) -> dict                # -> {"content": str | None, "tool_calls": [...]}
+
+where each tool call is `{"name": str, "arguments": str}` (ids are assigned here) and `reply`
+raises `RequestError` to answer with an OpenAI-style error. Requests the protocol subset does
+not cover are answered with HTTP 400 and the usual error JSON, so the SDK raises its normal
+`openai.BadRequestError`.
+
+Token counts in `usage` are approximate: one token per four characters of JSON, rounded up.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, Protocol
+
+from toolsys.models import config
+
+if TYPE_CHECKING:
+    import httpx2
+    import openai
+
+CREATED = int(config.FIXED_NOW.timestamp())
+"""The fixed `created` timestamp of every response: no wall clock in a response body."""
+
+SUPPORTED_PARAMS = {
+    "model", "messages", "tools", "tool_choice", "parallel_tool_calls", "stream", "stream_options",
+    "temperature", "top_p", "max_tokens", "max_completion_tokens", "seed", "user", "metadata",
+    "store", "n",
+}
+ROLES = {"system", "developer", "user", "assistant", "tool"}
+
+
+class RequestError(Exception):
+    """An error answered as OpenAI-style JSON: `{"error": {"message", "type", "param", "code"}}`."""
+
+    def __init__(
+        self, message: str, *, status: int = 400, param: str | None = None, code: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.message, self.status, self.param, self.code = message, status, param, code
+
+    def to_json(self) -> dict[str, Any]:
+        kind = "invalid_request_error" if self.status < 500 else "server_error"
+        return {"error": {"message": self.message, "type": kind, "param": self.param,
+                          "code": self.code}}
+
+
+class Backend(Protocol):
+    name: str
+
+    def reply(self, request: dict[str, Any]) -> dict[str, Any]: ...
+
+
+# --- request checks --------------------------------------------------------------------------
+
+
+def validate(body: Any) -> dict[str, Any]:
+    """Check that a request uses only what the protocol subset supports; raise RequestError."""
+    if not isinstance(body, dict):
+        raise RequestError("The request body must be a JSON object.")
+    unknown = sorted(set(body) - SUPPORTED_PARAMS)
+    if unknown:
+        raise RequestError(
+            f"Unsupported parameter '{unknown[0]}': the offline teaching model supports only "
+            f"{', '.join(sorted(SUPPORTED_PARAMS))}.", param=unknown[0],
+            code="unsupported_parameter")
+    if not isinstance(body.get("model"), str) or not body["model"]:
+        raise RequestError("Missing required parameter 'model'.", param="model")
+    if body.get("n", 1) != 1:
+        raise RequestError("Only n=1 is supported.", param="n", code="unsupported_value")
+    _validate_messages(body.get("messages"))
+    names = _validate_tools(body.get("tools"))
+    _validate_tool_choice(body.get("tool_choice"), names)
+    if not isinstance(body.get("parallel_tool_calls", True), bool):
+        raise RequestError("'parallel_tool_calls' must be a boolean.", param="parallel_tool_calls")
+    return body
+
+
+def _validate_messages(messages: Any) -> None:
+    if not isinstance(messages, list) or not messages:
+        raise RequestError("'messages' must be a non-empty array.", param="messages")
+    open_calls: list[str] = []  # ids of tool calls still waiting for their tool message
+    for i, message in enumerate(messages):
+        where = f"messages[{i}]"
+        if not isinstance(message, dict) or message.get("role") not in ROLES:
+            raise RequestError(
+                f"Invalid {where}: expected an object whose 'role' is one of "
+                f"{', '.join(sorted(ROLES))}.", param=where)
+        role = message["role"]
+        if role == "tool":
+            call_id = message.get("tool_call_id")
+            if call_id not in open_calls:
+                raise RequestError(
+                    f"Invalid {where}: a 'tool' message must answer a tool call of the preceding "
+                    f"assistant message; '{call_id}' is not one of its open call ids.", param=where)
+            open_calls.remove(call_id)
+            continue
+        if open_calls:
+            raise RequestError(
+                f"An assistant message with 'tool_calls' must be followed by tool messages "
+                f"responding to each 'tool_call_id'. Missing: {', '.join(open_calls)}.",
+                param=f"messages[{i}]")
+        if role == "assistant":
+            for call in message.get("tool_calls") or []:
+                fn = call.get("function") if isinstance(call, dict) else None
+                if not (isinstance(fn, dict) and isinstance(fn.get("name"), str)
+                        and isinstance(fn.get("arguments"), str) and call.get("id")):
+                    raise RequestError(
+                        f"Invalid {where}.tool_calls: each call needs an 'id' and a 'function' "
+                        "with a string 'name' and a string 'arguments'.", param=where)
+                open_calls.append(call["id"])
+    if open_calls:
+        raise RequestError(
+            "An assistant message with 'tool_calls' must be followed by tool messages responding "
+            f"to each 'tool_call_id'. Missing: {', '.join(open_calls)}.", param="messages")
+
+
+def _validate_tools(tools: Any) -> list[str]:
+    if tools is None:
+        return []
+    if not isinstance(tools, list):
+        raise RequestError("'tools' must be an array.", param="tools")
+    names = []
+    for i, tool in enumerate(tools):
+        fn = tool.get("function") if isinstance(tool, dict) else None
+        if not isinstance(tool, dict) or tool.get("type") != "function" or not isinstance(fn, dict):
+            raise RequestError(
+                f"Invalid tools[{i}]: only {{'type': 'function', 'function': {{...}}}} tools are "
+                "supported.", param=f"tools[{i}]")
+        name = fn.get("name")
+        if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_.-]{1,64}", name):
+            raise RequestError(
+                f"Invalid tools[{i}].function.name {name!r}: expected 1-64 letters, digits, "
+                "'_', '.' or '-'.", param=f"tools[{i}].function.name")
+        if name in names:
+            raise RequestError(f"Duplicate tool name '{name}' in tools.", param="tools")
+        if not isinstance(fn.get("parameters", {}), dict):
+            raise RequestError(f"Invalid tools[{i}].function.parameters: expected a JSON schema "
+                               "object.", param=f"tools[{i}].function.parameters")
+        names.append(name)
+    return names
+
+
+def _validate_tool_choice(choice: Any, names: list[str]) -> None:
+    if choice is None:
+        return
+    if not names:
+        raise RequestError("'tool_choice' is only allowed when 'tools' are specified.",
+                           param="tool_choice")
+    if choice in ("auto", "none", "required"):
+        return
+    fn = choice.get("function") if isinstance(choice, dict) else None
+    if isinstance(fn, dict) and choice.get("type") == "function" and fn.get("name") in names:
+        return
+    raise RequestError(
+        f"Invalid 'tool_choice' {json.dumps(choice)}: expected 'auto', 'none', 'required' or "
+        f"{{'type': 'function', 'function': {{'name': ...}}}} naming one of: {', '.join(names)}.",
+        param="tool_choice")
+
+
+# --- responses -------------------------------------------------------------------------------
+
+
+def approx_tokens(value: Any) -> int:
+    """Approximate token count: one per 4 characters of JSON (an estimate, not a tokenizer)."""
+    return math.ceil(len(json.dumps(value, ensure_ascii=False)) / 4)
+
+
+def _assign_ids(messages: list[dict[str, Any]], calls: list[dict[str, Any]]) -> list[dict]:
+    """Give each new call the next free id `call_0001`, `call_0002`, ... of this conversation."""
+    taken = {c.get("id") for m in messages for c in (m.get("tool_calls") or [])}
+    out, n = [], len(taken)
+    for call in calls:
+        call_id = call.get("id")
+        while not call_id or call_id in taken:
+            n += 1
+            call_id = f"call_{n:04d}"
+        taken.add(call_id)
+        out.append({"id": call_id, "type": "function",
+                    "function": {"name": call["name"], "arguments": call["arguments"]}})
+    return out
+
+
+def completion(backend: Backend, request: dict[str, Any]) -> dict[str, Any]:
+    """The full `chat.completion` JSON for a validated request."""
+    reply = backend.reply(request)
+    message: dict[str, Any] = {"role": "assistant", "content": reply.get("content"),
+                               "refusal": None}
+    if reply.get("tool_calls"):
+        message["tool_calls"] = _assign_ids(request["messages"], reply["tool_calls"])
+    digest = hashlib.sha256(json.dumps(request, sort_keys=True).encode()).hexdigest()[:16]
+    prompt = approx_tokens({k: request.get(k) for k in ("messages", "tools")})
+    answer = approx_tokens(message)
+    return {
+        "id": f"chatcmpl-offline-{digest}",
+        "object": "chat.completion",
+        "created": CREATED,
+        "model": backend.name,
+        "system_fingerprint": backend.name,
+        "choices": [{"index": 0, "message": message, "logprobs": None,
+                     "finish_reason": "tool_calls" if message.get("tool_calls") else "stop"}],
+        "usage": {"prompt_tokens": prompt, "completion_tokens": answer,
+                  "total_tokens": prompt + answer},
+    }
+
+
+def stream_chunks(full: dict[str, Any], include_usage: bool) -> Iterator[dict[str, Any]]:
+    """Split a completion into `chat.completion.chunk`s: role, content words, tool-call deltas."""
+    head = {k: full[k] for k in ("id", "created", "model", "system_fingerprint")}
+    head["object"] = "chat.completion.chunk"
+    choice = full["choices"][0]
+    message = choice["message"]
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        return {**head, "choices": [{"index": 0, "delta": delta, "finish_reason": finish,
+                                     "logprobs": None}]}
+
+    yield chunk({"role": "assistant", "content": "" if message["content"] is not None else None})
+    for word in re.findall(r"\S+\s*", message["content"] or ""):
+        yield chunk({"content": word})
+    for i, call in enumerate(message.get("tool_calls") or []):
+        fn = call["function"]
+        yield chunk({"tool_calls": [{"index": i, "id": call["id"], "type": "function",
+                                     "function": {"name": fn["name"], "arguments": ""}}]})
+        for start in range(0, len(fn["arguments"]), 16):
+            piece = fn["arguments"][start:start + 16]
+            yield chunk({"tool_calls": [{"index": i, "function": {"arguments": piece}}]})
+    yield chunk({}, choice["finish_reason"])
+    if include_usage:
+        yield {**head, "choices": [], "usage": full["usage"]}
+
+
+def _error_response(error: RequestError) -> httpx2.Response:
+    import httpx2
+
+    return httpx2.Response(error.status, json=error.to_json())
+
+
+def handle(backend: Backend, request: httpx2.Request) -> httpx2.Response:
+    """Answer one HTTP request from the SDK as the chat completions endpoint would."""
+    import httpx2
+
+    try:
+        if request.method != "POST" or not request.url.path.endswith("/chat/completions"):
+            raise RequestError(
+                f"The offline teaching model only serves POST /chat/completions; got "
+                f"{request.method} {request.url.path}.", status=404, code="unknown_url")
+        try:
+            body = json.loads(request.content or b"null")
+        except json.JSONDecodeError as exc:
+            raise RequestError(f"The request body is not valid JSON: {exc}.") from exc
+        full = completion(backend, validate(body))
+    except RequestError as error:
+        return _error_response(error)
+    if not body.get("stream"):
+        return httpx2.Response(200, json=full)
+    include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+    sse = "".join(f"data: {json.dumps(c)}\n\n" for c in stream_chunks(full, include_usage))
+    return httpx2.Response(200, text=sse + "data: [DONE]\n\n",
+                           headers={"content-type": "text/event-stream"})
+
+
+def make_client(backend: Backend) -> openai.OpenAI:
+    """A real `openai.OpenAI` whose requests `backend` answers in-process."""
+    import httpx2
+    import openai
+
+    transport = httpx2.MockTransport(lambda request: handle(backend, request))
+    client = openai.OpenAI(api_key="offline", base_url=config.OFFLINE_BASE_URL, max_retries=0,
+                           http_client=httpx2.Client(transport=transport))
+    client.toolsys_model = backend.name  # the name `run_agent(model=None)` sends
+    return client
+
+
+def make_async_client(backend: Backend) -> openai.AsyncOpenAI:
+    """A real `openai.AsyncOpenAI` whose requests `backend` answers in-process."""
+    import httpx2
+    import openai
+
+    transport = httpx2.MockTransport(lambda request: handle(backend, request))
+    client = openai.AsyncOpenAI(api_key="offline", base_url=config.OFFLINE_BASE_URL,
+                                max_retries=0, http_client=httpx2.AsyncClient(transport=transport))
+    client.toolsys_model = backend.name
+    return client
