@@ -1,0 +1,368 @@
+"""The agent loop: ask the model, run the tools it calls, feed back the results, repeat.
+
+    transcript = run_agent(client, registry, "What is 17 times 38?")
+    print(transcript)
+
+The loop knows the registry through two methods only: `export("openai")` (what exists) and
+`aexecute(name, raw_arguments)` (run it; never raises). Each model turn's tool calls run
+concurrently, and exactly one tool message per `tool_call_id` goes back, in the order of the
+calls, whether each succeeded or failed. The run stops when the model answers in text
+("completed"), after `max_steps` model requests ("max_steps"), or when a request to the model
+fails ("model_error": reported, never raised).
+
+Everything that happens is an event, recorded in the `Transcript` in order and passed to
+`on_event` as it happens (a widget, a logger); an exception raised by `on_event` is recorded as
+an `ObserverError` event and the run goes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import inspect
+import json
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from toolsys.errors import ErrorInfo
+from toolsys.result import ToolResult
+
+# --- events ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class UserMessage:
+    """The user's request that starts the run."""
+
+    content: str
+
+
+@dataclass(frozen=True)
+class ModelRequest:
+    """A request to the model is about to be sent: step number, message count, tool choice."""
+
+    step: int
+    messages: int
+    tool_choice: Any
+
+
+@dataclass(frozen=True)
+class ModelResponse:
+    """The model's turn: text and/or tool calls, token usage when the endpoint reports it."""
+
+    step: int
+    content: str | None
+    tool_calls: list[dict[str, Any]]
+    usage: dict[str, int] | None
+    model: str
+
+
+@dataclass(frozen=True)
+class ToolCallEvent:
+    """One tool call as the model wrote it: the arguments are the raw JSON string."""
+
+    step: int
+    id: str
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True)
+class ToolResultEvent:
+    """The result of one tool call, as the `ToolResult` envelope the model will read."""
+
+    step: int
+    id: str
+    name: str
+    result: ToolResult
+
+
+@dataclass(frozen=True)
+class FinalAnswer:
+    """The model answered in text: the run is complete."""
+
+    step: int
+    content: str
+
+
+@dataclass(frozen=True)
+class ModelErrorEvent:
+    """A request to the model failed (HTTP error, bad request, no connection...)."""
+
+    step: int
+    error_type: str
+    message: str
+
+
+@dataclass(frozen=True)
+class ObserverError:
+    """`on_event` raised while handling an event; the run went on without it."""
+
+    event: str
+    error_type: str
+    message: str
+
+
+Event = (UserMessage | ModelRequest | ModelResponse | ToolCallEvent | ToolResultEvent
+         | FinalAnswer | ModelErrorEvent | ObserverError)
+
+
+# --- transcript --------------------------------------------------------------------------------
+
+_WIDTH = 10  # label column of the printed trace
+
+
+def _line(label: str, text: str) -> str:
+    """A trace line; continuation lines are indented under the text column."""
+    return f"{label:<{_WIDTH}}" + text.replace("\n", "\n" + " " * _WIDTH)
+
+
+def _short(text: str, limit: int = 300) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+@dataclass
+class Transcript:
+    """Everything one run did, in order, and how it ended."""
+
+    events: list[Event] = field(default_factory=list)
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    status: str = "running"  # -> "completed" | "max_steps" | "model_error"
+    steps: int = 0
+    duration_s: float = 0.0
+    usage: dict[str, int] | None = None
+    model: str = ""
+
+    @property
+    def answer(self) -> str | None:
+        """The final text answer, or None if the run did not complete."""
+        return next((e.content for e in reversed(self.events) if isinstance(e, FinalAnswer)), None)
+
+    @property
+    def tool_calls(self) -> list[ToolCallEvent]:
+        return [e for e in self.events if isinstance(e, ToolCallEvent)]
+
+    @property
+    def results(self) -> list[ToolResultEvent]:
+        return [e for e in self.events if isinstance(e, ToolResultEvent)]
+
+    def __str__(self) -> str:
+        """The trace: ToolCall / Result / Answer / Steps / Status, stable from run to run."""
+        lines = []
+        for event in self.events:
+            if isinstance(event, ToolCallEvent):
+                lines.append(_line("ToolCall", f"{event.name}({_short(event.arguments)})"))
+            elif isinstance(event, ToolResultEvent):
+                lines.append(_line("Result", _result_text(event.result)))
+            elif isinstance(event, FinalAnswer):
+                lines.append(_line("Answer", event.content))
+            elif isinstance(event, ModelErrorEvent):
+                lines.append(_line("Error", f"{event.error_type}: {event.message}"))
+            elif isinstance(event, ObserverError):
+                lines.append(_line("Warning", f"on_event failed on {event.event}: "
+                                              f"{event.error_type}: {event.message}"))
+        lines.append(_line("Steps", f"{self.steps} · {len(self.messages)} messages"))
+        lines.append(_line("Status", self.status))
+        return "\n".join(lines)
+
+    def summary(self) -> str:
+        """One line with the numbers that vary between runs: steps, calls, tokens, duration."""
+        tokens = f", {self.usage['total_tokens']} tokens" if self.usage else ""
+        return (f"{self.status}: {self.steps} steps, {len(self.tool_calls)} tool calls"
+                f"{tokens}, {self.duration_s * 1000:.0f} ms")
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready data: status, answer, numbers, messages and every event."""
+        return {
+            "status": self.status, "answer": self.answer, "steps": self.steps,
+            "model": self.model, "duration_s": round(self.duration_s, 4), "usage": self.usage,
+            "messages": self.messages, "events": [_event_dict(e) for e in self.events],
+        }
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, default=str)
+
+
+def _result_text(result: ToolResult) -> str:
+    if result.ok:
+        return _short("ok " + json.dumps(result.value, ensure_ascii=False, default=str))
+    error = result.error
+    assert error is not None
+    text = f"error {error.code}: {error.message}"
+    return text + (f"\n→ {error.suggestion}" if error.suggestion else "")
+
+
+def _event_dict(event: Event) -> dict[str, Any]:
+    if isinstance(event, ToolResultEvent):
+        data = {"step": event.step, "id": event.id, "name": event.name,
+                **event.result.to_dict(), "meta": event.result.meta}
+    else:
+        data = asdict(event)
+    return {"type": type(event).__name__, **data}
+
+
+# --- the loop ----------------------------------------------------------------------------------
+
+
+def _start_messages(messages_or_prompt: str | list[dict[str, Any]],
+                    system: str | None) -> list[dict[str, Any]]:
+    if isinstance(messages_or_prompt, str):
+        messages = [{"role": "user", "content": messages_or_prompt}]
+    else:
+        messages = [dict(m) for m in messages_or_prompt]
+    if system is not None:
+        messages.insert(0, {"role": "system", "content": system})
+    return messages
+
+
+def _assistant_message(message: Any) -> dict[str, Any]:
+    """The SDK's assistant message as the plain dict to send back next time."""
+    out: dict[str, Any] = {"role": "assistant", "content": message.content}
+    if message.tool_calls:
+        out["tool_calls"] = [
+            {"id": c.id, "type": "function",
+             "function": {"name": c.function.name, "arguments": c.function.arguments}}
+            for c in message.tool_calls]
+    return out
+
+
+async def _create(client: Any, **request: Any) -> Any:
+    """One chat completion from a sync or async client, without blocking the event loop."""
+    create = client.chat.completions.create
+    if inspect.iscoroutinefunction(create):
+        return await create(**request)
+    return await asyncio.to_thread(create, **request)
+
+
+async def _execute(registry: Any, name: str, arguments: str) -> ToolResult:
+    try:
+        return await registry.aexecute(name, arguments)
+    except Exception as exc:  # aexecute promises never to raise; keep the promise for it
+        info = ErrorInfo("EXECUTION_ERROR", f"Tool '{name}' failed: {type(exc).__name__}: {exc}")
+        return ToolResult.failure(info, exception=exc, tool=name)
+
+
+def _add_usage(total: dict[str, int] | None, usage: Any) -> dict[str, int] | None:
+    if usage is None:
+        return total
+    total = dict(total or {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0})
+    for key in total:
+        total[key] += getattr(usage, key, 0) or 0
+    return total
+
+
+async def arun_agent(
+    client: Any,
+    registry: Any,
+    messages_or_prompt: str | list[dict[str, Any]],
+    *,
+    model: str | None = None,
+    max_steps: int = 8,
+    on_event: Callable[[Event], Any] | None = None,
+    tool_choice: Any = "auto",
+    system: str | None = None,
+) -> Transcript:
+    """Run the agent loop with an `openai.OpenAI` or `openai.AsyncOpenAI` client.
+
+    `model` defaults to the name the `toolsys.models` client was made for. A forced
+    `tool_choice` ("required" or a named function) applies to the first request only, then
+    "auto", so the model can answer; "none" applies to every request.
+    """
+    import openai
+
+    model = model or getattr(client, "toolsys_model", None)
+    if not model:
+        raise ValueError("No model name: pass model=..., e.g. model='gpt-4o-mini', or make the "
+                         "client with toolsys.models.client().")
+    started = time.perf_counter()
+    transcript = Transcript(messages=_start_messages(messages_or_prompt, system), model=model)
+    messages = transcript.messages
+
+    def emit(event: Event) -> None:
+        transcript.events.append(event)
+        if on_event is None:
+            return
+        try:
+            on_event(event)
+        except Exception as exc:
+            transcript.events.append(ObserverError(type(event).__name__, type(exc).__name__,
+                                                   str(exc)))
+
+    user = next((m for m in reversed(messages) if m["role"] == "user"), None)
+    if user is not None:
+        emit(UserMessage(str(user["content"])))
+    tools = registry.export("openai")
+    for step in range(1, max_steps + 1):
+        transcript.steps = step
+        choice = tool_choice if step == 1 or tool_choice == "none" else "auto"
+        emit(ModelRequest(step, len(messages), choice))
+        request: dict[str, Any] = {"model": model, "messages": messages}
+        if tools:
+            request.update(tools=tools, tool_choice=choice)
+        try:
+            response = await _create(client, **request)
+        except openai.OpenAIError as exc:
+            emit(ModelErrorEvent(step, type(exc).__name__, _api_message(exc)))
+            transcript.status = "model_error"
+            break
+        message = response.choices[0].message
+        transcript.usage = _add_usage(transcript.usage, response.usage)
+        messages.append(_assistant_message(message))
+        emit(ModelResponse(step, message.content, messages[-1].get("tool_calls", []),
+                           response.usage.model_dump() if response.usage else None,
+                           response.model))
+        if not message.tool_calls:
+            emit(FinalAnswer(step, message.content or ""))
+            transcript.status = "completed"
+            break
+        calls = message.tool_calls
+        for call in calls:
+            emit(ToolCallEvent(step, call.id, call.function.name, call.function.arguments))
+        results = await asyncio.gather(
+            *(_execute(registry, c.function.name, c.function.arguments) for c in calls))
+        for call, result in zip(calls, results, strict=True):
+            messages.append({"role": "tool", "tool_call_id": call.id,
+                             "content": result.to_message()})
+            emit(ToolResultEvent(step, call.id, call.function.name, result))
+    else:
+        transcript.status = "max_steps"
+    transcript.duration_s = time.perf_counter() - started
+    return transcript
+
+
+def _api_message(exc: Exception) -> str:
+    """The endpoint's own error message when it sent one, else the exception's text."""
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict) and isinstance(body.get("message"), str):
+        return body["message"]
+    return str(exc)
+
+
+def run_agent(
+    client: Any,
+    registry: Any,
+    messages_or_prompt: str | list[dict[str, Any]],
+    *,
+    model: str | None = None,
+    max_steps: int = 8,
+    on_event: Callable[[Event], Any] | None = None,
+    tool_choice: Any = "auto",
+    system: str | None = None,
+) -> Transcript:
+    """`arun_agent` for synchronous code; also works in a Jupyter cell (a running event loop).
+
+    Inside a running loop the run happens in a worker thread, so `on_event` is called from it.
+    """
+    def run() -> Transcript:
+        return asyncio.run(arun_agent(client, registry, messages_or_prompt, model=model,
+                                      max_steps=max_steps, on_event=on_event,
+                                      tool_choice=tool_choice, system=system))
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return run()
+    with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="toolsys-agent") as pool:
+        return pool.submit(run).result()
