@@ -28,6 +28,17 @@ class Docstring:
     params: dict[str, str] = field(default_factory=dict)
 
 
+def _indent_sections(text: str) -> str:
+    """After an opening `Args:`, cleandoc leaves the entries flush left; indent them again."""
+    lines = text.splitlines()
+    if any(line.startswith((" ", "\t")) for line in lines[1:] if line.strip()):
+        return text
+    return "\n".join(
+        line if _SECTION_FIRST.match(line.strip()) or not line.strip() else f"    {line}"
+        for line in lines
+    )
+
+
 def parse_docstring(text: str | None) -> Docstring:
     """Parse a docstring in any common style; never raises."""
     if not text or not text.strip():
@@ -36,7 +47,7 @@ def parse_docstring(text: str | None) -> Docstring:
     first_line = text.splitlines()[0].strip()
     starts_with_section = bool(_SECTION_FIRST.match(first_line))
     if starts_with_section:
-        text = f"{_PLACEHOLDER}\n\n{text}"
+        text = f"{_PLACEHOLDER}\n\n{_indent_sections(text)}"
     try:
         parsed = docstring_parser.parse(text)
     except docstring_parser.ParseError:

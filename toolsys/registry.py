@@ -198,7 +198,7 @@ class Registry:
         """Run a tool by name. Never raises; usable inside a running event loop (Jupyter)."""
         start = time.perf_counter()
         if not self._layers:
-            tool = self._tools.get(name)
+            tool = self._lookup(name)
             if tool is not None and not tool.is_async:
                 return self._run_sync(tool, name, arguments, start)
         return _run_coroutine(lambda: self.aexecute(name, arguments, **context))
@@ -206,7 +206,7 @@ class Registry:
     async def aexecute(self, name: str, arguments: Arguments = None, **context: Any) -> ToolResult:
         """Run a tool by name from async code. Never raises."""
         start = time.perf_counter()
-        call = Call(name, arguments, self._tools.get(name), context=context)
+        call = Call(name, arguments, self._lookup(name), context=context)
         try:
             result = await self._handler(call)
         except Exception as exc:  # a layer itself failed: still data, never a crash
@@ -215,6 +215,9 @@ class Registry:
         result.meta.setdefault("attempt", call.attempt)
         result.meta["duration_ms"] = _ms(start)
         return result
+
+    def _lookup(self, name: object) -> Tool | None:
+        return self._tools.get(name) if isinstance(name, str) else None
 
     def _run_sync(self, tool: Tool, name: str, arguments: Arguments, start: float) -> ToolResult:
         prepared = self._validate(tool, arguments)
@@ -232,7 +235,7 @@ class Registry:
 
     async def _core(self, call: Call) -> ToolResult:
         """Resolve, decode, validate, invoke: the innermost step every layer wraps."""
-        tool = call.tool or self._tools.get(call.name)
+        tool = call.tool or self._lookup(call.name)
         if tool is None:
             return ToolResult.failure(failures.unknown_tool(call.name, self.names()))
         prepared = self._validate(tool, call.arguments)
@@ -251,13 +254,18 @@ class Registry:
     def _validate(self, tool: Tool, arguments: Arguments) -> BaseModel | ToolResult:
         """Decoded, validated arguments, or the failure explaining why not."""
         if isinstance(arguments, str | bytes | bytearray):
-            text = arguments.decode() if isinstance(arguments, bytes | bytearray) else arguments
+            text = (
+                arguments.decode(errors="replace")
+                if isinstance(arguments, bytes | bytearray)
+                else arguments
+            )
+            text = text if text.strip() else "{}"  # some providers send "" for "no arguments"
             try:
-                return tool.validate_json(text or "{}", coerce=self.coerce)
+                return tool.validate_json(text, coerce=self.coerce)
             except ValidationError:
                 pass  # the slow path below finds out exactly what is wrong
             try:
-                arguments = json.loads(text or "{}")
+                arguments = json.loads(text)
             except json.JSONDecodeError as exc:
                 return ToolResult.failure(
                     failures.invalid_json(tool.name, text, exc), exception=exc

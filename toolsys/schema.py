@@ -173,8 +173,6 @@ def model_from_function(fn: Callable[..., Any], name: str) -> ArgumentsModel:
                 f"the docstring documents {documented!r}, which is not a parameter of "
                 f"{fn.__qualname__}; rename or remove it."
             )
-    if not doc.description:
-        diagnostics.append("the function has no docstring, so the model gets no description.")
     return ArgumentsModel(_create(name, fields), doc.description, aliases, tuple(diagnostics))
 
 

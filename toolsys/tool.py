@@ -169,7 +169,7 @@ def tool_from_function(
     args: type[BaseModel] | None = None,
 ) -> Tool:
     """A tool whose schema comes from the function's type hints and docstring, or from `args`."""
-    name = name or getattr(fn, "__name__", "")
+    name = getattr(fn, "__name__", "") if name is None else name
     if args is not None:
         return _from_model(fn, name, description, category, tags, args)
     built: ArgumentsModel = model_from_function(fn, name)

@@ -1,0 +1,231 @@
+"""The registry: registering in three ways, names, duplicates, lookup, filtering, discovery."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+from typing import Literal
+
+import pytest
+from pydantic import BaseModel, Field
+
+from toolsys import Category, Param, Registry, ToolDefinitionError, ToolSpec, discover
+
+
+def add(a: float, b: float) -> float:
+    """Add two numbers and return the sum.
+
+    Args:
+        a: First addend.
+        b: Second addend.
+    """
+    return a + b
+
+
+class BookRoomInput(BaseModel):
+    """Book a meeting room."""
+
+    room: Literal["A", "B"] = Field(description="Which room.")
+    date: str = Field(description="Day, as YYYY-MM-DD.")
+
+
+@pytest.fixture
+def registry() -> Registry:
+    reg = Registry()
+    reg.tool(add)
+    return reg
+
+
+def test_decorator_returns_the_function_unchanged() -> None:
+    reg = Registry()
+    assert reg.tool(add) is add
+    assert add(1, 2) == 3
+
+
+def test_decorator_with_options_sets_name_category_and_description() -> None:
+    reg = Registry()
+
+    @reg.tool(name="plus", category=Category.EXECUTE, description="Adds.")
+    def _plus(a: int, b: int) -> int:
+        return a + b
+
+    tool = reg.get("plus")
+    assert (tool.name, tool.category, tool.description) == ("plus", Category.EXECUTE, "Adds.")
+
+
+def test_register_spec_with_implementation_builds_schema_from_params() -> None:
+    reg = Registry()
+    spec = ToolSpec(
+        name="search",
+        description="Search the docs.",
+        parameters=[
+            Param("query", "string", "Search keywords."),
+            Param("limit", "integer", "Max results.", required=False, default=5),
+        ],
+    )
+    reg.register(spec, lambda query, limit: [query, limit])
+    assert reg.get("search").parameters["required"] == ["query"]
+    assert reg.execute("search", {"query": "x"}).value == ["x", 5]
+
+
+def test_register_pydantic_model_passes_the_model_instance() -> None:
+    reg = Registry()
+
+    @reg.tool(args=BookRoomInput, category=Category.WRITE)
+    def book_room(args: BookRoomInput) -> str:
+        return f"{args.room} on {args.date}"
+
+    assert reg.execute("book_room", {"room": "A", "date": "2025-01-15"}).value == "A on 2025-01-15"
+    assert reg.get("book_room").category is Category.WRITE
+    assert reg.get("book_room").parameters["properties"]["room"]["enum"] == ["A", "B"]
+
+
+def test_spec_implementation_drift_is_rejected_at_registration() -> None:
+    reg = Registry()
+    spec = ToolSpec("weather", "Weather.", [Param("city", "string", "City.")])
+    with pytest.raises(ToolDefinitionError, match=r"do not match .*location"):
+        reg.register(spec, lambda location: location)
+
+
+def test_duplicate_name_is_rejected_with_a_helpful_message(registry: Registry) -> None:
+    with pytest.raises(ToolDefinitionError, match=r"'add' is already registered.*replace=True"):
+        registry.tool(add)
+
+
+@pytest.mark.parametrize("clash", ["ADD", "Add"])
+def test_names_that_collide_after_normalisation_are_rejected(
+    registry: Registry, clash: str
+) -> None:
+    with pytest.raises(ToolDefinitionError, match="only by case"):
+        registry.register(add, name=clash)
+
+
+def test_hyphen_and_underscore_names_collide() -> None:
+    reg = Registry()
+    reg.register(add, name="get_weather")
+    with pytest.raises(ToolDefinitionError, match="'get_weather'"):
+        reg.register(add, name="get-weather")
+
+
+@pytest.mark.parametrize("bad", ["", "has space", "dot.name", "x" * 65, "émoji", "slash/name"])
+def test_names_providers_refuse_are_rejected(bad: str) -> None:
+    with pytest.raises(ToolDefinitionError, match="cannot be exported"):
+        Registry().register(add, name=bad)
+
+
+def test_replace_true_overrides_on_purpose(registry: Registry) -> None:
+    def add2(a: float, b: float) -> float:
+        """Add, twice."""
+        return 2 * (a + b)
+
+    registry.register(add2, name="add", replace=True)
+    assert registry.execute("add", {"a": 1, "b": 1}).value == 4
+    assert len(registry) == 1
+
+
+def test_unregister_removes_and_frees_the_name(registry: Registry) -> None:
+    registry.unregister("add")
+    assert "add" not in registry and len(registry) == 0
+    registry.tool(add)
+    assert "add" in registry
+
+
+def test_get_unknown_raises_keyerror_with_suggestion(registry: Registry) -> None:
+    with pytest.raises(KeyError, match="Did you mean 'add'"):
+        registry.get("ad")
+
+
+def test_list_filters_by_category_and_prefix() -> None:
+    reg = Registry()
+    reg.register(add, name="db_read", category=Category.READ)
+    reg.register(add, name="db_write", category=Category.WRITE)
+    reg.register(add, name="fs_read", category=Category.READ)
+    assert [t.name for t in reg.list(category=Category.READ)] == ["db_read", "fs_read"]
+    assert [t.name for t in reg.list(category="write")] == ["db_write"]
+    assert [t.name for t in reg.list(prefix="db_")] == ["db_read", "db_write"]
+    assert [t.name for t in reg.list(category=Category.READ, prefix="db_")] == ["db_read"]
+
+
+def test_export_is_cached_until_the_tool_set_changes(registry: Registry) -> None:
+    first = registry.export("openai")
+    assert registry.export("openai") is first
+    registry.register(add, name="plus")
+    assert registry.export("openai") is not first
+    assert [t["function"]["name"] for t in registry.export("openai")] == ["add", "plus"]
+
+
+def test_export_formats(registry: Registry) -> None:
+    schema = registry.get("add").parameters
+    assert registry.export("openai") == [
+        {
+            "type": "function",
+            "function": {
+                "name": "add",
+                "description": "Add two numbers and return the sum.",
+                "parameters": schema,
+            },
+        }
+    ]
+    assert registry.export("anthropic")[0]["input_schema"] == schema
+    assert registry.export("mcp")[0]["inputSchema"] == schema
+    with pytest.raises(ValueError, match="Unknown export target 'gemini'"):
+        registry.export("gemini")
+
+
+def test_explain_shows_every_format_and_diagnostics(registry: Registry) -> None:
+    text = registry.explain("add")
+    for part in ("As sent to openai", "As sent to anthropic", "As sent to mcp", "strict=True"):
+        assert part in text
+    assert "a: number (required) - First addend." in text
+
+
+def test_discover_imports_every_module_of_a_package(tmp_path, monkeypatch) -> None:
+    package = tmp_path / "mytools"
+    package.mkdir()
+    (package / "__init__.py").write_text("from toolsys import Registry\nregistry = Registry()\n")
+    for name in ("alpha", "beta"):
+        (package / f"{name}.py").write_text(
+            textwrap.dedent(f'''
+            from mytools import registry
+
+            @registry.tool
+            def {name}(x: int) -> int:
+                """Return x.
+
+                Args:
+                    x: A number.
+                """
+                return x
+            ''')
+        )
+    (package / "_private.py").write_text("raise RuntimeError('never imported')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        assert discover("mytools") == ["mytools.alpha", "mytools.beta"]
+        assert sys.modules["mytools"].registry.names() == ["alpha", "beta"]
+    finally:
+        for name in [m for m in sys.modules if m.startswith("mytools")]:
+            del sys.modules[name]
+
+
+def test_discover_reports_every_broken_module_and_imports_the_rest(tmp_path, monkeypatch) -> None:
+    package = tmp_path / "brokentools"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "good.py").write_text("LOADED = True\n")
+    (package / "bad1.py").write_text("import does_not_exist_anywhere\n")
+    (package / "bad2.py").write_text("1 / 0\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        with pytest.raises(ImportError) as info:
+            discover("brokentools")
+        assert "brokentools.bad1" in str(info.value) and "brokentools.bad2" in str(info.value)
+        assert sys.modules["brokentools.good"].LOADED
+    finally:
+        for name in [m for m in sys.modules if m.startswith("brokentools")]:
+            del sys.modules[name]
+
+
+def test_discover_refuses_a_plain_module() -> None:
+    with pytest.raises(ValueError, match="not a package"):
+        discover("json.decoder")
