@@ -1,0 +1,83 @@
+"""calculator: arithmetic through Python's `ast`, never `eval`.
+
+Only numbers, + - * / // % **, parentheses, unary signs and three functions (sqrt, round, abs)
+are allowed; anything else is refused with a ToolError that names the offending part, so a
+model can rewrite the expression.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import operator
+
+from toolsys import ToolError
+from toolsys.tools import registry
+
+_BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+           ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
+           ast.Pow: operator.pow}
+_UNARY = {ast.UAdd: operator.pos, ast.USub: operator.neg}
+_FUNCTIONS = {"sqrt": math.sqrt, "round": round, "abs": abs}
+MAX_EXPONENT = 1000
+MAX_DIGITS = 1000
+MAX_LENGTH = 500
+
+
+def _invalid(what: str, expression: str) -> ToolError:
+    return ToolError(
+        "INVALID_EXPRESSION", f"Cannot evaluate {what} in {expression!r}.",
+        suggestion="Use only numbers, + - * / // % **, parentheses and sqrt(), round(), abs(); "
+                   "write '17 * 38', not '17 times 38'.")
+
+
+def _evaluate(node: ast.AST, expression: str) -> float:
+    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+        return node.value
+    if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
+        left, right = _evaluate(node.left, expression), _evaluate(node.right, expression)
+        if isinstance(node.op, ast.Pow) and (abs(right) > MAX_EXPONENT or (
+                abs(left) > 1 and right * math.log10(abs(left)) > MAX_DIGITS)):
+            raise ToolError("EXPONENT_TOO_LARGE", f"{left} ** {right} is too large to compute.",
+                            suggestion=f"Use exponents up to {MAX_EXPONENT} and results under "
+                                       f"10 ** {MAX_DIGITS}.")
+        if isinstance(node.op, ast.Div | ast.FloorDiv | ast.Mod) and right == 0:
+            raise ToolError("DIVISION_BY_ZERO", f"{expression!r} divides by zero.",
+                            suggestion="Check the divisor; the result is undefined.")
+        return _BINARY[type(node.op)](left, right)
+    if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
+        return _UNARY[type(node.op)](_evaluate(node.operand, expression))
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id in _FUNCTIONS and not node.keywords):
+        args = [_evaluate(a, expression) for a in node.args]
+        try:
+            return _FUNCTIONS[node.func.id](*args)
+        except (TypeError, ValueError) as exc:
+            raise _invalid(f"{node.func.id}() of {args} ({exc})", expression) from exc
+    raise _invalid(repr(ast.unparse(node)), expression)
+
+
+@registry.tool
+def calculator(expression: str) -> int | float:
+    """Evaluate an arithmetic expression exactly, e.g. '17 * 38' or '(2 + 3) ** 2'.
+
+    Use it for any calculation instead of computing in your head: add, subtract, multiply,
+    divide, powers, square roots. Limits: numbers and + - * / // % ** ( ) with sqrt, round and
+    abs only; no variables, units or words; exponents up to 1000.
+
+    Args:
+        expression: Arithmetic expression using digits and operators, e.g. '2 * (3 + 4)'.
+    """
+    if len(expression) > MAX_LENGTH:
+        raise ToolError("EXPRESSION_TOO_LONG", f"The expression has {len(expression)} "
+                        f"characters; the limit is {MAX_LENGTH}.",
+                        suggestion="Split the calculation into smaller steps.")
+    try:
+        tree = ast.parse(expression.strip(), mode="eval")
+    except SyntaxError as exc:
+        bad = (exc.text or expression)[max((exc.offset or 1) - 1, 0):][:10] or expression
+        raise _invalid(f"the part starting at {bad.strip()!r}", expression) from exc
+    value = _evaluate(tree.body, expression)
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        return int(value)
+    return round(value, 12) if isinstance(value, float) else value
