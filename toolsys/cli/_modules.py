@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-NAMES: tuple[str, ...] = ("check",)
+NAMES: tuple[str, ...] = ("check", "chat")
 
 
 def load() -> list[ModuleType]:

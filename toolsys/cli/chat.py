@@ -1,0 +1,103 @@
+"""`toolsys chat`, `toolsys tools`, `toolsys explain`: the agent loop and the built-in tools.
+
+    toolsys chat "What is 17 times 38?"      # trace: ToolCall / Result / Answer / Steps / Status
+    toolsys tools                            # name, category, first line of the description
+    toolsys explain get_weather              # what the model sees for one tool
+
+Exit codes: 0 the run completed; 1 it did not (max_steps, model_error); 2 bad input (unknown
+tool, empty prompt, unreachable endpoint), reported in one line without a traceback.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any, NoReturn
+
+import click
+
+
+def _did_you_mean(name: str, known: list[str]) -> str:
+    close = difflib.get_close_matches(name, known, n=1)
+    hint = f" Did you mean '{close[0]}'?" if close else ""
+    return f"Unknown tool '{name}'.{hint} Available: {', '.join(known)}."
+
+
+def _registry(only: str | None) -> Any:
+    """The built-in tools, or just the ones named in `--tools a,b`."""
+    from toolsys import Registry
+    from toolsys.tools import registry
+
+    if not only:
+        return registry
+    chosen = Registry()
+    for name in (n.strip() for n in only.split(",") if n.strip()):
+        if name not in registry:
+            _fail(_did_you_mean(name, registry.names()))
+        chosen.add(registry.get(name))
+    return chosen
+
+
+def _client(imperfect: bool, seed: int) -> Any:
+    from toolsys import models
+
+    if imperfect:
+        return models.OfflineModel(imperfect=True, seed=seed).client()
+    return models.client()
+
+
+def _fail(message: str) -> NoReturn:
+    click.echo(f"Error: {message}", err=True)
+    raise SystemExit(2)
+
+
+@click.command()
+@click.argument("prompt")
+@click.option("--model", help="Model name (default: TOOLSYS_MODEL, or the offline model).")
+@click.option("--tools", "only", metavar="A,B", help="Offer only these built-in tools.")
+@click.option("--imperfect", is_flag=True, help="Offline model makes realistic mistakes.")
+@click.option("--seed", default=0, show_default=True, help="Seed for --imperfect.")
+@click.option("--json", "as_json", is_flag=True, help="Print the transcript as JSON.")
+@click.option("--max-steps", default=8, show_default=True, type=click.IntRange(min=1),
+              help="Stop after this many model requests.")
+def chat(prompt: str, model: str | None, only: str | None, imperfect: bool, seed: int,
+         as_json: bool, max_steps: int) -> None:
+    """Run the agent loop on PROMPT with the built-in tools and print the trace."""
+    from toolsys.loop import run_agent
+
+    if not prompt.strip():
+        _fail("The prompt is empty; ask something, e.g. toolsys chat \"What is 17 times 38?\".")
+    registry = _registry(only)
+    transcript = run_agent(_client(imperfect, seed), registry, prompt, model=model,
+                           max_steps=max_steps)
+    errors = [e for e in transcript.events if type(e).__name__ == "ModelErrorEvent"]
+    if errors and errors[0].error_type in ("APIConnectionError", "APITimeoutError"):
+        _fail(f"No reachable model endpoint: {errors[0].message} Check OPENAI_BASE_URL, or unset "
+              "OPENAI_API_KEY to use the offline teaching model.")
+    click.echo(transcript.to_json() if as_json else str(transcript))
+    raise SystemExit(0 if transcript.status == "completed" else 1)
+
+
+@click.command()
+def tools() -> None:
+    """List the built-in tools: name, category and what each one does."""
+    from toolsys.tools import registry
+
+    listed = registry.list()
+    width = max(len(t.name) for t in listed)
+    for tool in listed:
+        first = (tool.description or "").strip().splitlines()[0]
+        click.echo(f"{tool.name:<{width}}  {tool.category.value:<7}  {first}")
+
+
+@click.command()
+@click.argument("name")
+def explain(name: str) -> None:
+    """Show exactly what the model sees for the built-in tool NAME."""
+    from toolsys.tools import registry
+
+    if name not in registry:
+        _fail(_did_you_mean(name, registry.names()))
+    click.echo(registry.explain(name))
+
+
+COMMANDS = [chat, tools, explain]
