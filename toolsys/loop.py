@@ -231,7 +231,7 @@ def _assistant_message(message: Any) -> dict[str, Any]:
 async def _create(client: Any, **request: Any) -> Any:
     """One chat completion from a sync or async client, without blocking the event loop."""
     create = client.chat.completions.create
-    if inspect.iscoroutinefunction(create):
+    if inspect.iscoroutinefunction(inspect.unwrap(create)):
         return await create(**request)
     return await asyncio.to_thread(create, **request)
 

@@ -15,6 +15,7 @@ The richer the schema, the better this works, which is the point of chapter 05.
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import Any
 
 from toolsys.models._dates import MONTHS, WEEKDAYS, find_dates, find_times
@@ -310,18 +311,23 @@ def find_value(name: str, schema: dict[str, Any], text: str, used: set[Span], *,
     return _text_value(text, used, tool_words)
 
 
-def _timezone(text: str, used: set[Span]) -> tuple[Span, str] | None:
-    """An IANA zone named outright ('Asia/Tokyo', 'UTC') or found from a city ('Tokyo')."""
+@cache
+def _zones_by_city() -> dict[str, str]:
+    """'new york' -> 'America/New_York', from the system's time zone database."""
     from zoneinfo import available_timezones
 
+    return {z.rsplit("/", 1)[-1].replace("_", " ").lower(): z for z in available_timezones()
+            if "/" in z and not z.startswith(("Etc/", "SystemV/", "US/"))}
+
+
+def _timezone(text: str, used: set[Span]) -> tuple[Span, str] | None:
+    """An IANA zone named outright ('Asia/Tokyo', 'UTC') or found from a city ('Tokyo')."""
     m = re.search(r"\b[A-Z][a-z]+/[A-Za-z_]+(?:/[A-Za-z_]+)?\b|\b(?:UTC|GMT)\b", text)
     if m:
         return m.span(), m.group()
-    by_city = {z.rsplit("/", 1)[-1].replace("_", " ").lower(): z for z in available_timezones()
-               if "/" in z and not z.startswith(("Etc/", "SystemV/", "US/"))}
     for span, phrase in names(text, set()):
-        if _free(span, used) and phrase.lower() in by_city:
-            return span, by_city[phrase.lower()]
+        if _free(span, used) and phrase.lower() in _zones_by_city():
+            return span, _zones_by_city()[phrase.lower()]
     return None
 
 
