@@ -160,7 +160,7 @@ def best_tool(text: str, functions: list[dict[str, Any]]) -> str | None:
     return ranked[0][1] if ranked and ranked[0][0] >= THRESHOLD else None
 
 
-_SPLIT = re.compile(r"\s*(?:\band\b|\bthen\b|\balso\b|,|;|\?|!|(?<!\d)\.(?!\d))\s*", re.I)
+_SPLIT = re.compile(r"\s*(?:\band\b|\bthen\b|\balso\b|,|;|\?|!|\.(?=\s|$))\s*", re.I)
 _QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|(?<!\w)'[^']*'(?!\w)")
 
 
