@@ -1,0 +1,10 @@
+"""Widgets that show the tool system at work: a trace of a run, a playground, an inspector.
+
+Imported only on demand (`from toolsys.widgets import Playground`), so `import toolsys` never
+loads ipywidgets.
+"""
+
+from toolsys.widgets.inspector import Inspector
+from toolsys.widgets.playground import Playground
+
+__all__ = ["Inspector", "Playground"]

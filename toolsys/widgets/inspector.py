@@ -1,0 +1,137 @@
+"""Inspector: what the registry holds, and exactly what each provider would be sent for a tool.
+
+Chapter 02 and 03 need one look at the whole tool set (names, categories, parameters, how long the
+descriptions are, what registration warned about) and at one tool's schema in every export format,
+including why strict mode refuses it when it does.
+"""
+
+from __future__ import annotations
+
+import ipywidgets as widgets
+
+from toolsys.export import StrictSchemaError, export_tool
+from toolsys.registry import Registry
+from toolsys.tool import Tool
+from toolsys.widgets._render import (
+    ERROR_COLOR,
+    SummaryBox,
+    esc,
+    pre,
+    pretty,
+    table_html,
+)
+
+FORMATS: tuple[tuple[str, str, bool], ...] = (
+    ("openai", "openai", False),
+    ("anthropic", "anthropic", False),
+    ("mcp", "mcp", False),
+    ("openai strict", "openai", True),
+)
+_HEADER = ["tool", "category", "parameters", "description chars", "diagnostics"]
+
+
+def _parameters(tool: Tool) -> str:
+    """Parameter names, required ones marked with *."""
+    required = set(tool.parameters.get("required", ()))
+    names = [f"{n}*" if n in required else n for n in tool.parameters.get("properties", {})]
+    return ", ".join(names) or "(none)"
+
+
+def _row(tool: Tool) -> list[str]:
+    return [
+        tool.name,
+        str(tool.category),
+        _parameters(tool),
+        str(len(tool.description)),
+        str(len(tool.diagnostics)),
+    ]
+
+
+def export_text(tool: Tool, target: str, strict: bool) -> tuple[str, bool]:
+    """(pretty JSON of the export, True) or (why strict mode refuses it, False)."""
+    try:
+        return pretty(export_tool(tool, target, strict=strict)), True
+    except StrictSchemaError as exc:
+        return f"✗ {exc}", False
+
+
+class Inspector(SummaryBox):
+    """A table of the registered tools; for the selected one, its exports and diagnostics.
+
+    >>> Inspector(registry)                       # display it in a cell
+    """
+
+    def __init__(self, registry: Registry, tool: str | None = None) -> None:
+        self.registry = registry
+        self.table = widgets.HTML()
+        self.tool = widgets.Dropdown(description="tool")
+        self.exports = widgets.Tab()
+        self.diagnostics = widgets.HTML()
+        self.refresh_button = widgets.Button(description="refresh", icon="refresh")
+        super().__init__(
+            [
+                self.table,
+                widgets.HBox([self.tool, self.refresh_button]),
+                self.exports,
+                self.diagnostics,
+            ]
+        )
+        self.add_class("toolsys-inspector")
+        self.tool.observe(lambda _: self._show_tool(), names="value")
+        self.refresh_button.on_click(lambda _: self.refresh())
+        self.refresh(tool)
+
+    def refresh(self, tool: str | None = None) -> None:
+        """Re-read the registry (after tools were added or removed) and redraw."""
+        rows = [_row(t) for t in self.registry.list()]
+        self.table.value = table_html(_HEADER, [[esc(c) for c in row] for row in rows])
+        names = self.registry.names()
+        keep = tool or (self.tool.value if self.tool.value in names else None)
+        self.tool.options = names
+        self.tool.value = keep or (names[0] if names else None)
+        self._show_tool()
+
+    def _show_tool(self) -> None:
+        if self.tool.value is None:
+            self.exports.children = ()
+            self.diagnostics.value = "<i>No tools registered.</i>"
+            return
+        tool = self.registry.get(self.tool.value)
+        pages = []
+        for _, target, strict in FORMATS:
+            text, ok = export_text(tool, target, strict)
+            pages.append(widgets.HTML(pre(text, None if ok else ERROR_COLOR)))
+        self.exports.children = pages
+        self.exports.titles = [title for title, _, _ in FORMATS]
+        self.diagnostics.value = self._diagnostics_html(tool)
+
+    @staticmethod
+    def _diagnostics_html(tool: Tool) -> str:
+        if not tool.diagnostics:
+            return f"<b>diagnostics for {esc(tool.name)}</b>: none ✓"
+        items = "".join(f"<li>{esc(d)}</li>" for d in tool.diagnostics)
+        return f"<b>diagnostics for {esc(tool.name)}</b> ({len(tool.diagnostics)}):<ul>{items}</ul>"
+
+    def summary_text(self) -> str:
+        rows = [_HEADER] + [_row(t) for t in self.registry.list()]
+        widths = [max(len(row[i]) for row in rows) for i in range(len(_HEADER))]
+        lines = [f"Inspector: {len(self.registry)} tools"]
+        lines += [
+            "  " + "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
+            for row in rows
+        ]
+        if self.tool.value is not None:
+            tool = self.registry.get(self.tool.value)
+            lines.append(f"selected: {tool.name}")
+            lines += [f"  {d}" for d in tool.diagnostics]
+            _, strict_ok = export_text(tool, "openai", True)
+            lines.append(f"  openai strict: {'ok' if strict_ok else 'refused'}")
+        return "\n".join(lines)
+
+    def summary_html(self) -> str:
+        html = f"<b>Inspector: {len(self.registry)} tools</b>" + self.table.value
+        if self.tool.value is not None:
+            tool = self.registry.get(self.tool.value)
+            text, _ = export_text(tool, "openai", False)
+            html += f"<b>{esc(tool.name)} (openai)</b>" + pre(text) + self.diagnostics.value
+        return html
