@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import csv
 import json
+import logging
 import os
 import re
+import subprocess
 import tempfile
 import time
 from collections.abc import Sequence
@@ -97,6 +99,8 @@ def execute(
     """
     from nbclient import NotebookClient
 
+    quiet = logging.getLogger("toolsys.grading.kernel")
+    quiet.setLevel(logging.CRITICAL)  # failures are reported by the caller, once
     deadline = time.monotonic() + timeout
     client = NotebookClient(
         notebook,
@@ -105,9 +109,11 @@ def execute(
         allow_errors=allow_errors,
         record_timing=False,
         resources={"metadata": {"path": str(folder)}},
+        log=quiet,
     )
     kernel_env = {**os.environ, "PYTHONHASHSEED": "0", **(env or {})}
-    return client.execute(env=kernel_env)
+    # The kernel's own stderr (start-up warnings, tracebacks of a dying kernel) is noise here.
+    return client.execute(env=kernel_env, stderr=subprocess.DEVNULL)
 
 
 def grade_notebook(path: Path, student: str, *, timeout: float = DEFAULT_TIMEOUT) -> NotebookGrade:
@@ -252,10 +258,12 @@ def write_gradebook(grades: Sequence[NotebookGrade], out: Path) -> list[Path]:
             if g.problem:
                 md.append(f"- `{g.path.name}`: {g.status}: {g.problem}")
             for v in g.verdicts:
-                details = " ".join(
-                    f"{key}: {v[key]}." for key in ("expected", "got", "hint") if v.get(key)
+                details = "; ".join(
+                    f"{key}: {v[key]}" for key in ("expected", "got", "hint") if v.get(key)
                 )
-                md.append(f"- {v['exercise']} {v['status']}: {v['message']} {details}".rstrip())
+                line = f"- {v['exercise']} {v['status']}"
+                line += f": {v['message']}" if v.get("message") else ""
+                md.append(line + (f" ({details})" if details else ""))
         md.append("")
     md_path.write_text("\n".join(md), encoding="utf-8")
     return [csv_path, md_path]

@@ -1,0 +1,70 @@
+"""Every registered exercise: the reference passes, a stub is "not done", notebooks agree.
+
+Parametrized over what is found (checks modules, solutions/, exercises/), so it passes trivially
+before the chapters land and covers each one as it does.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolsys import checks, exercises, grading
+
+ROOT = Path(__file__).resolve().parent.parent
+SOLUTIONS = sorted((ROOT / "solutions").glob("[0-9]*_*.ipynb"))
+EXERCISES = sorted((ROOT / "exercises").glob("[0-9]*_*.ipynb"))
+EXERCISE_IDS = [e.id for e in checks.exercises()]
+
+
+class _Stub:
+    """What a student who has not started hands in: calling it or any attribute is not done."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError("stub")
+
+    def __getattr__(self, name: str) -> Any:
+        raise NotImplementedError(f"stub.{name}")
+
+
+@pytest.mark.parametrize("exercise_id", EXERCISE_IDS)
+def test_the_reference_implementation_passes(exercise_id: str) -> None:
+    exercise = checks.get_exercise(exercise_id)
+    assert exercise is not None and exercise.reference is not None, (
+        f"exercise {exercise_id} has no reference=: pass the package's own implementation"
+    )
+    result = checks.check(exercise_id, exercise.reference())
+    assert result.passed, result.text()
+
+
+@pytest.mark.parametrize("exercise_id", EXERCISE_IDS)
+def test_a_stub_is_reported_not_done(exercise_id: str) -> None:
+    result = checks.check(exercise_id, _Stub())
+    assert result.status is checks.Status.NOT_DONE, result.text()
+
+
+def test_every_solution_exercise_has_a_check_and_every_check_a_solution() -> None:
+    in_notebooks = {i for path in SOLUTIONS for i in exercises.exercise_ids(path)}
+    assert sorted(in_notebooks - set(EXERCISE_IDS)) == [], "exercises without a registered check"
+    assert sorted(set(EXERCISE_IDS) - in_notebooks) == [], "checks without a solution notebook"
+
+
+@pytest.mark.parametrize("path", SOLUTIONS, ids=lambda p: p.name)
+def test_a_solution_notebook_passes_every_check_it_runs(path: Path) -> None:
+    grade = grading.grade_notebook(path, path.stem)
+    assert (grade.status, grade.problem) == ("ran", "")
+    ran = {v["exercise"]: v for v in grade.verdicts}
+    assert sorted(ran) == sorted(exercises.exercise_ids(path)), "each exercise needs a check cell"
+    failed = {i: v["message"] for i, v in ran.items() if v["status"] != "passed"}
+    assert failed == {}
+
+
+@pytest.mark.parametrize("path", EXERCISES, ids=lambda p: p.name)
+def test_an_exercise_notebook_runs_and_reports_every_check_not_done(path: Path) -> None:
+    grade = grading.grade_notebook(path, path.stem)
+    assert (grade.status, grade.problem) == ("ran", "")
+    assert grade.verdicts, "an exercise notebook without check cells"
+    done = {v["exercise"]: v["status"] for v in grade.verdicts if v["status"] != "not_done"}
+    assert done == {}

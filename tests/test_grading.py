@@ -1,0 +1,162 @@
+"""`toolsys check`: grade a folder of submissions, surviving crashing, hanging and broken ones."""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from toolsys import grading
+from toolsys.cli import main
+
+# A test-only checks module: each notebook imports it from its own folder (the kernel's cwd).
+DEMO_CHECKS = """
+from toolsys.checks import exercise, expect_equal, expect_raises
+
+@exercise("99.1", title="Divide safely", hints=["Raise ValueError when b == 0."])
+def _(student):
+    expect_equal(student(6, 3), 2, what="safe_div(6, 3)")
+    expect_raises(ValueError, student, 1, 0, what="safe_div(1, 0)")
+
+@exercise("99.2", title="Double")
+def _(student):
+    expect_equal(student(4), 8, what="double(4)")
+"""
+
+SETUP = "import demo_checks\nfrom toolsys.checks import check"
+GOOD = "def safe_div(a, b):\n    if b == 0:\n        raise ValueError('b is 0')\n    return a / b"
+WRONG = "def safe_div(a, b):\n    return a / b if b else 0"
+STUB = "def double(x):\n    raise NotImplementedError('Exercise 99.2: Double')"
+DOUBLE = "def double(x):\n    return 2 * x"
+CHECK_1 = 'check("99.1", safe_div)'
+CHECK_2 = 'check("99.2", double)'
+
+
+@pytest.fixture(scope="module")
+def submissions(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from nbformat import v4, write
+
+    root = tmp_path_factory.mktemp("submissions")
+
+    def notebook(path: Path, cells: list[str]) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        (path.parent / "demo_checks.py").write_text(DEMO_CHECKS)
+        write(v4.new_notebook(cells=[v4.new_code_cell(c) for c in cells]), path)
+
+    notebook(root / "alice.ipynb", [SETUP, GOOD, CHECK_1, DOUBLE, CHECK_2])
+    notebook(root / "bob" / "99_demo.ipynb", [SETUP, WRONG, CHECK_1, STUB, CHECK_2])
+    notebook(root / "carol.ipynb", [SETUP, GOOD, CHECK_1, "import os\nos._exit(1)", CHECK_2])
+    notebook(root / "dave.ipynb", [SETUP, GOOD, CHECK_1, "import time\ntime.sleep(600)", CHECK_2])
+    (root / "erin.ipynb").write_text("{ this is not a notebook")
+    notebook(root / "frank.ipynb", [SETUP, "1 / 0", GOOD, CHECK_1, DOUBLE, CHECK_2])
+    notebook(root / ".ipynb_checkpoints" / "alice-checkpoint.ipynb", ["1 / 0"])
+    return root
+
+
+@pytest.fixture(scope="module")
+def graded(submissions: Path, tmp_path_factory: pytest.TempPathFactory):
+    out = tmp_path_factory.mktemp("gradebook")
+    result = CliRunner().invoke(
+        main, ["check", str(submissions), "--timeout", "15", "--jobs", "2", "--out", str(out)]
+    )
+    return result, out
+
+
+def test_students_are_named_by_file_stem_or_first_folder(submissions: Path) -> None:
+    found = grading.find_notebooks([submissions, submissions / "alice.ipynb"])
+    names = [student for _, student in found]
+    assert names == ["alice", "bob", "carol", "dave", "erin", "frank", "alice"]
+
+
+def test_every_submission_gets_a_row_and_the_run_exits_1(graded) -> None:
+    result, _ = graded
+    assert result.exit_code == 1, result.output
+    rows = {line.split()[0]: line for line in result.output.splitlines()[1:7]}
+    assert rows["alice"].split()[1:4] == ["✓", "✓", "alice.ipynb:"]
+    assert "✗" in rows["bob"] and "○ not done" in rows["bob"]
+    assert "crashed" in rows["carol"] and "– missing" in rows["carol"]
+    assert "timeout" in rows["dave"] and "– missing" in rows["dave"]
+    assert "erin.ipynb: unparsable (not a readable notebook" in rows["erin"]
+
+
+def test_an_error_in_one_cell_does_not_stop_the_grading(graded) -> None:
+    result, _ = graded
+    frank = next(line for line in result.output.splitlines() if line.startswith("frank"))
+    assert frank.split()[1:3] == ["✓", "✓"]
+    assert "cell 2 raised ZeroDivisionError" in frank
+
+
+def test_the_gradebook_has_one_csv_row_per_student_and_exercise(graded) -> None:
+    _, out = graded
+    with (out / "gradebook.csv").open(encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    statuses = {(r["student"], r["exercise"]): r["status"] for r in rows}
+    assert statuses[("alice", "99.1")] == "passed"
+    assert statuses[("bob", "99.1")] == "failed"
+    assert statuses[("bob", "99.2")] == "not_done"
+    assert statuses[("erin", "")] == "unparsable"
+    bob = next(r for r in rows if (r["student"], r["exercise"]) == ("bob", "99.1"))
+    assert bob["expected"] == "ValueError" and bob["got"] == "returned 0"
+    markdown = (out / "gradebook.md").read_text(encoding="utf-8")
+    assert "| student | 99.1 | 99.2 | notebooks |" in markdown
+    assert "### bob" in markdown
+
+
+def test_a_fully_passing_submission_exits_0(submissions: Path, tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        main, ["check", str(submissions / "alice.ipynb"), "--out", str(tmp_path)]
+    )
+    assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["check"], "toolsys check: give one or more exercise notebooks or folders"),
+        (["check", "no/such/folder"], "toolsys check: no/such/folder: no such file or folder"),
+    ],
+)
+def test_bad_usage_is_one_line_and_exit_2(args: list[str], message: str) -> None:
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == [message + result.output.split(message)[1].strip()]
+
+
+def test_a_folder_without_notebooks_is_bad_usage(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("hi")
+    result = CliRunner().invoke(main, ["check", str(tmp_path), "--out", str(tmp_path / "gb")])
+    assert result.exit_code == 2 and "no notebooks" in result.output
+    assert not (tmp_path / "gb").exists()
+
+
+def test_execute_in_place_is_deterministic(
+    write_notebook: Callable[..., Path], tmp_path: Path
+) -> None:
+    path = write_notebook(
+        tmp_path / "00_sample.ipynb",
+        [
+            "print(sorted({'b', 'a'}))",
+            "{'x', 'y', 'z'}",
+            f"import os\nos.getcwd() == {str(tmp_path)!r}",
+        ],
+    )
+    runs = []
+    for _ in range(2):
+        result = CliRunner().invoke(main, ["execute", str(path)])
+        assert result.exit_code == 0, result.output
+        runs.append(path.read_bytes())
+    assert runs[0] == runs[1]
+    assert b"True" in runs[0] and b'"execution"' not in runs[0]
+
+
+def test_execute_leaves_a_failing_notebook_untouched(
+    write_notebook: Callable[..., Path], tmp_path: Path
+) -> None:
+    path = write_notebook(tmp_path / "bad.ipynb", ["1 / 0"])
+    before = path.read_bytes()
+    result = CliRunner().invoke(main, ["execute", str(path)])
+    assert result.exit_code == 1 and "left untouched" in result.output
+    assert path.read_bytes() == before
