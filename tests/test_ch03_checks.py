@@ -1,0 +1,209 @@
+"""Chapter 03 checks reject the careless solutions a student is likely to write."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from toolsys import checks
+from toolsys.checks import Status
+from toolsys.export import make_strict
+from toolsys.spec import Param, ToolSpec
+
+
+def good_param(param: Param) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": param.type}
+    if param.description:
+        schema["description"] = param.description
+    if param.enum is not None:
+        schema["enum"] = list(param.enum)
+    if param.items is not None:
+        schema["items"] = {"type": param.items}
+    if not param.required and param.default is not None:
+        schema["default"] = param.default
+    for key in ("minimum", "maximum"):
+        if getattr(param, key) is not None:
+            schema[key] = getattr(param, key)
+    return schema
+
+
+def good_spec(spec: ToolSpec) -> dict[str, Any]:
+    properties = {}
+    for param in spec.parameters:
+        prop = good_param(param)
+        if param.nullable:
+            prop["type"] = [prop["type"], "null"]
+        properties[param.name] = prop
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": [p.name for p in spec.parameters if p.required],
+        "additionalProperties": False,
+    }
+
+
+def test_the_straightforward_solutions_pass() -> None:
+    assert checks.check("3.1", good_param).passed
+    assert checks.check("3.2", good_spec).passed
+    assert checks.check("3.3", make_strict).passed
+
+
+def _truthy_defaults(param: Param) -> dict[str, Any]:
+    schema = good_param(param)
+    if not param.default:  # drops False and 0
+        schema.pop("default", None)
+    return schema
+
+
+def _truthy_bounds(param: Param) -> dict[str, Any]:
+    schema = good_param(param)
+    if not param.minimum:  # drops a minimum of 0
+        schema.pop("minimum", None)
+    return schema
+
+
+def _null_default(param: Param) -> dict[str, Any]:
+    schema = good_param(param)
+    if not param.required:
+        schema.setdefault("default", param.default)
+    return schema
+
+
+def _default_even_if_required(param: Param) -> dict[str, Any]:
+    schema = good_param(param)
+    if param.default is not None:
+        schema["default"] = param.default
+    return schema
+
+
+def _empty_description(param: Param) -> dict[str, Any]:
+    return {**good_param(param), "description": param.description}
+
+
+def _enum_as_given(param: Param) -> dict[str, Any]:
+    schema = good_param(param)
+    if param.enum is not None:
+        schema["enum"] = param.enum  # a tuple stays a tuple
+    return schema
+
+
+@pytest.mark.parametrize(
+    "wrong",
+    [_truthy_defaults, _truthy_bounds, _null_default, _default_even_if_required,
+     _empty_description, _enum_as_given],
+)
+def test_careless_param_to_schema_fails(wrong) -> None:
+    result = checks.check("3.1", wrong)
+    assert result.status is Status.FAILED, result.text()
+    assert result.hint and result.expected and result.got
+
+
+def _everything_required(spec: ToolSpec) -> dict[str, Any]:
+    return {**good_spec(spec), "required": [p.name for p in spec.parameters]}
+
+
+def _no_additional_properties(spec: ToolSpec) -> dict[str, Any]:
+    schema = good_spec(spec)
+    del schema["additionalProperties"]
+    return schema
+
+
+def _nullable_ignored(spec: ToolSpec) -> dict[str, Any]:
+    schema = good_spec(spec)
+    schema["properties"] = {p.name: good_param(p) for p in spec.parameters}
+    return schema
+
+
+def _nullable_means_optional(spec: ToolSpec) -> dict[str, Any]:
+    schema = good_spec(spec)
+    schema["required"] = [p.name for p in spec.parameters if p.required and not p.nullable]
+    return schema
+
+
+def _null_first(spec: ToolSpec) -> dict[str, Any]:
+    schema = good_spec(spec)
+    for prop in schema["properties"].values():
+        if isinstance(prop["type"], list):
+            prop["type"] = ["null", prop["type"][0]]
+    return schema
+
+
+@pytest.mark.parametrize(
+    "wrong",
+    [_everything_required, _no_additional_properties, _nullable_ignored,
+     _nullable_means_optional, _null_first],
+)
+def test_careless_spec_to_schema_fails(wrong) -> None:
+    result = checks.check("3.2", wrong)
+    assert result.status is Status.FAILED, result.text()
+
+
+def test_a_spec_without_required_key_is_accepted_when_nothing_is_required() -> None:
+    def omit_empty(spec: ToolSpec) -> dict[str, Any]:
+        schema = good_spec(spec)
+        if not schema["required"]:
+            del schema["required"]
+        return schema
+
+    assert checks.check("3.2", omit_empty).passed
+
+
+def _in_place(schema: dict[str, Any]) -> dict[str, Any]:
+    strict = make_strict(schema)
+    schema.clear()
+    schema.update(strict)
+    return schema
+
+
+def _top_level_only(schema: dict[str, Any]) -> dict[str, Any]:
+    out = copy.deepcopy(schema)
+    required = set(out.get("required", []))
+    for name, prop in out["properties"].items():
+        prop.pop("default", None)
+        if name not in required and isinstance(prop.get("type"), str):
+            prop["type"] = [prop["type"], "null"]
+    out["required"] = list(out["properties"])
+    out["additionalProperties"] = False
+    return out
+
+
+def _double_null(schema: dict[str, Any]) -> dict[str, Any]:
+    out = make_strict(schema)
+    for name, prop in out["properties"].items():
+        before = schema["properties"][name].get("type")
+        if name not in schema.get("required", []) and isinstance(before, list):
+            prop["type"] = [*before, "null"]  # appends null even when it is there already
+    return out
+
+
+def _keeps_defaults(schema: dict[str, Any]) -> dict[str, Any]:
+    out = make_strict(schema)
+    for name, prop in schema["properties"].items():
+        if "default" in prop:
+            out["properties"][name]["default"] = prop["default"]
+    return out
+
+
+def _accepts_free_form(schema: dict[str, Any]) -> dict[str, Any]:
+    try:
+        return make_strict(schema)
+    except ValueError:
+        return copy.deepcopy(schema)
+
+
+def _vague_error(schema: dict[str, Any]) -> dict[str, Any]:
+    try:
+        return make_strict(schema)
+    except ValueError:
+        raise ValueError("cannot make this strict") from None
+
+
+@pytest.mark.parametrize(
+    "wrong",
+    [_in_place, _top_level_only, _double_null, _keeps_defaults, _accepts_free_form, _vague_error],
+)
+def test_careless_make_strict_fails(wrong) -> None:
+    result = checks.check("3.3", wrong)
+    assert result.status is Status.FAILED, result.text()

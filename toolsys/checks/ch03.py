@@ -1,0 +1,367 @@
+"""Checks for chapter 03, one source of truth for schemas: each one compares with `toolsys`.
+
+The expected schemas are computed by the package itself (`toolsys.schema`, `toolsys.export`), so
+a student's generator is held to exactly what the workbook's registry sends to a model.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any
+
+from toolsys.checks import CheckFailed, Described, exercise, expect_raises
+from toolsys.spec import Param, ToolSpec
+
+
+def _toolsys_property(param: Param) -> dict[str, Any]:
+    from toolsys.schema import json_schema, model_from_params
+
+    return json_schema(model_from_params("tool", [param]))["properties"][param.name]
+
+
+def _toolsys_schema(spec: ToolSpec) -> dict[str, Any]:
+    from toolsys.schema import json_schema, model_from_params
+
+    return json_schema(model_from_params(spec.name, list(spec.parameters)))
+
+
+def _normal(schema: Any) -> Any:
+    """Equivalent spellings made equal: no `required` = `required: []`, `items: {}` = no items."""
+    if isinstance(schema, list):
+        return [_normal(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {key: _normal(value) for key, value in schema.items()}
+    if out.get("required") == []:
+        del out["required"]
+    if out.get("items") == {}:
+        del out["items"]
+    return out
+
+
+def _difference(got: Any, expected: Any) -> str:
+    """The first key where two schemas differ, in words."""
+    if not isinstance(got, dict) or not isinstance(expected, dict):
+        return "the values differ"
+    for key in expected:
+        if key not in got:
+            return f"key {key!r} is missing"
+        if got[key] != expected[key]:
+            inner = _difference(got[key], expected[key])
+            if inner.startswith("key "):
+                return f"inside {key!r}: {inner}"
+            return f"{key!r} should be {expected[key]!r}, not {got[key]!r}"
+    extra = [key for key in got if key not in expected]
+    return f"unexpected key {extra[0]!r}" if extra else "the values differ"
+
+
+def _compare(got: Any, expected: Any, what: str, hint: str) -> None:
+    if not isinstance(got, dict):
+        raise CheckFailed(
+            f"{what} should return a dict.",
+            expected=Described("a dict (a JSON Schema)"),
+            got=got,
+            hint=hint,
+        )
+    if _normal(got) != _normal(expected):
+        raise CheckFailed(
+            f"{what} differs from toolsys: {_difference(_normal(got), _normal(expected))}.",
+            expected=expected,
+            got=got,
+            hint=hint,
+        )
+
+
+# -- 3.1 -------------------------------------------------------------------------------------
+
+PARAM_CASES: list[tuple[Param, str]] = [
+    (Param("query", "string", "Search keywords."), "A plain string: type and description."),
+    (Param("count", "integer", "How many results."), "The JSON type is param.type as it is."),
+    (Param("ratio", "number", ""), 'An empty description is left out, not sent as "".'),
+    (
+        Param("exact", "boolean", "Whole phrase only.", required=False, default=False),
+        "A default of False is still a default: test `is not None`, not truthiness.",
+    ),
+    (
+        Param("offset", "integer", "Skip this many.", required=False, default=0),
+        "A default of 0 is still a default: test `is not None`, not truthiness.",
+    ),
+    (
+        Param("note", "string", "Free text.", required=False),
+        "An optional parameter without a default gets no `default` key (not null).",
+    ),
+    (
+        Param("city", "string", "City name.", default="Paris"),
+        "A required parameter has no default the model could rely on: leave `default` out.",
+    ),
+    (
+        Param("unit", "string", "Unit.", enum=["celsius", "fahrenheit"]),
+        "Allowed values go in `enum`, as a list.",
+    ),
+    (
+        Param("level", "integer", "Log level.", enum=(1, 2, 3), required=False, default=2),
+        "`enum` must be a JSON list even when the Param was given a tuple.",
+    ),
+    (Param("tags", "array", "Tags.", items="string"), "An array says its element type in `items`."),
+    (
+        Param("ids", "array", "Order ids.", items="integer", required=False, default=[1]),
+        "Arrays with defaults: `items` and `default` together.",
+    ),
+    (
+        Param("limit", "integer", "Max results.", required=False, default=5, minimum=1, maximum=50),
+        "Bounds become `minimum` and `maximum`.",
+    ),
+    (
+        Param("celsius", "number", "Temperature.", minimum=0),
+        "A minimum of 0 is a bound too: test `is not None`, not truthiness.",
+    ),
+]
+
+
+@exercise(
+    "3.1",
+    title="One Param to its property schema",
+    hints=[
+        "Start from {'type': param.type} and add keys one feature at a time.",
+        "Add 'description' only when it is not empty, 'enum' as list(param.enum) when given, "
+        "'items' as {'type': param.items} when given.",
+        "'default' only when the parameter is not required and its default is not None; "
+        "'minimum'/'maximum' when they are not None. Beware of 0 and False: they are values.",
+    ],
+    reference=lambda: _toolsys_property,
+)
+def check_param_to_schema(student: Callable[[Param], dict[str, Any]]) -> None:
+    for param, hint in PARAM_CASES:
+        _compare(student(param), _toolsys_property(param), f"param_to_schema({param!r})", hint)
+
+
+# -- 3.2 -------------------------------------------------------------------------------------
+
+SPEC_CASES: list[tuple[ToolSpec, str]] = [
+    (
+        ToolSpec("ping", "Check the service answers."),
+        "No parameters: an object with empty properties (and additionalProperties false).",
+    ),
+    (
+        ToolSpec(
+            "search_docs",
+            "Search the docs.",
+            [
+                Param("query", "string", "Search keywords."),
+                Param("limit", "integer", "Max.", required=False, default=5, minimum=1),
+                Param("sort", "string", "Order.", required=False, enum=["relevance", "date"]),
+            ],
+        ),
+        "Only parameters with required=True go in 'required'.",
+    ),
+    (
+        ToolSpec(
+            "list_files",
+            "List files.",
+            [Param("pattern", "string", "Glob.", required=False, default="*")],
+        ),
+        "When nothing is required, 'required' is empty (or left out).",
+    ),
+    (
+        ToolSpec(
+            "get_docs",
+            "Fetch a docs page.",
+            [
+                Param("page", "string", "Page name."),
+                Param("version", "string", "Docs version; null for the latest.", nullable=True),
+            ],
+        ),
+        "nullable=True means null is allowed: the type becomes [type, 'null'], in that order. "
+        "It stays required: nullable is not optional.",
+    ),
+    (
+        ToolSpec(
+            "resize",
+            "Resize an image.",
+            [
+                Param("width", "integer", "Pixels.", minimum=1),
+                Param("height", "integer", "Pixels; null keeps the aspect ratio.", nullable=True),
+                Param("scale", "number", "Factor.", required=False, default=1.0, nullable=True),
+                Param("sharp", "boolean", "Sharpen.", required=False, default=True),
+            ],
+        ),
+        "Optional and nullable combine: type [type, 'null'] and the default kept.",
+    ),
+    (
+        ToolSpec(
+            "send_mail",
+            "Send an e-mail.",
+            [
+                Param("to", "array", "Recipients.", items="string"),
+                Param("subject", "string", "Subject line."),
+                Param("cc", "array", "Copies.", required=False, items="string"),
+                Param("priority", "string", "How urgent.", enum=["low", "high"]),
+            ],
+        ),
+        "'required' lists the names in the order of spec.parameters.",
+    ),
+]
+
+
+@exercise(
+    "3.2",
+    title="A whole ToolSpec to its object schema",
+    hints=[
+        "The result is {'type': 'object', 'properties': {...}, 'required': [...], "
+        "'additionalProperties': False}.",
+        "Build each property with your param_to_schema, then handle nullable: "
+        "prop['type'] = [prop['type'], 'null'].",
+        "'required' is [p.name for p in spec.parameters if p.required]: nullable parameters "
+        "are still required.",
+    ],
+    reference=lambda: _toolsys_schema,
+)
+def check_spec_to_schema(student: Callable[[ToolSpec], dict[str, Any]]) -> None:
+    for spec, hint in SPEC_CASES:
+        _compare(student(spec), _toolsys_schema(spec), f"spec_to_schema(<{spec.name}>)", hint)
+
+
+# -- 3.3 -------------------------------------------------------------------------------------
+
+
+def _obj(properties: dict[str, Any], required: list[str], **extra: Any) -> dict[str, Any]:
+    return {"type": "object", "properties": properties, "required": required, **extra}
+
+
+STRICT_CASES: list[tuple[str, dict[str, Any], str]] = [
+    (
+        "a flat schema with one optional parameter",
+        _obj(
+            {
+                "city": {"type": "string", "description": "City."},
+                "days": {"type": "integer", "description": "Days.", "default": 3, "minimum": 1},
+            },
+            ["city"],
+            additionalProperties=False,
+        ),
+        "Every property goes in 'required'; the optional one becomes nullable and loses its "
+        "default.",
+    ),
+    (
+        "an already nullable optional field",
+        _obj(
+            {
+                "page": {"type": "string"},
+                "version": {"type": ["string", "null"], "default": None},
+            },
+            ["page"],
+        ),
+        "A field whose type already contains 'null' must not get a second 'null'.",
+    ),
+    (
+        "a schema without additionalProperties (as Pydantic writes it)",
+        _obj({"title": {"type": "string"}, "done": {"type": "boolean", "default": False}}, []),
+        "Add additionalProperties: false to every object, even when the key was absent.",
+    ),
+    (
+        "a nested optional object",
+        _obj(
+            {
+                "name": {"type": "string"},
+                "address": _obj(
+                    {"street": {"type": "string"}, "zip": {"type": "string", "default": ""}},
+                    ["street"],
+                ),
+            },
+            ["name"],
+        ),
+        "Recurse into properties that are objects: they get the same treatment, and the "
+        "optional object itself becomes ['object', 'null'].",
+    ),
+    (
+        "an array of objects",
+        _obj(
+            {
+                "attendees": {
+                    "type": "array",
+                    "items": _obj(
+                        {
+                            "email": {"type": "string"},
+                            "optional": {"type": "boolean", "default": False},
+                        },
+                        ["email"],
+                    ),
+                }
+            },
+            ["attendees"],
+        ),
+        "Recurse into an array's 'items' too.",
+    ),
+    (
+        "an object that is already strict",
+        _obj({"q": {"type": "string"}}, ["q"], additionalProperties=False),
+        "An already strict schema comes back unchanged.",
+    ),
+]
+
+FREE_FORM_CASES: list[tuple[str, dict[str, Any], str]] = [
+    (
+        "a dict parameter (additionalProperties is a schema)",
+        _obj({"labels": {"type": "object", "additionalProperties": {"type": "string"}}}, []),
+        "labels",
+    ),
+    (
+        "an object with no properties at all",
+        _obj({"q": {"type": "string"}, "extra": {"type": "object"}}, ["q"]),
+        "extra",
+    ),
+    (
+        "a free-form object hidden inside an array",
+        _obj(
+            {"rows": {"type": "array", "items": {"type": "object", "additionalProperties": True}}},
+            ["rows"],
+        ),
+        "rows",
+    ),
+]
+
+
+def _toolsys_strict(schema: dict[str, Any]) -> dict[str, Any]:
+    from toolsys.export import make_strict
+
+    return make_strict(schema)
+
+
+@exercise(
+    "3.3",
+    title="Make a schema strict by hand",
+    hints=[
+        "Work on copy.deepcopy(schema) and write a recursive helper strict(node, path).",
+        "For an object: raise ValueError(f'{path}: free-form object') when additionalProperties "
+        "is True or a dict, or when it has no 'properties' and no additionalProperties: false. "
+        "Otherwise remember the old 'required', recurse into each property, make the ones that "
+        "were not required nullable, then set 'required' to every name and "
+        "'additionalProperties' to False.",
+        "Nullable: a string type T becomes [T, 'null']; a list of types gets 'null' appended "
+        "unless it is already there. Pop 'default' from every node, and recurse into 'items'.",
+    ],
+    reference=lambda: _toolsys_strict,
+)
+def check_make_strict(student: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+    for label, schema, hint in STRICT_CASES:
+        original = copy.deepcopy(schema)
+        got = student(schema)
+        if schema != original:
+            raise CheckFailed(
+                f"make_strict changed its input ({label}).",
+                expected=original,
+                got=schema,
+                hint="Work on copy.deepcopy(schema): the registry's schema is shared.",
+            )
+        _compare(got, _toolsys_strict(original), f"make_strict({label})", hint)
+    for label, schema, name in FREE_FORM_CASES:
+        expect_raises(
+            ValueError,
+            student,
+            copy.deepcopy(schema),
+            what=f"make_strict({label})",
+            match=name,
+            hint=f"Strict mode forbids objects with arbitrary keys; raise ValueError with a "
+            f"message naming where, e.g. '$.{name}: free-form object'.",
+        )
