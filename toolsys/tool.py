@@ -61,10 +61,10 @@ class Tool:
     pass_model: bool = False
     aliases: Mapping[str, str] = field(default_factory=dict, repr=False)
     null_means_default: frozenset[str] = field(default=frozenset(), repr=False)
+    validator: SchemaValidator = field(init=False, repr=False)
 
-    @property
-    def validator(self) -> SchemaValidator:
-        return self.model.__pydantic_validator__
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "validator", self.model.__pydantic_validator__)
 
     def validate(self, arguments: Mapping[str, Any], *, coerce: bool = False) -> BaseModel:
         """Validate decoded JSON arguments; raises pydantic's ValidationError.
@@ -73,7 +73,7 @@ class Tool:
         for an omittable, non-nullable argument means "use the default" (strict-mode providers
         must send every key, and send null for the ones they would have left out).
         """
-        if self.null_means_default:
+        if self.null_means_default and None in arguments.values():
             arguments = {
                 key: value
                 for key, value in arguments.items()
