@@ -229,3 +229,68 @@ def test_discover_reports_every_broken_module_and_imports_the_rest(tmp_path, mon
 def test_discover_refuses_a_plain_module() -> None:
     with pytest.raises(ValueError, match="not a package"):
         discover("json.decoder")
+
+
+class Connection:
+    """Something with no JSON form."""
+
+
+def test_unsupported_parameter_type_is_reported_at_registration() -> None:
+    def query(conn: Connection, sql: str) -> None:
+        """Run SQL.
+
+        Args:
+            conn: A live connection.
+            sql: The statement.
+        """
+
+    with pytest.raises(ToolDefinitionError, match=r"parameter 'conn' has type .*Connection"):
+        Registry().register(query)
+
+
+def test_star_args_are_rejected_with_the_reason() -> None:
+    def anything(*values: int) -> None:
+        """Take anything."""
+
+    with pytest.raises(ToolDefinitionError, match="only send named arguments"):
+        Registry().register(anything)
+
+
+def test_diagnostics_collect_what_registration_noticed() -> None:
+    reg = Registry()
+
+    def sloppy(a: int, b) -> None:  # type: ignore[no-untyped-def]
+        """Do something.
+
+        Args:
+            a: Documented.
+            zz: Not a parameter.
+        """
+
+    reg.register(sloppy)
+    text = "\n".join(reg.diagnostics)
+    assert "'b' has no type hint" in text
+    assert "'b' is not documented" in text
+    assert "documents 'zz'" in text
+    assert reg.get("sloppy").diagnostics == tuple(reg.diagnostics)
+
+
+def test_spec_may_take_a_pydantic_model_as_its_parameters() -> None:
+    reg = Registry()
+    spec = ToolSpec("book_room", "Book a room.", BookRoomInput, category=Category.WRITE)
+    reg.register(spec, lambda args: args.room)
+    assert reg.execute("book_room", {"room": "B", "date": "2025-01-01"}).value == "B"
+    assert reg.get("book_room").source == "model"
+
+
+def test_param_rejects_types_json_schema_does_not_have() -> None:
+    with pytest.raises(ValueError, match="'str', which is not a JSON Schema type"):
+        Param("q", "str", "Query.")
+
+
+def test_unresolvable_type_hint_is_reported_at_registration() -> None:
+    def later(x: NotDefinedAnywhere) -> None:  # type: ignore[name-defined] # noqa: F821
+        """Refers to a name that does not exist."""
+
+    with pytest.raises(ToolDefinitionError, match="cannot read the type hints"):
+        Registry().register(later)
