@@ -105,8 +105,16 @@ class ObserverError:
     message: str
 
 
-Event = (UserMessage | ModelRequest | ModelResponse | ToolCallEvent | ToolResultEvent
-         | FinalAnswer | ModelErrorEvent | ObserverError)
+Event = (
+    UserMessage
+    | ModelRequest
+    | ModelResponse
+    | ToolCallEvent
+    | ToolResultEvent
+    | FinalAnswer
+    | ModelErrorEvent
+    | ObserverError
+)
 
 
 # --- transcript --------------------------------------------------------------------------------
@@ -161,8 +169,12 @@ class Transcript:
             elif isinstance(event, ModelErrorEvent):
                 lines.append(_line("Error", f"{event.error_type}: {event.message}"))
             elif isinstance(event, ObserverError):
-                lines.append(_line("Warning", f"on_event failed on {event.event}: "
-                                              f"{event.error_type}: {event.message}"))
+                lines.append(
+                    _line(
+                        "Warning",
+                        f"on_event failed on {event.event}: {event.error_type}: {event.message}",
+                    )
+                )
         lines.append(_line("Steps", f"{self.steps} · {len(self.messages)} messages"))
         lines.append(_line("Status", self.status))
         return "\n".join(lines)
@@ -170,15 +182,22 @@ class Transcript:
     def summary(self) -> str:
         """One line with the numbers that vary between runs: steps, calls, tokens, duration."""
         tokens = f", {self.usage['total_tokens']} tokens" if self.usage else ""
-        return (f"{self.status}: {self.steps} steps, {len(self.tool_calls)} tool calls"
-                f"{tokens}, {self.duration_s * 1000:.0f} ms")
+        return (
+            f"{self.status}: {self.steps} steps, {len(self.tool_calls)} tool calls"
+            f"{tokens}, {self.duration_s * 1000:.0f} ms"
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready data: status, answer, numbers, messages and every event."""
         return {
-            "status": self.status, "answer": self.answer, "steps": self.steps,
-            "model": self.model, "duration_s": round(self.duration_s, 4), "usage": self.usage,
-            "messages": self.messages, "events": [_event_dict(e) for e in self.events],
+            "status": self.status,
+            "answer": self.answer,
+            "steps": self.steps,
+            "model": self.model,
+            "duration_s": round(self.duration_s, 4),
+            "usage": self.usage,
+            "messages": self.messages,
+            "events": [_event_dict(e) for e in self.events],
         }
 
     def to_json(self, indent: int | None = 2) -> str:
@@ -196,8 +215,13 @@ def _result_text(result: ToolResult) -> str:
 
 def _event_dict(event: Event) -> dict[str, Any]:
     if isinstance(event, ToolResultEvent):
-        data = {"step": event.step, "id": event.id, "name": event.name,
-                **event.result.to_dict(), "meta": event.result.meta}
+        data = {
+            "step": event.step,
+            "id": event.id,
+            "name": event.name,
+            **event.result.to_dict(),
+            "meta": event.result.meta,
+        }
     else:
         data = asdict(event)
     return {"type": type(event).__name__, **data}
@@ -206,8 +230,9 @@ def _event_dict(event: Event) -> dict[str, Any]:
 # --- the loop ----------------------------------------------------------------------------------
 
 
-def _start_messages(messages_or_prompt: str | list[dict[str, Any]],
-                    system: str | None) -> list[dict[str, Any]]:
+def _start_messages(
+    messages_or_prompt: str | list[dict[str, Any]], system: str | None
+) -> list[dict[str, Any]]:
     if isinstance(messages_or_prompt, str):
         messages = [{"role": "user", "content": messages_or_prompt}]
     else:
@@ -222,9 +247,13 @@ def _assistant_message(message: Any) -> dict[str, Any]:
     out: dict[str, Any] = {"role": "assistant", "content": message.content}
     if message.tool_calls:
         out["tool_calls"] = [
-            {"id": c.id, "type": "function",
-             "function": {"name": c.function.name, "arguments": c.function.arguments}}
-            for c in message.tool_calls]
+            {
+                "id": c.id,
+                "type": "function",
+                "function": {"name": c.function.name, "arguments": c.function.arguments},
+            }
+            for c in message.tool_calls
+        ]
     return out
 
 
@@ -274,8 +303,10 @@ async def arun_agent(
 
     model = model or getattr(client, "toolsys_model", None)
     if not model:
-        raise ValueError("No model name: pass model=..., e.g. model='gpt-4o-mini', or make the "
-                         "client with toolsys.models.client().")
+        raise ValueError(
+            "No model name: pass model=..., e.g. model='gpt-4o-mini', or make the "
+            "client with toolsys.models.client()."
+        )
     started = time.perf_counter()
     transcript = Transcript(messages=_start_messages(messages_or_prompt, system), model=model)
     messages = transcript.messages
@@ -287,8 +318,9 @@ async def arun_agent(
         try:
             on_event(event)
         except Exception as exc:
-            transcript.events.append(ObserverError(type(event).__name__, type(exc).__name__,
-                                                   str(exc)))
+            transcript.events.append(
+                ObserverError(type(event).__name__, type(exc).__name__, str(exc))
+            )
 
     user = next((m for m in reversed(messages) if m["role"] == "user"), None)
     if user is not None:
@@ -310,9 +342,15 @@ async def arun_agent(
         message = response.choices[0].message
         transcript.usage = _add_usage(transcript.usage, response.usage)
         messages.append(_assistant_message(message))
-        emit(ModelResponse(step, message.content, messages[-1].get("tool_calls", []),
-                           response.usage.model_dump() if response.usage else None,
-                           response.model))
+        emit(
+            ModelResponse(
+                step,
+                message.content,
+                messages[-1].get("tool_calls", []),
+                response.usage.model_dump() if response.usage else None,
+                response.model,
+            )
+        )
         if not message.tool_calls:
             emit(FinalAnswer(step, message.content or ""))
             transcript.status = "completed"
@@ -321,10 +359,12 @@ async def arun_agent(
         for call in calls:
             emit(ToolCallEvent(step, call.id, call.function.name, call.function.arguments))
         results = await asyncio.gather(
-            *(_execute(registry, c.function.name, c.function.arguments) for c in calls))
+            *(_execute(registry, c.function.name, c.function.arguments) for c in calls)
+        )
         for call, result in zip(calls, results, strict=True):
-            messages.append({"role": "tool", "tool_call_id": call.id,
-                             "content": result.to_message()})
+            messages.append(
+                {"role": "tool", "tool_call_id": call.id, "content": result.to_message()}
+            )
             emit(ToolResultEvent(step, call.id, call.function.name, result))
     else:
         transcript.status = "max_steps"
@@ -355,10 +395,20 @@ def run_agent(
 
     Inside a running loop the run happens in a worker thread, so `on_event` is called from it.
     """
+
     def run() -> Transcript:
-        return asyncio.run(arun_agent(client, registry, messages_or_prompt, model=model,
-                                      max_steps=max_steps, on_event=on_event,
-                                      tool_choice=tool_choice, system=system))
+        return asyncio.run(
+            arun_agent(
+                client,
+                registry,
+                messages_or_prompt,
+                model=model,
+                max_steps=max_steps,
+                on_event=on_event,
+                tool_choice=tool_choice,
+                system=system,
+            )
+        )
 
     try:
         asyncio.get_running_loop()

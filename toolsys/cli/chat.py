@@ -57,22 +57,37 @@ def _fail(message: str) -> NoReturn:
 @click.option("--imperfect", is_flag=True, help="Offline model makes realistic mistakes.")
 @click.option("--seed", default=0, show_default=True, help="Seed for --imperfect.")
 @click.option("--json", "as_json", is_flag=True, help="Print the transcript as JSON.")
-@click.option("--max-steps", default=8, show_default=True, type=click.IntRange(min=1),
-              help="Stop after this many model requests.")
-def chat(prompt: str, model: str | None, only: str | None, imperfect: bool, seed: int,
-         as_json: bool, max_steps: int) -> None:
+@click.option(
+    "--max-steps",
+    default=8,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Stop after this many model requests.",
+)
+def chat(
+    prompt: str,
+    model: str | None,
+    only: str | None,
+    imperfect: bool,
+    seed: int,
+    as_json: bool,
+    max_steps: int,
+) -> None:
     """Run the agent loop on PROMPT with the built-in tools and print the trace."""
     from toolsys.loop import run_agent
 
     if not prompt.strip():
-        _fail("The prompt is empty; ask something, e.g. toolsys chat \"What is 17 times 38?\".")
+        _fail('The prompt is empty; ask something, e.g. toolsys chat "What is 17 times 38?".')
     registry = _registry(only)
-    transcript = run_agent(_client(imperfect, seed), registry, prompt, model=model,
-                           max_steps=max_steps)
+    transcript = run_agent(
+        _client(imperfect, seed), registry, prompt, model=model, max_steps=max_steps
+    )
     errors = [e for e in transcript.events if type(e).__name__ == "ModelErrorEvent"]
     if errors and errors[0].error_type in ("APIConnectionError", "APITimeoutError"):
-        _fail(f"No reachable model endpoint: {errors[0].message} Check OPENAI_BASE_URL, or unset "
-              "OPENAI_API_KEY to use the offline teaching model.")
+        _fail(
+            f"No reachable model endpoint: {errors[0].message} Check OPENAI_BASE_URL, or unset "
+            "OPENAI_API_KEY to use the offline teaching model."
+        )
     click.echo(transcript.to_json() if as_json else str(transcript))
     raise SystemExit(0 if transcript.status == "completed" else 1)
 

@@ -24,8 +24,16 @@ if TYPE_CHECKING:
     import openai
 
 __all__ = [
-    "BASE_RATES", "OfflineModel", "ScriptedModel", "async_client", "calls", "client",
-    "default_model", "describe", "first_call_success", "text",
+    "BASE_RATES",
+    "OfflineModel",
+    "ScriptedModel",
+    "async_client",
+    "calls",
+    "client",
+    "default_model",
+    "describe",
+    "first_call_success",
+    "text",
 ]
 
 
@@ -39,8 +47,10 @@ def describe() -> str:
     """One line saying which backend `client()` uses, for the top of a notebook."""
     endpoint = config.real_endpoint()
     if endpoint is None:
-        return (f"offline teaching model (simulation): {config.OFFLINE_MODEL}, answered "
-                f"in-process; set {config.API_KEY_ENV} to use a real model")
+        return (
+            f"offline teaching model (simulation): {config.OFFLINE_MODEL}, answered "
+            f"in-process; set {config.API_KEY_ENV} to use a real model"
+        )
     _, base_url, model = endpoint
     return f"real endpoint at {base_url or 'https://api.openai.com/v1'}, model {model}"
 

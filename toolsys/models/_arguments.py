@@ -26,10 +26,49 @@ Span = tuple[int, int]
 _LOWER_NAMES = {"min", "minimum", "low", "lower", "start", "from", "lo", "floor", "least", "begin"}
 _UPPER_NAMES = {"max", "maximum", "high", "upper", "end", "to", "hi", "ceil", "ceiling", "most"}
 _COMMON_VERBS = {
-    "convert", "schedule", "search", "find", "send", "give", "tell", "show", "roll", "pick", "book",
-    "create", "add", "look", "check", "compute", "calculate", "email", "remind", "list", "get",
-    "set", "make", "write", "draw", "generate", "call", "cancel", "refund", "what", "how", "is",
-    "whats", "please", "can", "could", "will", "would", "where", "when", "who", "which", "do",
+    "convert",
+    "schedule",
+    "search",
+    "find",
+    "send",
+    "give",
+    "tell",
+    "show",
+    "roll",
+    "pick",
+    "book",
+    "create",
+    "add",
+    "look",
+    "check",
+    "compute",
+    "calculate",
+    "email",
+    "remind",
+    "list",
+    "get",
+    "set",
+    "make",
+    "write",
+    "draw",
+    "generate",
+    "call",
+    "cancel",
+    "refund",
+    "what",
+    "how",
+    "is",
+    "whats",
+    "please",
+    "can",
+    "could",
+    "will",
+    "would",
+    "where",
+    "when",
+    "who",
+    "which",
+    "do",
 }
 _CONNECTORS = {"de", "del", "da", "do", "la", "le", "van", "von", "of"}
 
@@ -65,8 +104,11 @@ def param_kind(name: str, schema: dict[str, Any]) -> str:
         return "email"
     if fmt == "date-time" or re.search(r"date-?time|yyyy-mm-ddthh", described):
         return "datetime"
-    if fmt == "date" or nwords & {"date", "day", "when"} or re.search(r"yyyy-mm-dd|\bdate\b",
-                                                                       described):
+    if (
+        fmt == "date"
+        or nwords & {"date", "day", "when"}
+        or re.search(r"yyyy-mm-dd|\bdate\b", described)
+    ):
         return "date"
     if fmt == "time" or nwords & {"time", "at"} or "hh:mm" in described:
         return "time"
@@ -80,8 +122,10 @@ def param_kind(name: str, schema: dict[str, Any]) -> str:
         return "id"
     if re.search(r"\b(city|cities|location|place|country|town|destination|where)\b", described):
         return "place"
-    if re.search(r"\b(person|name|recipient|user|customer|who)\b", described) and \
-            "title" not in nwords:
+    if (
+        re.search(r"\b(person|name|recipient|user|customer|who)\b", described)
+        and "title" not in nwords
+    ):
         return "person"
     return "text"
 
@@ -119,8 +163,9 @@ def numbers(text: str) -> list[tuple[Span, float]]:
     blocked = [(a, b) for a, b, _ in find_dates(text) + find_times(text)]
     blocked += [m.span() for m in re.finditer(r"\S*[A-Za-z#@]\S*\d\S*|\S*\d[A-Za-z]\S*", text)]
     found = []
-    for m in re.finditer(r"(?<![\w.])-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\w.])-?\d+(?:\.\d+)?",
-                         text):
+    for m in re.finditer(
+        r"(?<![\w.])-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\w.])-?\d+(?:\.\d+)?", text
+    ):
         if _free(m.span(), set(blocked)):
             found.append((m.span(), float(m.group().replace(",", ""))))
     return found
@@ -133,8 +178,11 @@ def emails(text: str) -> list[tuple[Span, str]]:
 def ids(text: str) -> list[tuple[Span, str]]:
     """Identifier-like tokens: '#1234', 'A-1042', 'ORD7', '1042'."""
     found = re.finditer(r"#?\b(?=[A-Za-z0-9-]*\d)[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*\b", text)
-    return [(m.span(), m.group().lstrip("#")) for m in found
-            if not re.fullmatch(r"#?\d{4}-\d\d-\d\d", m.group())]
+    return [
+        (m.span(), m.group().lstrip("#"))
+        for m in found
+        if not re.fullmatch(r"#?\d{4}-\d\d-\d\d", m.group())
+    ]
 
 
 def names(text: str, skip: set[str]) -> list[tuple[Span, str]]:
@@ -144,15 +192,22 @@ def names(text: str, skip: set[str]) -> list[tuple[Span, str]]:
     for m in re.finditer(pattern, text):
         phrase = m.group()
         first = phrase.split()[0].lower()
-        at_start = not text[:m.start()].strip() or text[:m.start()].rstrip()[-1] in ".!?:"
+        at_start = not text[: m.start()].strip() or text[: m.start()].rstrip()[-1] in ".!?:"
         if at_start and (first in STOP_WORDS or first in _COMMON_VERBS or first in skip):
             rest = phrase.split(None, 1)
             if len(rest) == 1:
                 continue
             phrase = rest[1]
         lowered = phrase.lower()
-        if (len(phrase) < 2 or lowered in STOP_WORDS or lowered in skip or lowered in WEEKDAYS
-                or lowered in MONTHS or lowered.split()[0] in MONTHS or lowered == "i"):
+        if (
+            len(phrase) < 2
+            or lowered in STOP_WORDS
+            or lowered in skip
+            or lowered in WEEKDAYS
+            or lowered in MONTHS
+            or lowered.split()[0] in MONTHS
+            or lowered == "i"
+        ):
             continue
         found.append(((m.end() - len(phrase), m.end()), phrase))
     return found
@@ -172,9 +227,16 @@ def _enum_mentions(text: str, values: list[Any]) -> list[tuple[Span, Any]]:
         token = m.group().lstrip("°")
         for value in values:
             v = str(value).lower()
-            if token.lower() in (v, v.replace("_", " ")) or stem(token) == stem(v) or (
-                    len(token) == 1 and token.isupper() and v.startswith(token.lower())
-                    and sum(str(x).lower().startswith(token.lower()) for x in values) == 1):
+            if (
+                token.lower() in (v, v.replace("_", " "))
+                or stem(token) == stem(v)
+                or (
+                    len(token) == 1
+                    and token.isupper()
+                    and v.startswith(token.lower())
+                    and sum(str(x).lower().startswith(token.lower()) for x in values) == 1
+                )
+            ):
                 found.append((m.span(), value))
                 break
     return found
@@ -184,8 +246,9 @@ def _number_cue(name: str, description: str, text: str, span: Span) -> str | Non
     """'lower' / 'upper' / 'named' when the words around a number tie it to a parameter."""
     before = _before(text, span, 3)
     own = set(re.split(r"[_\W]+", name.lower())) | {concept(w) for w in name_words(description)}
-    if before[-2:] in (["up", "to"], ["at", "most"]) or (before and before[-1] in (
-            "below", "under", "max", "maximum")):
+    if before[-2:] in (["up", "to"], ["at", "most"]) or (
+        before and before[-1] in ("below", "under", "max", "maximum")
+    ):
         return "upper"
     if before[-2:] == ["at", "least"] or (before and before[-1] in ("above", "over", "min")):
         return "lower"
@@ -195,7 +258,7 @@ def _number_cue(name: str, description: str, text: str, span: Span) -> str | Non
             return "upper"
     if before and before[-1] in ("between", "from"):
         return "lower"
-    after = re.findall(r"\w+", text[span[1]:])[:1]
+    after = re.findall(r"\w+", text[span[1] :])[:1]
     if {concept(w) for w in before[-2:] + after} & {concept(w) for w in own}:
         return "named"
     return None
@@ -210,8 +273,9 @@ def _side(name: str) -> str | None:
     return None
 
 
-def _find_number(name: str, schema: dict[str, Any], text: str, used: set[Span],
-                 required: bool) -> tuple[Span, Any] | None:
+def _find_number(
+    name: str, schema: dict[str, Any], text: str, used: set[Span], required: bool
+) -> tuple[Span, Any] | None:
     candidates = [(s, v) for s, v in numbers(text) if _free(s, used)]
     side = _side(name)
     for span, value in candidates:
@@ -238,15 +302,25 @@ def _text_value(text: str, used: set[Span], tool_words: set[str]) -> tuple[Span,
     start = m.start(1) if m else 0
     end = min([a for a, _ in used if a > start] + [len(text)])
     tail = text[start:end]
-    kept = [w for w in re.findall(r"[\w'-]+", tail)
-            if w.lower() not in STOP_WORDS and concept(w) not in tool_words]
+    kept = [
+        w
+        for w in re.findall(r"[\w'-]+", tail)
+        if w.lower() not in STOP_WORDS and concept(w) not in tool_words
+    ]
     if not kept:
         return None
     return (start, end), " ".join(kept)
 
 
-def find_value(name: str, schema: dict[str, Any], text: str, used: set[Span], *,
-               required: bool, tool_words: set[str]) -> tuple[Span, Any] | None:
+def find_value(
+    name: str,
+    schema: dict[str, Any],
+    text: str,
+    used: set[Span],
+    *,
+    required: bool,
+    tool_words: set[str],
+) -> tuple[Span, Any] | None:
     """Evidence in `text` for one parameter, as (span, value), or None."""
     kind = param_kind(name, schema)
     fresh = lambda found: [(s, v) for s, v in found if _free(s, used)]  # noqa: E731
@@ -257,11 +331,17 @@ def find_value(name: str, schema: dict[str, Any], text: str, used: set[Span], *,
         for span, value in mentions:
             cue = _before(text, span, 1)
             cue_side = {"to": "upper", "into": "upper", "in": "upper", "from": "lower"}.get(
-                cue[0] if cue else "")
+                cue[0] if cue else ""
+            )
             if side and cue_side == side:
                 return span, value
-        plain = [(s, v) for s, v in mentions if not (_before(text, s, 1) and _before(text, s, 1)[0]
-                                                     in ("to", "into") and side == "lower")]
+        plain = [
+            (s, v)
+            for s, v in mentions
+            if not (
+                _before(text, s, 1) and _before(text, s, 1)[0] in ("to", "into") and side == "lower"
+            )
+        ]
         return plain[0] if plain else None
     if kind == "number":
         return _find_number(name, schema, text, used, required)
@@ -293,15 +373,20 @@ def find_value(name: str, schema: dict[str, Any], text: str, used: set[Span], *,
             return found[0][0], int(found[0][1])
         return found[0] if found else None
     if kind == "boolean":
-        m = re.search(rf"\b(no|without|don't|do not|not)?\s*\b{re.escape(name.split('_')[-1])}",
-                      text, re.I)
+        m = re.search(
+            rf"\b(no|without|don't|do not|not)?\s*\b{re.escape(name.split('_')[-1])}", text, re.I
+        )
         return (m.span(), not m.group(1)) if m else None
     if kind in ("place", "person"):
         found = fresh(names(text, tool_words))
-        preferred = ("in", "at", "for", "from", "to") if kind == "place" else (
-            "to", "for", "with", "named", "called", "from")
-        cued = [(s, v) for s, v in found if _before(text, s, 1) and _before(text, s, 1)[0]
-                in preferred]
+        preferred = (
+            ("in", "at", "for", "from", "to")
+            if kind == "place"
+            else ("to", "for", "with", "named", "called", "from")
+        )
+        cued = [
+            (s, v) for s, v in found if _before(text, s, 1) and _before(text, s, 1)[0] in preferred
+        ]
         return (cued or found or [None])[0] if required or cued else None
     if kind == "list":
         found = fresh(quoted(text)) or fresh(names(text, tool_words))
@@ -316,8 +401,11 @@ def _zones_by_city() -> dict[str, str]:
     """'new york' -> 'America/New_York', from the system's time zone database."""
     from zoneinfo import available_timezones
 
-    return {z.rsplit("/", 1)[-1].replace("_", " ").lower(): z for z in available_timezones()
-            if "/" in z and not z.startswith(("Etc/", "SystemV/", "US/"))}
+    return {
+        z.rsplit("/", 1)[-1].replace("_", " ").lower(): z
+        for z in available_timezones()
+        if "/" in z and not z.startswith(("Etc/", "SystemV/", "US/"))
+    }
 
 
 def _timezone(text: str, used: set[Span]) -> tuple[Span, str] | None:
@@ -349,11 +437,11 @@ def fill(function: dict[str, Any], clause: str, full_text: str) -> dict[str, Any
     order = sorted(properties, key=lambda p: param_kind(p, properties[p]) in ("text", "list"))
     for name in order:
         schema = properties[name]
-        found = find_value(name, schema, clause, used, required=name in required,
-                           tool_words=tool_words)
+        found = find_value(
+            name, schema, clause, used, required=name in required, tool_words=tool_words
+        )
         if found is None and name in required and clause != full_text:
-            found = find_value(name, schema, full_text, set(), required=True,
-                               tool_words=tool_words)
+            found = find_value(name, schema, full_text, set(), required=True, tool_words=tool_words)
         elif found is not None and found[0] != (0, 0):
             used.add(found[0])
         if found is not None:

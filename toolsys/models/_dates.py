@@ -13,8 +13,20 @@ from datetime import date, timedelta
 from toolsys.models.config import FIXED_NOW
 
 WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
-MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august",
-          "september", "october", "november", "december"]
+MONTHS = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+]
 _MONTH = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 
 _PATTERNS: list[tuple[str, str]] = [
@@ -25,8 +37,11 @@ _PATTERNS: list[tuple[str, str]] = [
     ("named", r"\b(today|tonight|tomorrow|yesterday)\b"),
     ("in_n", r"\bin (\d+|a|one|two|three|four|five|six|seven) (day|week)s?\b"),
     ("next_week", r"\bnext week\b"),
-    ("weekday", r"\b(next |this |on |coming )?(monday|tuesday|wednesday|thursday|friday|"
-                r"saturday|sunday)\b"),
+    (
+        "weekday",
+        r"\b(next |this |on |coming )?(monday|tuesday|wednesday|thursday|friday|"
+        r"saturday|sunday)\b",
+    ),
 ]
 _SMALL = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
 
@@ -78,8 +93,11 @@ def find_dates(text: str) -> list[tuple[int, int, str]]:
 def find_times(text: str) -> list[tuple[int, int, str]]:
     """Every clock time in `text` as (start, end, "HH:MM"): "3pm", "3:30 pm", "15:00", "noon"."""
     found = []
-    for m in re.finditer(r"\b(\d{1,2})(?::([0-5]\d))?\s*([ap])\.?m\.?(?![a-z])|\b([01]?\d|2[0-3]):"
-                         r"([0-5]\d)\b|\b(noon|midnight)\b", text.lower()):
+    for m in re.finditer(
+        r"\b(\d{1,2})(?::([0-5]\d))?\s*([ap])\.?m\.?(?![a-z])|\b([01]?\d|2[0-3]):"
+        r"([0-5]\d)\b|\b(noon|midnight)\b",
+        text.lower(),
+    ):
         if m.group(6):
             hh, mm = (12, 0) if m.group(6) == "noon" else (0, 0)
         elif m.group(3):

@@ -50,8 +50,9 @@ def _has_example(description: str) -> bool:
     return bool(re.search(r"\d{4}-\d{2}-\d{2}|e\.g\.|for example", description.lower()))
 
 
-def param_rates(name: str, schema: dict[str, Any], required: bool,
-                base: dict[str, float] | None = None) -> dict[str, float]:
+def param_rates(
+    name: str, schema: dict[str, Any], required: bool, base: dict[str, float] | None = None
+) -> dict[str, float]:
     """The effective rate of each mistake that can hit one parameter (see the module table)."""
     base = {**BASE_RATES, **(base or {})}
     schema = _unwrap(schema)
@@ -61,10 +62,12 @@ def param_rates(name: str, schema: dict[str, Any], required: bool,
     if kind == "number":
         rates["number_as_string"] = base["number_as_string"] * (0.5 if description else 1)
     if kind in ("date", "datetime"):
-        rates["freeform_date"] = (base["freeform_date"] * (0.25 if _states_format(description)
-                                                           else 1)
-                                  * (0.25 if schema.get("format") in ("date", "date-time") else 1)
-                                  * (0.5 if _has_example(description) else 1))
+        rates["freeform_date"] = (
+            base["freeform_date"]
+            * (0.25 if _states_format(description) else 1)
+            * (0.25 if schema.get("format") in ("date", "date-time") else 1)
+            * (0.5 if _has_example(description) else 1)
+        )
     if kind == "enum":
         rates["invented_enum"] = base["invented_enum"] * (0.1 if "enum" in schema else 1)
     if required:
@@ -75,12 +78,15 @@ def param_rates(name: str, schema: dict[str, Any], required: bool,
 def call_rates(name: str, n_args: int, base: dict[str, float] | None = None) -> dict[str, float]:
     """The effective rate of the mistakes that hit a whole call."""
     base = {**BASE_RATES, **(base or {})}
-    return {"misspelled_tool": min(1.0, base["misspelled_tool"] * len(name) / 10),
-            "malformed_json": min(1.0, base["malformed_json"] * (1 + 0.25 * n_args))}
+    return {
+        "misspelled_tool": min(1.0, base["misspelled_tool"] * len(name) / 10),
+        "malformed_json": min(1.0, base["malformed_json"] * (1 + 0.25 * n_args)),
+    }
 
 
-def first_call_success(function: dict[str, Any], arguments: dict[str, Any],
-                       rates: dict[str, float] | None = None) -> float:
+def first_call_success(
+    function: dict[str, Any], arguments: dict[str, Any], rates: dict[str, float] | None = None
+) -> float:
     """Probability that imperfect mode sends this call with no mistake at all."""
     params = function.get("parameters") or {}
     required = set(params.get("required", []))
@@ -96,20 +102,29 @@ def first_call_success(function: dict[str, Any], arguments: dict[str, Any],
 
 def _invent(value: Any, rng: random.Random) -> str:
     text = str(value)
-    return rng.choice([text.capitalize() if text != text.capitalize() else text.upper(),
-                       text[0].upper(), f"{text}_unit" if len(text) < 4 else text[:4]])
+    return rng.choice(
+        [
+            text.capitalize() if text != text.capitalize() else text.upper(),
+            text[0].upper(),
+            f"{text}_unit" if len(text) < 4 else text[:4],
+        ]
+    )
 
 
 def _misspell(name: str, rng: random.Random) -> str:
     vowels = [i for i, c in enumerate(name) if c in "aeiou" and 0 < i < len(name) - 1]
     if vowels:
         i = rng.choice(vowels)
-        return name[:i] + name[i + 1:]
+        return name[:i] + name[i + 1 :]
     return name + "s"
 
 
-def corrupt(function: dict[str, Any], arguments: dict[str, Any], rng: random.Random,
-            base: dict[str, float] | None = None) -> tuple[str, str, list[str]]:
+def corrupt(
+    function: dict[str, Any],
+    arguments: dict[str, Any],
+    rng: random.Random,
+    base: dict[str, float] | None = None,
+) -> tuple[str, str, list[str]]:
     """(tool name, raw JSON arguments, mistakes made) for one first-attempt call."""
     params = function.get("parameters") or {}
     properties, required = params.get("properties", {}), set(params.get("required", []))

@@ -19,8 +19,11 @@ from toolsys.models._arguments import find_value, param_kind
 from toolsys.models._dates import find_dates
 from toolsys.models._text import name_words
 
-_PROBLEM = re.compile(r"([A-Za-z_][\w.\[\]]*):\s+(got [^;]*|missing required argument[^;]*|"
-                      r"expected [^;]*)", re.I)
+_PROBLEM = re.compile(
+    r"([A-Za-z_][\w.\[\]]*):\s+(got [^;]*|missing required argument[^;]*|"
+    r"expected [^;]*)",
+    re.I,
+)
 _MUST_BE = re.compile(r"([A-Za-z_][\w.\[\]]*) must be one of ([^.;]*)", re.I)
 
 
@@ -29,8 +32,9 @@ def read_result(content: str) -> tuple[bool, Any, str]:
     try:
         data = json.loads(content)
     except (json.JSONDecodeError, TypeError):
-        failed = bool(re.match(r"\s*(error|exception|traceback|failed|invalid)\b", content or "",
-                               re.I))
+        failed = bool(
+            re.match(r"\s*(error|exception|traceback|failed|invalid)\b", content or "", re.I)
+        )
         return (not failed, content, content if failed else "")
     if isinstance(data, dict) and (data.get("ok") is False or "error" in data):
         error = data.get("error")
@@ -84,16 +88,23 @@ def _coerce(value: Any, expected: str) -> Any:
     raise ValueError(expected)
 
 
-def _fix_problem(path: str, problem: str, args: dict[str, Any], function: dict[str, Any],
-                 user_text: str) -> bool:
+def _fix_problem(
+    path: str, problem: str, args: dict[str, Any], function: dict[str, Any], user_text: str
+) -> bool:
     """Apply one "path: problem" clause to `args`; False when the clause gives nothing to act on."""
     schema = (function.get("parameters") or {}).get("properties", {}).get(path)
     if schema is None:
         return False
     lowered = problem.lower()
     if lowered.startswith("missing required"):
-        found = find_value(path, schema, user_text, set(), required=True,
-                           tool_words=set(name_words(function["name"])))
+        found = find_value(
+            path,
+            schema,
+            user_text,
+            set(),
+            required=True,
+            tool_words=set(name_words(function["name"])),
+        )
         if found is None:
             return False
         args[path] = found[1]
@@ -123,8 +134,9 @@ def _fix_problem(path: str, problem: str, args: dict[str, Any], function: dict[s
     return True
 
 
-def repair(name: str, raw: str, error: str, functions: list[dict[str, Any]],
-           user_text: str) -> tuple[str, dict[str, Any]] | None:
+def repair(
+    name: str, raw: str, error: str, functions: list[dict[str, Any]], user_text: str
+) -> tuple[str, dict[str, Any]] | None:
     """The corrected (tool, arguments) the error text points to, or None if it gives no lead."""
     by_name = {f["name"]: f for f in functions}
     meant = re.search(r"did you mean '([^']+)'", error, re.I)
@@ -139,8 +151,9 @@ def repair(name: str, raw: str, error: str, functions: list[dict[str, Any]],
     fixed = dict(args)
     problems = [m.groups() for m in _PROBLEM.finditer(error)]
     problems += [(p, f"one of {allowed}") for p, allowed in _MUST_BE.findall(error)]
-    changed = [_fix_problem(path, problem, fixed, function, user_text)
-               for path, problem in problems]
+    changed = [
+        _fix_problem(path, problem, fixed, function, user_text) for path, problem in problems
+    ]
     if any(changed):
         return name, fixed
     if meant:  # a tool's own "No data for 'Pariss'. Did you mean 'Paris'?"

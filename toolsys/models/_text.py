@@ -21,7 +21,7 @@ THRESHOLD = 1.5
 NAME_WEIGHT, DESCRIPTION_WEIGHT, PARAMETER_WEIGHT = 3.0, 1.0, 0.5
 ARITHMETIC_BONUS = 3.0
 
-STOP_WORDS = frozenset("""
+_STOP_WORDS = """
 a about above after again all also am an and any are as at be been before being below between
 both but by can could did do does doing done for from further get give had has have having he
 her here hers him his how i if in into is it its itself just know let like me more most my need
@@ -29,24 +29,64 @@ no nor not now of off on once only or other our out over own please quick same s
 some such tell than that the their them then there these they this those through to too under
 until up us use using very want was way we were what when where which while who whom why will
 with would you your yours whats what's hello hi hey thanks thank current currently right
-""".split())  # noqa: SIM905
+"""
+STOP_WORDS = frozenset(_STOP_WORDS.split())
 
 CONCEPTS = {
-    "multiply": "multiply", "times": "multiply", "multipli": "multiply", "product": "multiply",
-    "add": "add", "plus": "add", "sum": "add", "addition": "add", "addend": "add",
-    "subtract": "subtract", "minus": "subtract", "difference": "subtract",
-    "divide": "divide", "divid": "divide", "quotient": "divide", "division": "divide",
-    "calculate": "calculate", "calculator": "calculate", "calculat": "calculate",
-    "compute": "calculate", "comput": "calculate", "arithmetic": "calculate", "math": "calculate",
-    "evaluate": "calculate", "evaluat": "calculate", "expression": "calculate",
-    "weather": "weather", "forecast": "weather", "rain": "weather", "sunny": "weather",
-    "clock": "time", "hour": "time", "time": "time",
-    "random": "random", "dice": "random", "die": "random", "roll": "random",
-    "integer": "number", "number": "number", "int": "number",
-    "convert": "convert", "conversion": "convert", "convers": "convert",
-    "doc": "doc", "documentation": "doc", "document": "doc", "manual": "doc",
-    "email": "email", "mail": "email", "e-mail": "email",
-    "meeting": "event", "event": "event", "appointment": "event", "calendar": "event",
+    "multiply": "multiply",
+    "times": "multiply",
+    "multipli": "multiply",
+    "product": "multiply",
+    "add": "add",
+    "plus": "add",
+    "sum": "add",
+    "addition": "add",
+    "addend": "add",
+    "subtract": "subtract",
+    "minus": "subtract",
+    "difference": "subtract",
+    "divide": "divide",
+    "divid": "divide",
+    "quotient": "divide",
+    "division": "divide",
+    "calculate": "calculate",
+    "calculator": "calculate",
+    "calculat": "calculate",
+    "compute": "calculate",
+    "comput": "calculate",
+    "arithmetic": "calculate",
+    "math": "calculate",
+    "evaluate": "calculate",
+    "evaluat": "calculate",
+    "expression": "calculate",
+    "weather": "weather",
+    "forecast": "weather",
+    "rain": "weather",
+    "sunny": "weather",
+    "clock": "time",
+    "hour": "time",
+    "time": "time",
+    "random": "random",
+    "dice": "random",
+    "die": "random",
+    "roll": "random",
+    "integer": "number",
+    "number": "number",
+    "int": "number",
+    "convert": "convert",
+    "conversion": "convert",
+    "convers": "convert",
+    "doc": "doc",
+    "documentation": "doc",
+    "document": "doc",
+    "manual": "doc",
+    "email": "email",
+    "mail": "email",
+    "e-mail": "email",
+    "meeting": "event",
+    "event": "event",
+    "appointment": "event",
+    "calendar": "event",
     "schedule": "event",
 }
 
@@ -84,9 +124,13 @@ def name_words(name: str) -> list[str]:
 
 _OPERATOR_WORDS = [
     (r"\bmultiplied by\b|\btimes\b|(?<=\d)\s*[x×]\s*(?=\d)", " * "),
-    (r"\bdivided by\b|÷", " / "), (r"\bplus\b", " + "), (r"\bminus\b", " - "),
-    (r"\bto the power of\b|\braised to\b|\^", " ** "), (r"\bsquared\b", " ** 2"),
-    (r"\bcubed\b", " ** 3"), (r"\bmod(?:ulo)?\b", " % "),
+    (r"\bdivided by\b|÷", " / "),
+    (r"\bplus\b", " + "),
+    (r"\bminus\b", " - "),
+    (r"\bto the power of\b|\braised to\b|\^", " ** "),
+    (r"\bsquared\b", " ** 2"),
+    (r"\bcubed\b", " ** 3"),
+    (r"\bmod(?:ulo)?\b", " % "),
     (r"\bsquare root of\b", " sqrt "),
 ]
 _EXPRESSION_TOKEN = r"sqrt|\d+(?:\.\d+)?|\*\*|//|[-+*/%()]"
@@ -171,7 +215,7 @@ def clauses(text: str) -> list[str]:
     for m in _SPLIT.finditer(text):
         if any(a <= m.start() < b for a, b in quoted):
             continue
-        parts.append(text[start:m.start()])
+        parts.append(text[start : m.start()])
         start = m.end()
     parts.append(text[start:])
     return [p.strip() for p in parts if p.strip()]

@@ -94,12 +94,20 @@ class OfflineModel:
 
     name = OFFLINE_MODEL
 
-    def __init__(self, *, imperfect: bool = False, seed: int = 0,
-                 rates: dict[str, float] | None = None, max_retries: int = 2) -> None:
+    def __init__(
+        self,
+        *,
+        imperfect: bool = False,
+        seed: int = 0,
+        rates: dict[str, float] | None = None,
+        max_retries: int = 2,
+    ) -> None:
         unknown = set(rates or {}) - set(_imperfect.BASE_RATES)
         if unknown:
-            raise ValueError(f"Unknown mistake {sorted(unknown)[0]!r} in rates; known: "
-                             f"{', '.join(_imperfect.BASE_RATES)}.")
+            raise ValueError(
+                f"Unknown mistake {sorted(unknown)[0]!r} in rates; known: "
+                f"{', '.join(_imperfect.BASE_RATES)}."
+            )
         self.imperfect, self.seed, self.max_retries = imperfect, seed, max_retries
         self.rates = {**_imperfect.BASE_RATES, **(rates or {})}
         self.mistakes: list[str] = []  # every mistake imperfect mode made, in order
@@ -114,8 +122,9 @@ class OfflineModel:
 
     # --- 1. plan -------------------------------------------------------------------------
 
-    def plan(self, text: str, functions: list[dict[str, Any]],
-             tool_choice: Any = "auto") -> list[Task]:
+    def plan(
+        self, text: str, functions: list[dict[str, Any]], tool_choice: Any = "auto"
+    ) -> list[Task]:
         """The calls this request asks for, before any mistake: one Task per sub-request."""
         by_name = {f["name"]: f for f in functions}
         if isinstance(tool_choice, dict):
@@ -152,8 +161,14 @@ class OfflineModel:
         due += [t for t in tasks if t.status == "pending"]
         return due if parallel else due[:1]
 
-    def _replay(self, tasks: list[Task], turns: list[tuple[list[dict], dict[str, str]]],
-                functions: list[dict[str, Any]], user_text: str, parallel: bool) -> None:
+    def _replay(
+        self,
+        tasks: list[Task],
+        turns: list[tuple[list[dict], dict[str, str]]],
+        functions: list[dict[str, Any]],
+        user_text: str,
+        parallel: bool,
+    ) -> None:
         for calls, results in turns:
             expected = self._expected(tasks, parallel)
             for i, call in enumerate(calls):
@@ -196,15 +211,19 @@ class OfflineModel:
         messages = request["messages"]
         start = max((i for i, m in enumerate(messages) if m["role"] == "user"), default=-1)
         user_text = text_of(messages[start]["content"]) if start >= 0 else ""
-        turns = _turns(messages[start + 1:])
+        turns = _turns(messages[start + 1 :])
         choice = request.get("tool_choice") or "auto"
         if not functions or choice == "none":
-            return _text(_without_tools(self.plan(user_text, functions) if functions else [],
-                                        turns))
+            return _text(
+                _without_tools(self.plan(user_text, functions) if functions else [], turns)
+            )
         tasks = self.plan(user_text, functions, choice)
         self._replay(tasks, turns, functions, user_text, request.get("parallel_tool_calls", True))
-        incomplete = [t for t in tasks if t.status == "pending"
-                      and missing_required(_by_name(functions, t.tool), t.args)]
+        incomplete = [
+            t
+            for t in tasks
+            if t.status == "pending" and missing_required(_by_name(functions, t.tool), t.args)
+        ]
         if choice == "auto":
             for task in incomplete:
                 needed = ", ".join(missing_required(_by_name(functions, task.tool), task.args))
@@ -212,16 +231,26 @@ class OfflineModel:
                 task.error = f"I need {needed} to use {task.tool}, and your message does not say"
         due = self._expected(tasks, request.get("parallel_tool_calls", True))
         if due:
-            return {"content": None, "tool_calls": [
-                {"name": t.next_call[0], "arguments": t.next_call[1]} if t.status == "retry"
-                else self._first_call(t, _by_name(functions, t.tool)) for t in due]}
+            return {
+                "content": None,
+                "tool_calls": [
+                    {"name": t.next_call[0], "arguments": t.next_call[1]}
+                    if t.status == "retry"
+                    else self._first_call(t, _by_name(functions, t.tool))
+                    for t in due
+                ],
+            }
         if choice != "auto" and tasks:  # forced: like real models, it calls again
-            return {"content": None, "tool_calls": [
-                {"name": tasks[0].tool, "arguments": json.dumps(tasks[0].args)}]}
+            return {
+                "content": None,
+                "tool_calls": [{"name": tasks[0].tool, "arguments": json.dumps(tasks[0].args)}],
+            }
         if not tasks:
             names = ", ".join(f["name"] for f in functions)
-            return _text(f"None of the available tools ({names}) fits this request, and I can only "
-                         f"answer by calling tools. {OFFLINE_MARK}")
+            return _text(
+                f"None of the available tools ({names}) fits this request, and I can only "
+                f"answer by calling tools. {OFFLINE_MARK}"
+            )
         return _text(_answer(tasks))
 
 
@@ -250,15 +279,24 @@ def _without_tools(tasks: list[Task], turns: list[tuple[list[dict], dict[str, st
     for calls, results in turns:
         for call in calls:
             ok, value, error = read_result(results.get(call["id"], ""))
-            done.append(Task(call["function"]["name"], {}, status="done" if ok else "failed",
-                             sent=(call["function"]["name"], call["function"]["arguments"]),
-                             value=value, error=error))
+            done.append(
+                Task(
+                    call["function"]["name"],
+                    {},
+                    status="done" if ok else "failed",
+                    sent=(call["function"]["name"], call["function"]["arguments"]),
+                    value=value,
+                    error=error,
+                )
+            )
     if done:
         return _answer(done)
     if tasks:
         wanted = ", ".join(_call_text(t.tool, t.args) for t in tasks)
-        return (f"I may not call tools for this request; with tools I would call {wanted}. "
-                f"{OFFLINE_MARK}")
+        return (
+            f"I may not call tools for this request; with tools I would call {wanted}. "
+            f"{OFFLINE_MARK}"
+        )
     return f"I can only answer by calling tools, and no tool is available here. {OFFLINE_MARK}"
 
 

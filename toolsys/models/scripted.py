@@ -30,9 +30,13 @@ def calls(*specs: tuple[str, dict[str, Any] | str]) -> dict[str, Any]:
 
     Arguments given as a dict are sent as JSON; a string is sent as is (to script malformed JSON).
     """
-    return {"content": None, "tool_calls": [
-        {"name": name, "arguments": args if isinstance(args, str) else json.dumps(args)}
-        for name, args in specs]}
+    return {
+        "content": None,
+        "tool_calls": [
+            {"name": name, "arguments": args if isinstance(args, str) else json.dumps(args)}
+            for name, args in specs
+        ],
+    }
 
 
 class ScriptedModel:
@@ -53,7 +57,8 @@ class ScriptedModel:
             raise transport.RequestError(
                 f"ScriptedModel ran out of script: request {n} arrived but only {len(self.script)} "
                 "turn(s) were scripted. Add a turn (calls(...) or text(...)) or lower max_steps.",
-                code="script_exhausted")
+                code="script_exhausted",
+            )
         return self.script[n - 1]
 
     def client(self) -> openai.OpenAI:

@@ -38,9 +38,22 @@ CREATED = int(config.FIXED_NOW.timestamp())
 """The fixed `created` timestamp of every response: no wall clock in a response body."""
 
 SUPPORTED_PARAMS = {
-    "model", "messages", "tools", "tool_choice", "parallel_tool_calls", "stream", "stream_options",
-    "temperature", "top_p", "max_tokens", "max_completion_tokens", "seed", "user", "metadata",
-    "store", "n",
+    "model",
+    "messages",
+    "tools",
+    "tool_choice",
+    "parallel_tool_calls",
+    "stream",
+    "stream_options",
+    "temperature",
+    "top_p",
+    "max_tokens",
+    "max_completion_tokens",
+    "seed",
+    "user",
+    "metadata",
+    "store",
+    "n",
 }
 ROLES = {"system", "developer", "user", "assistant", "tool"}
 
@@ -56,8 +69,9 @@ class RequestError(Exception):
 
     def to_json(self) -> dict[str, Any]:
         kind = "invalid_request_error" if self.status < 500 else "server_error"
-        return {"error": {"message": self.message, "type": kind, "param": self.param,
-                          "code": self.code}}
+        return {
+            "error": {"message": self.message, "type": kind, "param": self.param, "code": self.code}
+        }
 
 
 class Backend(Protocol):
@@ -77,8 +91,10 @@ def validate(body: Any) -> dict[str, Any]:
     if unknown:
         raise RequestError(
             f"Unsupported parameter '{unknown[0]}': the offline teaching model supports only "
-            f"{', '.join(sorted(SUPPORTED_PARAMS))}.", param=unknown[0],
-            code="unsupported_parameter")
+            f"{', '.join(sorted(SUPPORTED_PARAMS))}.",
+            param=unknown[0],
+            code="unsupported_parameter",
+        )
     if not isinstance(body.get("model"), str) or not body["model"]:
         raise RequestError("Missing required parameter 'model'.", param="model")
     if body.get("n", 1) != 1:
@@ -100,34 +116,47 @@ def _validate_messages(messages: Any) -> None:
         if not isinstance(message, dict) or message.get("role") not in ROLES:
             raise RequestError(
                 f"Invalid {where}: expected an object whose 'role' is one of "
-                f"{', '.join(sorted(ROLES))}.", param=where)
+                f"{', '.join(sorted(ROLES))}.",
+                param=where,
+            )
         role = message["role"]
         if role == "tool":
             call_id = message.get("tool_call_id")
             if call_id not in open_calls:
                 raise RequestError(
                     f"Invalid {where}: a 'tool' message must answer a tool call of the preceding "
-                    f"assistant message; '{call_id}' is not one of its open call ids.", param=where)
+                    f"assistant message; '{call_id}' is not one of its open call ids.",
+                    param=where,
+                )
             open_calls.remove(call_id)
             continue
         if open_calls:
             raise RequestError(
                 f"An assistant message with 'tool_calls' must be followed by tool messages "
                 f"responding to each 'tool_call_id'. Missing: {', '.join(open_calls)}.",
-                param=f"messages[{i}]")
+                param=f"messages[{i}]",
+            )
         if role == "assistant":
             for call in message.get("tool_calls") or []:
                 fn = call.get("function") if isinstance(call, dict) else None
-                if not (isinstance(fn, dict) and isinstance(fn.get("name"), str)
-                        and isinstance(fn.get("arguments"), str) and call.get("id")):
+                if not (
+                    isinstance(fn, dict)
+                    and isinstance(fn.get("name"), str)
+                    and isinstance(fn.get("arguments"), str)
+                    and call.get("id")
+                ):
                     raise RequestError(
                         f"Invalid {where}.tool_calls: each call needs an 'id' and a 'function' "
-                        "with a string 'name' and a string 'arguments'.", param=where)
+                        "with a string 'name' and a string 'arguments'.",
+                        param=where,
+                    )
                 open_calls.append(call["id"])
     if open_calls:
         raise RequestError(
             "An assistant message with 'tool_calls' must be followed by tool messages responding "
-            f"to each 'tool_call_id'. Missing: {', '.join(open_calls)}.", param="messages")
+            f"to each 'tool_call_id'. Missing: {', '.join(open_calls)}.",
+            param="messages",
+        )
 
 
 def _validate_tools(tools: Any) -> list[str]:
@@ -141,17 +170,23 @@ def _validate_tools(tools: Any) -> list[str]:
         if not isinstance(tool, dict) or tool.get("type") != "function" or not isinstance(fn, dict):
             raise RequestError(
                 f"Invalid tools[{i}]: only {{'type': 'function', 'function': {{...}}}} tools are "
-                "supported.", param=f"tools[{i}]")
+                "supported.",
+                param=f"tools[{i}]",
+            )
         name = fn.get("name")
         if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_.-]{1,64}", name):
             raise RequestError(
                 f"Invalid tools[{i}].function.name {name!r}: expected 1-64 letters, digits, "
-                "'_', '.' or '-'.", param=f"tools[{i}].function.name")
+                "'_', '.' or '-'.",
+                param=f"tools[{i}].function.name",
+            )
         if name in names:
             raise RequestError(f"Duplicate tool name '{name}' in tools.", param="tools")
         if not isinstance(fn.get("parameters", {}), dict):
-            raise RequestError(f"Invalid tools[{i}].function.parameters: expected a JSON schema "
-                               "object.", param=f"tools[{i}].function.parameters")
+            raise RequestError(
+                f"Invalid tools[{i}].function.parameters: expected a JSON schema object.",
+                param=f"tools[{i}].function.parameters",
+            )
         names.append(name)
     return names
 
@@ -160,8 +195,9 @@ def _validate_tool_choice(choice: Any, names: list[str]) -> None:
     if choice is None:
         return
     if not names:
-        raise RequestError("'tool_choice' is only allowed when 'tools' are specified.",
-                           param="tool_choice")
+        raise RequestError(
+            "'tool_choice' is only allowed when 'tools' are specified.", param="tool_choice"
+        )
     if choice in ("auto", "none", "required"):
         return
     fn = choice.get("function") if isinstance(choice, dict) else None
@@ -170,7 +206,8 @@ def _validate_tool_choice(choice: Any, names: list[str]) -> None:
     raise RequestError(
         f"Invalid 'tool_choice' {json.dumps(choice)}: expected 'auto', 'none', 'required' or "
         f"{{'type': 'function', 'function': {{'name': ...}}}} naming one of: {', '.join(names)}.",
-        param="tool_choice")
+        param="tool_choice",
+    )
 
 
 # --- responses -------------------------------------------------------------------------------
@@ -191,16 +228,24 @@ def _assign_ids(messages: list[dict[str, Any]], calls: list[dict[str, Any]]) -> 
             n += 1
             call_id = f"call_{n:04d}"
         taken.add(call_id)
-        out.append({"id": call_id, "type": "function",
-                    "function": {"name": call["name"], "arguments": call["arguments"]}})
+        out.append(
+            {
+                "id": call_id,
+                "type": "function",
+                "function": {"name": call["name"], "arguments": call["arguments"]},
+            }
+        )
     return out
 
 
 def completion(backend: Backend, request: dict[str, Any]) -> dict[str, Any]:
     """The full `chat.completion` JSON for a validated request."""
     reply = backend.reply(request)
-    message: dict[str, Any] = {"role": "assistant", "content": reply.get("content"),
-                               "refusal": None}
+    message: dict[str, Any] = {
+        "role": "assistant",
+        "content": reply.get("content"),
+        "refusal": None,
+    }
     if reply.get("tool_calls"):
         message["tool_calls"] = _assign_ids(request["messages"], reply["tool_calls"])
     digest = hashlib.sha256(json.dumps(request, sort_keys=True).encode()).hexdigest()[:16]
@@ -212,10 +257,19 @@ def completion(backend: Backend, request: dict[str, Any]) -> dict[str, Any]:
         "created": CREATED,
         "model": backend.name,
         "system_fingerprint": backend.name,
-        "choices": [{"index": 0, "message": message, "logprobs": None,
-                     "finish_reason": "tool_calls" if message.get("tool_calls") else "stop"}],
-        "usage": {"prompt_tokens": prompt, "completion_tokens": answer,
-                  "total_tokens": prompt + answer},
+        "choices": [
+            {
+                "index": 0,
+                "message": message,
+                "logprobs": None,
+                "finish_reason": "tool_calls" if message.get("tool_calls") else "stop",
+            }
+        ],
+        "usage": {
+            "prompt_tokens": prompt,
+            "completion_tokens": answer,
+            "total_tokens": prompt + answer,
+        },
     }
 
 
@@ -227,18 +281,30 @@ def stream_chunks(full: dict[str, Any], include_usage: bool) -> Iterator[dict[st
     message = choice["message"]
 
     def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
-        return {**head, "choices": [{"index": 0, "delta": delta, "finish_reason": finish,
-                                     "logprobs": None}]}
+        return {
+            **head,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}],
+        }
 
     yield chunk({"role": "assistant", "content": "" if message["content"] is not None else None})
     for word in re.findall(r"\S+\s*", message["content"] or ""):
         yield chunk({"content": word})
     for i, call in enumerate(message.get("tool_calls") or []):
         fn = call["function"]
-        yield chunk({"tool_calls": [{"index": i, "id": call["id"], "type": "function",
-                                     "function": {"name": fn["name"], "arguments": ""}}]})
+        yield chunk(
+            {
+                "tool_calls": [
+                    {
+                        "index": i,
+                        "id": call["id"],
+                        "type": "function",
+                        "function": {"name": fn["name"], "arguments": ""},
+                    }
+                ]
+            }
+        )
         for start in range(0, len(fn["arguments"]), 16):
-            piece = fn["arguments"][start:start + 16]
+            piece = fn["arguments"][start : start + 16]
             yield chunk({"tool_calls": [{"index": i, "function": {"arguments": piece}}]})
     yield chunk({}, choice["finish_reason"])
     if include_usage:
@@ -259,7 +325,10 @@ def handle(backend: Backend, request: httpx2.Request) -> httpx2.Response:
         if request.method != "POST" or not request.url.path.endswith("/chat/completions"):
             raise RequestError(
                 f"The offline teaching model only serves POST /chat/completions; got "
-                f"{request.method} {request.url.path}.", status=404, code="unknown_url")
+                f"{request.method} {request.url.path}.",
+                status=404,
+                code="unknown_url",
+            )
         try:
             body = json.loads(request.content or b"null")
         except json.JSONDecodeError as exc:
@@ -271,8 +340,9 @@ def handle(backend: Backend, request: httpx2.Request) -> httpx2.Response:
         return httpx2.Response(200, json=full)
     include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
     sse = "".join(f"data: {json.dumps(c)}\n\n" for c in stream_chunks(full, include_usage))
-    return httpx2.Response(200, text=sse + "data: [DONE]\n\n",
-                           headers={"content-type": "text/event-stream"})
+    return httpx2.Response(
+        200, text=sse + "data: [DONE]\n\n", headers={"content-type": "text/event-stream"}
+    )
 
 
 def make_client(backend: Backend) -> openai.OpenAI:
@@ -281,8 +351,12 @@ def make_client(backend: Backend) -> openai.OpenAI:
     import openai
 
     transport = httpx2.MockTransport(lambda request: handle(backend, request))
-    client = openai.OpenAI(api_key="offline", base_url=config.OFFLINE_BASE_URL, max_retries=0,
-                           http_client=httpx2.Client(transport=transport))
+    client = openai.OpenAI(
+        api_key="offline",
+        base_url=config.OFFLINE_BASE_URL,
+        max_retries=0,
+        http_client=httpx2.Client(transport=transport),
+    )
     client.toolsys_model = backend.name  # the name `run_agent(model=None)` sends
     return client
 
@@ -293,7 +367,11 @@ def make_async_client(backend: Backend) -> openai.AsyncOpenAI:
     import openai
 
     transport = httpx2.MockTransport(lambda request: handle(backend, request))
-    client = openai.AsyncOpenAI(api_key="offline", base_url=config.OFFLINE_BASE_URL,
-                                max_retries=0, http_client=httpx2.AsyncClient(transport=transport))
+    client = openai.AsyncOpenAI(
+        api_key="offline",
+        base_url=config.OFFLINE_BASE_URL,
+        max_retries=0,
+        http_client=httpx2.AsyncClient(transport=transport),
+    )
     client.toolsys_model = backend.name
     return client

@@ -14,9 +14,15 @@ import operator
 from toolsys import ToolError
 from toolsys.tools import registry
 
-_BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-           ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
-           ast.Pow: operator.pow}
+_BINARY = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.Pow: operator.pow,
+}
 _UNARY = {ast.UAdd: operator.pos, ast.USub: operator.neg}
 _FUNCTIONS = {"sqrt": math.sqrt, "round": round, "abs": abs}
 MAX_EXPONENT = 1000
@@ -26,9 +32,11 @@ MAX_LENGTH = 500
 
 def _invalid(what: str, expression: str) -> ToolError:
     return ToolError(
-        "INVALID_EXPRESSION", f"Cannot evaluate {what} in {expression!r}.",
+        "INVALID_EXPRESSION",
+        f"Cannot evaluate {what} in {expression!r}.",
         suggestion="Use only numbers, + - * / // % **, parentheses and sqrt(), round(), abs(); "
-                   "write '17 * 38', not '17 times 38'.")
+        "write '17 * 38', not '17 times 38'.",
+    )
 
 
 def _evaluate(node: ast.AST, expression: str) -> float:
@@ -36,19 +44,31 @@ def _evaluate(node: ast.AST, expression: str) -> float:
         return node.value
     if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
         left, right = _evaluate(node.left, expression), _evaluate(node.right, expression)
-        if isinstance(node.op, ast.Pow) and (abs(right) > MAX_EXPONENT or (
-                abs(left) > 1 and right * math.log10(abs(left)) > MAX_DIGITS)):
-            raise ToolError("EXPONENT_TOO_LARGE", f"{left} ** {right} is too large to compute.",
-                            suggestion=f"Use exponents up to {MAX_EXPONENT} and results under "
-                                       f"10 ** {MAX_DIGITS}.")
+        if isinstance(node.op, ast.Pow) and (
+            abs(right) > MAX_EXPONENT
+            or (abs(left) > 1 and right * math.log10(abs(left)) > MAX_DIGITS)
+        ):
+            raise ToolError(
+                "EXPONENT_TOO_LARGE",
+                f"{left} ** {right} is too large to compute.",
+                suggestion=f"Use exponents up to {MAX_EXPONENT} and results under "
+                f"10 ** {MAX_DIGITS}.",
+            )
         if isinstance(node.op, ast.Div | ast.FloorDiv | ast.Mod) and right == 0:
-            raise ToolError("DIVISION_BY_ZERO", f"{expression!r} divides by zero.",
-                            suggestion="Check the divisor; the result is undefined.")
+            raise ToolError(
+                "DIVISION_BY_ZERO",
+                f"{expression!r} divides by zero.",
+                suggestion="Check the divisor; the result is undefined.",
+            )
         return _BINARY[type(node.op)](left, right)
     if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
         return _UNARY[type(node.op)](_evaluate(node.operand, expression))
-    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-            and node.func.id in _FUNCTIONS and not node.keywords):
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in _FUNCTIONS
+        and not node.keywords
+    ):
         args = [_evaluate(a, expression) for a in node.args]
         try:
             return _FUNCTIONS[node.func.id](*args)
@@ -69,13 +89,15 @@ def calculator(expression: str) -> int | float:
         expression: Arithmetic expression using digits and operators, e.g. '2 * (3 + 4)'.
     """
     if len(expression) > MAX_LENGTH:
-        raise ToolError("EXPRESSION_TOO_LONG", f"The expression has {len(expression)} "
-                        f"characters; the limit is {MAX_LENGTH}.",
-                        suggestion="Split the calculation into smaller steps.")
+        raise ToolError(
+            "EXPRESSION_TOO_LONG",
+            f"The expression has {len(expression)} characters; the limit is {MAX_LENGTH}.",
+            suggestion="Split the calculation into smaller steps.",
+        )
     try:
         tree = ast.parse(expression.strip(), mode="eval")
     except SyntaxError as exc:
-        bad = (exc.text or expression)[max((exc.offset or 1) - 1, 0):][:10] or expression
+        bad = (exc.text or expression)[max((exc.offset or 1) - 1, 0) :][:10] or expression
         raise _invalid(f"the part starting at {bad.strip()!r}", expression) from exc
     value = _evaluate(tree.body, expression)
     if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:

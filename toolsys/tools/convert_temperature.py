@@ -8,10 +8,16 @@ from toolsys import ToolError
 from toolsys.tools import registry
 
 Unit = Literal["celsius", "fahrenheit", "kelvin"]
-_TO_KELVIN = {"celsius": lambda v: v + 273.15, "fahrenheit": lambda v: (v - 32) * 5 / 9 + 273.15,
-              "kelvin": lambda v: v}
-_FROM_KELVIN = {"celsius": lambda k: k - 273.15, "fahrenheit": lambda k: (k - 273.15) * 9 / 5 + 32,
-                "kelvin": lambda k: k}
+_TO_KELVIN = {
+    "celsius": lambda v: v + 273.15,
+    "fahrenheit": lambda v: (v - 32) * 5 / 9 + 273.15,
+    "kelvin": lambda v: v,
+}
+_FROM_KELVIN = {
+    "celsius": lambda k: k - 273.15,
+    "fahrenheit": lambda k: (k - 273.15) * 9 / 5 + 32,
+    "kelvin": lambda k: k,
+}
 
 
 @registry.tool
@@ -28,6 +34,9 @@ def convert_temperature(value: float, from_unit: Unit, to_unit: Unit) -> float:
     """
     kelvin = _TO_KELVIN[from_unit](value)
     if kelvin < 0:
-        raise ToolError("BELOW_ABSOLUTE_ZERO", f"{value} {from_unit} is below absolute zero.",
-                        suggestion="Check the value and its unit; nothing is colder than 0 kelvin.")
+        raise ToolError(
+            "BELOW_ABSOLUTE_ZERO",
+            f"{value} {from_unit} is below absolute zero.",
+            suggestion="Check the value and its unit; nothing is colder than 0 kelvin.",
+        )
     return round(_FROM_KELVIN[to_unit](kelvin), 2)

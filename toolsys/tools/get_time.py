@@ -29,9 +29,15 @@ def get_time(timezone: str = "UTC") -> dict[str, str]:
     except (ZoneInfoNotFoundError, ValueError) as exc:
         close = difflib.get_close_matches(timezone, sorted(available_timezones()), n=3)
         hint = f"Did you mean '{close[0]}'? " if close else ""
-        raise ToolError("UNKNOWN_TIMEZONE", f"Unknown time zone '{timezone}'.",
-                        suggestion=f"{hint}Use an IANA name like 'Europe/Paris' or 'UTC'.",
-                        details={"close_matches": close}) from exc
+        raise ToolError(
+            "UNKNOWN_TIMEZONE",
+            f"Unknown time zone '{timezone}'.",
+            suggestion=f"{hint}Use an IANA name like 'Europe/Paris' or 'UTC'.",
+            details={"close_matches": close},
+        ) from exc
     now = FIXED_NOW.astimezone(zone)
-    return {"timezone": timezone, "datetime": now.isoformat(timespec="minutes"),
-            "weekday": now.strftime("%A")}
+    return {
+        "timezone": timezone,
+        "datetime": now.isoformat(timespec="minutes"),
+        "weekday": now.strftime("%A"),
+    }

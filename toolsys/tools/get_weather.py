@@ -38,15 +38,24 @@ def get_weather(city: str, units: Literal["metric", "imperial"] = "metric") -> d
     if key is None:
         close = difflib.get_close_matches(city.strip().title(), list(known), n=3, cutoff=0.6)
         hint = f"Did you mean '{close[0]}'? " if close else ""
-        raise ToolError("CITY_NOT_FOUND", f"No weather data for '{city}'.",
-                        suggestion=f"{hint}Known cities include {', '.join(list(known)[:8])}, ...",
-                        details={"close_matches": close})
+        raise ToolError(
+            "CITY_NOT_FOUND",
+            f"No weather data for '{city}'.",
+            suggestion=f"{hint}Known cities include {', '.join(list(known)[:8])}, ...",
+            details={"close_matches": close},
+        )
     row = known[key]
     if units == "imperial":
         temperature, wind = round(row["temperature_c"] * 9 / 5 + 32), round(row["wind_kmh"] / 1.609)
         unit, speed = "°F", "mph"
     else:
         temperature, wind, unit, speed = row["temperature_c"], row["wind_kmh"], "°C", "km/h"
-    return {"city": key, "temperature": temperature, "unit": unit, "condition": row["condition"],
-            "humidity_pct": row["humidity_pct"], "wind": f"{wind} {speed}",
-            "summary": f"{key}: {temperature}{unit}, {row['condition']}, wind {wind} {speed}"}
+    return {
+        "city": key,
+        "temperature": temperature,
+        "unit": unit,
+        "condition": row["condition"],
+        "humidity_pct": row["humidity_pct"],
+        "wind": f"{wind} {speed}",
+        "summary": f"{key}: {temperature}{unit}, {row['condition']}, wind {wind} {speed}",
+    }

@@ -31,6 +31,9 @@ def random_integer(
         seed: Seed for a reproducible result; without one a fixed default seed is used.
     """
     if min > max:
-        raise ToolError("INVALID_RANGE", f"min ({min}) is greater than max ({max}).",
-                        suggestion=f"Swap them: min={max}, max={min}.")
+        raise ToolError(
+            "INVALID_RANGE",
+            f"min ({min}) is greater than max ({max}).",
+            suggestion=f"Swap them: min={max}, max={min}.",
+        )
     return random.Random(DEFAULT_SEED if seed is None else seed).randint(min, max)

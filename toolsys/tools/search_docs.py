@@ -17,8 +17,31 @@ from pydantic import Field
 from toolsys import ToolError
 from toolsys.tools import registry
 
-_STOP = {"a", "an", "the", "and", "or", "of", "to", "in", "is", "it", "how", "do", "i", "what",
-         "for", "on", "with", "does", "are", "my", "can", "be", "about"}
+_STOP = {
+    "a",
+    "an",
+    "the",
+    "and",
+    "or",
+    "of",
+    "to",
+    "in",
+    "is",
+    "it",
+    "how",
+    "do",
+    "i",
+    "what",
+    "for",
+    "on",
+    "with",
+    "does",
+    "are",
+    "my",
+    "can",
+    "be",
+    "about",
+}
 
 
 def _terms(text: str) -> set[str]:
@@ -45,13 +68,18 @@ def search_docs(query: str, limit: Annotated[int, Field(ge=1, le=10)] = 3) -> li
     """
     wanted = _terms(query)
     if not wanted:
-        raise ToolError("EMPTY_QUERY", f"The query {query!r} has no searchable words.",
-                        suggestion="Search with keywords such as 'registry' or 'retry backoff'.")
+        raise ToolError(
+            "EMPTY_QUERY",
+            f"The query {query!r} has no searchable words.",
+            suggestion="Search with keywords such as 'registry' or 'retry backoff'.",
+        )
     scored = []
     for doc in _documents():
         score = 2 * len(wanted & _terms(doc["title"])) + len(wanted & _terms(doc["text"]))
         if score:
             scored.append((score, doc))
     scored.sort(key=lambda pair: -pair[0])
-    return [{"id": d["id"], "title": d["title"], "score": s, "text": d["text"]}
-            for s, d in scored[:limit]]
+    return [
+        {"id": d["id"], "title": d["title"], "score": s, "text": d["text"]}
+        for s, d in scored[:limit]
+    ]
