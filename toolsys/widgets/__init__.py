@@ -1,10 +1,11 @@
 """Widgets that show the tool system at work: a trace of a run, a playground, an inspector.
 
-Imported only on demand (`from toolsys.widgets import Playground`), so `import toolsys` never
+Imported only on demand (`from toolsys.widgets import TraceView`), so `import toolsys` never
 loads ipywidgets.
 """
 
 from toolsys.widgets.inspector import Inspector
 from toolsys.widgets.playground import Playground
+from toolsys.widgets.trace import TraceView
 
-__all__ = ["Inspector", "Playground"]
+__all__ = ["Inspector", "Playground", "TraceView"]

@@ -1,0 +1,425 @@
+"""TraceView: watch an agent run call its tools, live or replayed event by event.
+
+A transcript printed as text hides the shape of a run: which calls went out together, which
+failed and what the model did next. The view lays each model turn out as a row of call cards
+(parallel calls side by side), marks failures in red, and can step through a finished run.
+
+Only `_Run.apply` knows the loop's event classes; everything else renders `_Run`'s plain records.
+The view is safe to use as `on_event` from the worker thread `run_agent` uses inside Jupyter.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import ipywidgets as widgets
+
+from toolsys.loop import (
+    Event,
+    FinalAnswer,
+    ModelErrorEvent,
+    ModelRequest,
+    ModelResponse,
+    ObserverError,
+    ToolCallEvent,
+    ToolResultEvent,
+    Transcript,
+    UserMessage,
+    run_agent,
+)
+from toolsys.result import ToolResult
+from toolsys.widgets._render import (
+    ERROR_COLOR,
+    MUTED_COLOR,
+    OK_COLOR,
+    SummaryBox,
+    call_text,
+    compact,
+    esc,
+    pre,
+    pretty,
+    result_html,
+    result_text,
+)
+
+# -- the run as plain records (the only place that reads the loop's events) ---------------------
+
+
+@dataclass
+class _Call:
+    id: str
+    name: str
+    raw: str
+    result: ToolResult | None = None
+
+    @property
+    def arguments(self) -> Any:
+        """The decoded arguments, or the raw text when the model sent invalid JSON."""
+        try:
+            return json.loads(self.raw)
+        except json.JSONDecodeError:
+            return self.raw
+
+
+@dataclass
+class _Step:
+    number: int
+    content: str | None = None
+    tokens: int | None = None
+    calls: list[_Call] = field(default_factory=list)
+    error: str | None = None
+
+
+@dataclass
+class _Run:
+    request: str | None = None
+    steps: dict[int, _Step] = field(default_factory=dict)
+    answer: str | None = None
+    warnings: list[str] = field(default_factory=list)
+    ended: str | None = None  # "completed" | "model_error", when an event says so
+
+    def step(self, number: int) -> _Step:
+        return self.steps.setdefault(number, _Step(number))
+
+    def apply(self, event: Event) -> tuple[str, Any]:
+        """Fold one event in; return what changed: (kind, record) for the view to draw."""
+        if isinstance(event, UserMessage):
+            self.request = event.content
+            return "request", event.content
+        if isinstance(event, ModelRequest):
+            return "step", self.step(event.step)
+        if isinstance(event, ModelResponse):
+            step = self.step(event.step)
+            step.content = event.content if event.tool_calls else None
+            step.tokens = (event.usage or {}).get("total_tokens")
+            return "step", step
+        if isinstance(event, ToolCallEvent):
+            step, call = self.step(event.step), _Call(event.id, event.name, event.arguments)
+            step.calls.append(call)
+            return "call", (step, call)
+        if isinstance(event, ToolResultEvent):
+            call = next(c for c in self.step(event.step).calls if c.id == event.id)
+            call.result = event.result
+            return "result", call
+        if isinstance(event, FinalAnswer):
+            self.answer, self.ended = event.content, "completed"
+            return "answer", event.content
+        if isinstance(event, ModelErrorEvent):
+            step = self.step(event.step)
+            step.error, self.ended = f"{event.error_type}: {event.message}", "model_error"
+            return "step", step
+        if isinstance(event, ObserverError):
+            self.warnings.append(f"on_event failed on {event.event}: {event.message}")
+            return "warning", self.warnings[-1]
+        return "ignored", event
+
+    @property
+    def calls(self) -> list[_Call]:
+        return [call for step in self.steps.values() for call in step.calls]
+
+    @property
+    def tokens(self) -> int:
+        return sum(step.tokens or 0 for step in self.steps.values())
+
+    def stats(self, status: str) -> str:
+        """Status, steps, calls, errors, tokens: the stable numbers (no timings)."""
+        errors = sum(1 for c in self.calls if c.result is not None and not c.result.ok)
+        calls = len(self.calls)
+        return (
+            f"{status} · {len(self.steps)} step{'s' * (len(self.steps) != 1)} · "
+            f"{calls} tool call{'s' * (calls != 1)} ({errors} failed) · {self.tokens} tokens"
+        )
+
+
+# -- HTML pieces shared by the widget and the static representation ----------------------------
+
+
+def _card_border(call: _Call) -> str:
+    color = MUTED_COLOR if call.result is None else OK_COLOR if call.result.ok else ERROR_COLOR
+    return f"1px solid {color}"
+
+
+def _call_html(call: _Call) -> str:
+    arguments = call.arguments
+    if isinstance(arguments, str):
+        shown = pre(f"not valid JSON: {arguments}", ERROR_COLOR)
+    else:
+        shown = pre(pretty(arguments))
+    return f"<b>🔧 {esc(call.name)}</b>{shown}"
+
+
+def _pending_or_result(call: _Call) -> str:
+    if call.result is None:
+        return f'<span style="color:{MUTED_COLOR}">⏳ running…</span>'
+    return result_html(call.result)
+
+
+def _step_title(step: _Step) -> str:
+    parallel = f" · {len(step.calls)} calls in parallel" if len(step.calls) > 1 else ""
+    tokens = f" · {step.tokens} tokens" if step.tokens is not None else ""
+    return f"<b>step {step.number}</b>{parallel}{tokens}"
+
+
+def _step_notes(step: _Step) -> str:
+    html = ""
+    if step.content:
+        html += f"<div>💬 {esc(step.content)}</div>"
+    if step.error:
+        html += f'<div style="color:{ERROR_COLOR}">✗ model request failed: {esc(step.error)}</div>'
+    return html
+
+
+def _answer_html(answer: str) -> str:
+    return f'<div style="color:{OK_COLOR}"><b>answer</b></div>' + pre(answer)
+
+
+# -- the widget ----------------------------------------------------------------------------------
+
+
+class _StepBox:
+    """The widgets of one step: title, notes, and the row of call cards."""
+
+    def __init__(self, step: _Step) -> None:
+        self.title = widgets.HTML(_step_title(step))
+        self.notes = widgets.HTML(_step_notes(step))
+        self.calls = widgets.HBox(layout=widgets.Layout(flex_flow="row wrap"))
+        self.box = widgets.VBox(
+            [self.title, self.notes, self.calls],
+            layout=widgets.Layout(border="1px solid #ccc", padding="4px", margin="4px 0"),
+        )
+        self.box.add_class("toolsys-step")
+
+    def update(self, step: _Step) -> None:
+        self.title.value = _step_title(step)
+        self.notes.value = _step_notes(step)
+
+
+class _CallCard:
+    """One call: name and arguments, the raw JSON on demand, then its result."""
+
+    def __init__(self, call: _Call) -> None:
+        self.result = widgets.HTML(_pending_or_result(call))
+        raw = widgets.Accordion([widgets.HTML(pre(call.raw))], titles=("raw JSON",))
+        self.box = widgets.VBox(
+            [widgets.HTML(_call_html(call)), raw, self.result],
+            layout=widgets.Layout(padding="4px 8px", margin="2px", min_width="220px"),
+        )
+        self.box.add_class("toolsys-call")
+        self.update(call)
+
+    def update(self, call: _Call) -> None:
+        self.result.value = _pending_or_result(call)
+        self.box.layout.border = _card_border(call)
+
+
+class TraceView(SummaryBox):
+    """An agent run as it happens, or replayed: request, model turns, tool calls, answer.
+
+    Live, in one cell:  `transcript = TraceView().run(client, registry, "...")`
+    As an observer:     `run_agent(client, registry, "...", on_event=view)` (view displayed first)
+    Replay:             `TraceView(transcript)` then ◀ ▶, the slider or Play.
+    """
+
+    def __init__(self, transcript: Transcript | None = None) -> None:
+        self.events: list[Event] = []
+        self._lock = threading.RLock()
+        self._run = _Run()
+        self._shown = 0
+        self._started: float | None = None
+        self._duration: float | None = None
+        self._status: str | None = None
+        self._step_boxes: dict[int, _StepBox] = {}
+        self._cards: dict[str, _CallCard] = {}
+        self.request = widgets.HTML()
+        self.body = widgets.VBox()
+        self.answer = widgets.HTML()
+        self.stats = widgets.HTML()
+        self.back = widgets.Button(description="◀", layout=widgets.Layout(width="40px"))
+        self.forward = widgets.Button(description="▶", layout=widgets.Layout(width="40px"))
+        self.slider = widgets.IntSlider(min=0, max=0, description="event", readout=True)
+        self.play = widgets.Play(min=0, max=0, interval=700, description="Play")
+        widgets.jslink((self.play, "value"), (self.slider, "value"))
+        controls = widgets.HBox([self.back, self.play, self.slider, self.forward])
+        super().__init__([self.request, self.body, self.answer, self.stats, controls])
+        self.add_class("toolsys-trace")
+        self.back.on_click(lambda _: self._move(-1))
+        self.forward.on_click(lambda _: self._move(1))
+        self.slider.observe(lambda change: self.show(change["new"]), names="value")
+        if transcript is not None:
+            self.load(transcript)
+        else:
+            self._draw_stats()
+
+    @classmethod
+    def from_transcript(cls, transcript: Transcript) -> TraceView:
+        return cls(transcript)
+
+    # -- feeding events ------------------------------------------------------------------------
+
+    def __call__(self, event: Event) -> None:
+        """Record one event (the loop's `on_event`); drawn at once unless replay is rewound."""
+        with self._lock:
+            if self._started is None:
+                self._started = time.perf_counter()
+            following = self._shown == len(self.events)
+            self.events.append(event)
+            self._set_range()
+            if following:
+                self.show(len(self.events))
+            else:
+                self._draw_stats()
+
+    def load(self, transcript: Transcript | Sequence[Event]) -> None:
+        """Replace the view's events with a finished run's and show all of them."""
+        with self._lock:
+            is_transcript = isinstance(transcript, Transcript)
+            events = list(transcript.events if is_transcript else transcript)
+            if events != self.events:  # after a live run they are the same: keep the drawing
+                self._reset()
+                self.events = events
+            self._duration = transcript.duration_s if is_transcript else None
+            self._status = transcript.status if is_transcript else None
+            self._set_range()
+            self.show(len(self.events))
+
+    def run(
+        self, client: Any, registry: Any, prompt: str | list[dict[str, Any]], **options: Any
+    ) -> Transcript:
+        """Display this view, run the agent with it as `on_event`, return the `Transcript`.
+
+        The display is updated once the run ends, so a saved notebook keeps the final trace.
+        """
+        from IPython.display import display
+
+        handle = display(self, display_id=True)
+        transcript = run_agent(client, registry, prompt, on_event=self, **options)
+        self.load(transcript)
+        if handle is not None:
+            handle.update(self)
+        return transcript
+
+    # -- replay --------------------------------------------------------------------------------
+
+    def _set_range(self) -> None:
+        self.slider.max = self.play.max = len(self.events)
+
+    def _move(self, delta: int) -> None:
+        self.slider.value = min(max(self.slider.value + delta, 0), len(self.events))
+
+    def show(self, count: int) -> None:
+        """Draw the first `count` events (the replay position)."""
+        with self._lock:
+            count = min(max(count, 0), len(self.events))
+            if count < self._shown:
+                self._reset()
+            for event in self.events[self._shown : count]:
+                self._draw(*self._run.apply(event))
+            self._shown = count
+            if self.slider.value != count:
+                self.slider.value = count
+            self._draw_stats()
+
+    def _reset(self) -> None:
+        self._run = _Run()
+        self._shown = 0
+        self._step_boxes.clear()
+        self._cards.clear()
+        self.request.value = self.answer.value = ""
+        self.body.children = ()
+
+    # -- drawing -------------------------------------------------------------------------------
+
+    def _draw(self, kind: str, record: Any) -> None:
+        if kind == "request":
+            self.request.value = f"<b>🧑 user</b>: {esc(record)}"
+        elif kind == "step":
+            self._step_box(record).update(record)
+        elif kind == "call":
+            step, call = record
+            card = self._cards[call.id] = _CallCard(call)
+            box = self._step_box(step)
+            box.calls.children = (*box.calls.children, card.box)
+            box.update(step)
+        elif kind == "result":
+            self._cards[record.id].update(record)
+        elif kind == "answer":
+            self.answer.value = _answer_html(record)
+        elif kind == "warning":
+            self.body.children = (
+                *self.body.children,
+                widgets.HTML(f'<span style="color:{MUTED_COLOR}">⚠ {esc(record)}</span>'),
+            )
+
+    def _step_box(self, step: _Step) -> _StepBox:
+        box = self._step_boxes.get(step.number)
+        if box is None:
+            box = self._step_boxes[step.number] = _StepBox(step)
+            self.body.children = (*self.body.children, box.box)
+        return box
+
+    @property
+    def status(self) -> str:
+        """ "running", "completed", "max_steps", "model_error", or "replay" when rewound."""
+        if self._shown < len(self.events):
+            return "replay"
+        return self._status or self._run.ended or "running"  # no event says "max_steps"
+
+    def _draw_stats(self) -> None:
+        if self._duration is not None:
+            seconds = self._duration
+        elif self._started is not None:
+            seconds = time.perf_counter() - self._started
+        else:
+            seconds = 0.0
+        text = f"{self._run.stats(self.status)} · {seconds:.1f} s · "
+        text += f"event {self._shown}/{len(self.events)}"
+        self.stats.value = f'<span style="color:{MUTED_COLOR}">{esc(text)}</span>'
+
+    # -- static representation (stable: no timings, no ids) ------------------------------------
+
+    def summary_text(self) -> str:
+        run = self._run
+        lines = [f"TraceView · {run.stats(self.status)}"]
+        if run.request is not None:
+            lines.append(f"user    {run.request}")
+        for step in run.steps.values():
+            parallel = f" · {len(step.calls)} calls in parallel" if len(step.calls) > 1 else ""
+            lines.append(f"step {step.number}{parallel}")
+            if step.content:
+                lines.append(f"  says  {compact(step.content, 100)}")
+            for call in step.calls:
+                lines.append(f"  call  {call_text(call.name, call.arguments)}")
+                if call.result is not None:
+                    lines.append(f"     {result_text(call.result, 100)}")
+            if step.error:
+                lines.append(f"  ✗ model request failed: {step.error}")
+        lines += [f"warning {w}" for w in run.warnings]
+        if run.answer is not None:
+            lines.append(f"answer  {run.answer}")
+        return "\n".join(lines)
+
+    def summary_html(self) -> str:
+        run = self._run
+        parts = [f"<div><b>TraceView</b> · {esc(run.stats(self.status))}</div>"]
+        if run.request is not None:
+            parts.append(f"<div><b>🧑 user</b>: {esc(run.request)}</div>")
+        for step in run.steps.values():
+            cards = "".join(
+                f'<div style="border:{_card_border(c)};padding:4px 8px;margin:2px">'
+                f"{_call_html(c)}{_pending_or_result(c)}</div>"
+                for c in step.calls
+            )
+            parts.append(
+                '<div style="border:1px solid #ccc;padding:4px;margin:4px 0">'
+                f"{_step_title(step)}{_step_notes(step)}"
+                f'<div style="display:flex;flex-wrap:wrap">{cards}</div></div>'
+            )
+        parts += [f'<div style="color:{MUTED_COLOR}">⚠ {esc(w)}</div>' for w in run.warnings]
+        if run.answer is not None:
+            parts.append(_answer_html(run.answer))
+        return "".join(parts)
