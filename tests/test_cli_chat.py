@@ -66,6 +66,7 @@ def test_bad_input_exits_2_with_one_line(invoke, args, message):
 
 
 def test_unreachable_endpoint_exits_2(invoke, monkeypatch):
+    monkeypatch.delenv("TOOLSYS_OFFLINE", raising=False)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
     result = invoke("chat", "hi")

@@ -71,12 +71,20 @@ def test_client_is_a_real_openai_client_answered_offline(offline):
 
 
 def test_real_endpoint_is_described_when_configured(monkeypatch):
+    monkeypatch.delenv("TOOLSYS_OFFLINE", raising=False)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     monkeypatch.setenv("OPENAI_BASE_URL", "http://localhost:11434/v1")
     monkeypatch.setenv("TOOLSYS_MODEL", "llama3.2")
     assert describe() == "real endpoint at http://localhost:11434/v1, model llama3.2"
     assert default_model() == "llama3.2"
     assert str(client().base_url).startswith("http://localhost:11434/v1")
+
+
+def test_toolsys_offline_wins_over_a_key_in_the_environment(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("TOOLSYS_OFFLINE", "1")
+    assert default_model() == OFFLINE_MODEL
+    assert describe().startswith("offline teaching model (simulation)")
 
 
 def test_single_call_has_openai_shape_and_approximate_usage(offline):

@@ -22,6 +22,8 @@ DEFAULT_REAL_MODEL = "gpt-4o-mini"
 API_KEY_ENV = "OPENAI_API_KEY"
 BASE_URL_ENV = "OPENAI_BASE_URL"
 MODEL_ENV = "TOOLSYS_MODEL"
+OFFLINE_ENV = "TOOLSYS_OFFLINE"
+"""Set to 1 to stay offline even with a key in the environment (`make test` sets it)."""
 
 OFFLINE_BASE_URL = "http://offline.toolsys.invalid/v1"
 """Never contacted: requests to it are answered in-process by a mock transport."""
@@ -37,7 +39,7 @@ OFFLINE_MARK = "(offline teaching model)"
 def real_endpoint() -> tuple[str, str | None, str] | None:
     """(api_key, base_url or None, model) when a real endpoint is configured, else None."""
     key = os.environ.get(API_KEY_ENV)
-    if not key:
+    if not key or os.environ.get(OFFLINE_ENV, "") not in ("", "0"):
         return None
     model = os.environ.get(MODEL_ENV) or DEFAULT_REAL_MODEL
     return key, os.environ.get(BASE_URL_ENV) or None, model
