@@ -9,6 +9,8 @@ STAMP := $(VENV)/.toolsys-installed
 LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings
 NOTEBOOK_DIRS := $(wildcard notebooks solutions)
 PYTEST_ARGS ?=
+# pytest-xdist: notebooks stay whole on one worker (--dist loadfile); PARALLEL= runs serially.
+PARALLEL ?= -n 2 --dist loadfile
 
 # Same outputs on every run: set iteration order must not depend on a random hash seed.
 export PYTHONHASHSEED := 0
@@ -23,7 +25,7 @@ help:
 	@echo "make exercises  regenerate exercises/ from the markers in solutions/"
 	@echo "make lint       ruff check"
 	@echo "make clean      remove .venv"
-	@echo "variables: PY=$(PY) (Python >= 3.11), PYTEST_ARGS=$(PYTEST_ARGS)"
+	@echo "variables: PY=$(PY) (Python >= 3.11), PARALLEL=$(PARALLEL), PYTEST_ARGS=$(PYTEST_ARGS)"
 
 $(BIN)/python:
 	@$(PY) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -43,7 +45,7 @@ lab: setup
 	$(BIN)/jupyter lab notebooks/00_welcome.ipynb
 
 test: setup
-	$(BIN)/python -m pytest -n 2 tests $(NOTEBOOK_DIRS) $(PYTEST_ARGS)
+	$(BIN)/python -m pytest $(PARALLEL) tests $(NOTEBOOK_DIRS) $(PYTEST_ARGS)
 
 notebooks: setup
 	$(BIN)/toolsys execute $(wildcard notebooks/*.ipynb solutions/*.ipynb)

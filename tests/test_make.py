@@ -1,0 +1,62 @@
+"""The Makefile: one pytest run for everything; the install is skipped when nothing changed."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+
+
+def _make(folder: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["make", "--no-print-directory", *args], cwd=folder, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+@pytest.fixture
+def fake_checkout(tmp_path: Path) -> Path:
+    """Makefile + pyproject.toml beside a .venv whose python only records how it was called."""
+    for name in ("Makefile", "pyproject.toml"):
+        shutil.copy(ROOT / name, tmp_path / name)
+    python = tmp_path / ".venv" / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.write_text('#!/bin/sh\necho "$@" >> "$(dirname "$0")/calls.log"\n')
+    python.chmod(0o755)
+    return tmp_path
+
+
+def test_make_test_is_one_pytest_run_over_tests_and_notebooks() -> None:
+    lines = _make(ROOT, "-n", "test").splitlines()
+    runs = [line for line in lines if "pytest" in line]
+    assert len(runs) == 1
+    for folder in ("tests", "notebooks", "solutions"):
+        if (ROOT / folder).is_dir():
+            assert f" {folder}" in runs[0]
+
+
+def test_the_install_runs_once_and_again_when_pyproject_changes(fake_checkout: Path) -> None:
+    calls = fake_checkout / ".venv" / "bin" / "calls.log"
+    _make(fake_checkout, "setup")
+    _make(fake_checkout, "setup")
+    assert calls.read_text().count("pip install") == 1
+    settings = fake_checkout / ".venv" / "share" / "jupyter" / "lab" / "settings"
+    assert "fetchNews" in (settings / "overrides.json").read_text()
+    pyproject = fake_checkout / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text() + "\n")
+    _make(fake_checkout, "setup")
+    assert calls.read_text().count("pip install") == 2
+    assert "-e .[workbook,test]" in calls.read_text()
+
+
+def test_without_notebook_folders_make_test_still_runs_the_tests(fake_checkout: Path) -> None:
+    (fake_checkout / ".venv" / ".toolsys-installed").touch()
+    run = next(line for line in _make(fake_checkout, "-n", "test").splitlines() if "pytest" in line)
+    assert run.split()[-1] == "tests"
