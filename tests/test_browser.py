@@ -61,6 +61,13 @@ NOTEBOOK_CELLS = [
         "    return {'city': city, 'temperature': 12, 'units': units}"
     ),
     (
+        "from toolsys.models import client\n"
+        "from toolsys.tools import registry as builtin\n"
+        "from toolsys.widgets import TraceView\n"
+        "prompt = 'What is 17 times 38, and what is the weather in Atlantis?'\n"
+        "transcript = TraceView().run(client(), builtin, prompt)"
+    ),
+    (
         "playground = Playground(registry)\n"
         "playground.fields['city'].control.value = 'Atlantis'\n"
         "playground"
@@ -139,13 +146,20 @@ def test_widgets_render_in_jupyterlab_and_a_click_runs_the_tool(lab: str) -> Non
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
-            page = browser.new_page(viewport={"width": 1280, "height": 1000})
+            page = browser.new_page(viewport={"width": 1280, "height": 1500})
             page.set_default_timeout(WAIT_MS)
             page.goto(lab)
             page.locator(".jp-Notebook .jp-Cell").first.wait_for()
             expect(page.get_by_text(re.compile(r"Python 3 \(ipykernel\) \| Idle"))).to_be_visible()
             page.locator(".lm-MenuBar-itemLabel", has_text="Run").click()
             page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
+
+            trace = page.locator(".toolsys-trace")
+            expect(trace.locator(".toolsys-call")).to_have_count(2)
+            expect(trace).to_contain_text("646")
+            expect(trace).to_contain_text("✗ CITY_NOT_FOUND")
+            expect(trace).to_contain_text("completed · 2 steps · 2 tool calls (1 failed)")
+            expect(trace.locator(".widget-button")).to_have_count(2)
 
             playground = page.locator(".toolsys-playground")
             expect(playground.locator(".widget-dropdown select").first).to_have_value("get_weather")
@@ -155,7 +169,9 @@ def test_widgets_render_in_jupyterlab_and_a_click_runs_the_tool(lab: str) -> Non
             expect(playground).to_contain_text("tool message the model receives")
 
             if os.environ.get("TOOLSYS_SAVE_SCREENSHOT") == "1":
+                page.get_by_role("tab", name=re.compile("File Browser")).click()  # hide sidebar
+                page.locator(".jp-Cell").first.scroll_into_view_if_needed()
                 SCREENSHOT.parent.mkdir(exist_ok=True)
-                page.screenshot(path=str(SCREENSHOT), full_page=True)
+                page.screenshot(path=str(SCREENSHOT))
         finally:
             browser.close()

@@ -73,6 +73,7 @@ class _Step:
     tokens: int | None = None
     calls: list[_Call] = field(default_factory=list)
     error: str | None = None
+    answered: bool = False
 
 
 @dataclass
@@ -108,7 +109,9 @@ class _Run:
             return "result", call
         if isinstance(event, FinalAnswer):
             self.answer, self.ended = event.content, "completed"
-            return "answer", event.content
+            step = self.step(event.step)
+            step.answered = True
+            return "answer", step
         if isinstance(event, ModelErrorEvent):
             step = self.step(event.step)
             step.error, self.ended = f"{event.error_type}: {event.message}", "model_error"
@@ -150,12 +153,12 @@ def _call_html(call: _Call) -> str:
         shown = pre(f"not valid JSON: {arguments}", ERROR_COLOR)
     else:
         shown = pre(pretty(arguments))
-    return f"<b>🔧 {esc(call.name)}</b>{shown}"
+    return f"<b>{esc(call.name)}</b>{shown}"
 
 
 def _pending_or_result(call: _Call) -> str:
     if call.result is None:
-        return f'<span style="color:{MUTED_COLOR}">⏳ running…</span>'
+        return f'<span style="color:{MUTED_COLOR}">… running</span>'
     return result_html(call.result)
 
 
@@ -168,7 +171,9 @@ def _step_title(step: _Step) -> str:
 def _step_notes(step: _Step) -> str:
     html = ""
     if step.content:
-        html += f"<div>💬 {esc(step.content)}</div>"
+        html += f"<div><i>model:</i> {esc(step.content)}</div>"
+    if step.answered:
+        html += "<div><i>model:</i> answers in text, no more tool calls</div>"
     if step.error:
         html += f'<div style="color:{ERROR_COLOR}">✗ model request failed: {esc(step.error)}</div>'
     return html
@@ -336,7 +341,7 @@ class TraceView(SummaryBox):
 
     def _draw(self, kind: str, record: Any) -> None:
         if kind == "request":
-            self.request.value = f"<b>🧑 user</b>: {esc(record)}"
+            self.request.value = f"<b>user</b>: {esc(record)}"
         elif kind == "step":
             self._step_box(record).update(record)
         elif kind == "call":
@@ -348,7 +353,8 @@ class TraceView(SummaryBox):
         elif kind == "result":
             self._cards[record.id].update(record)
         elif kind == "answer":
-            self.answer.value = _answer_html(record)
+            self.answer.value = _answer_html(self._run.answer or "")
+            self._step_box(record).update(record)
         elif kind == "warning":
             self.body.children = (
                 *self.body.children,
@@ -396,6 +402,8 @@ class TraceView(SummaryBox):
                 lines.append(f"  call  {call_text(call.name, call.arguments)}")
                 if call.result is not None:
                     lines.append(f"     {result_text(call.result, 100)}")
+            if step.answered:
+                lines.append("  answers in text, no more tool calls")
             if step.error:
                 lines.append(f"  ✗ model request failed: {step.error}")
         lines += [f"warning {w}" for w in run.warnings]
@@ -407,7 +415,7 @@ class TraceView(SummaryBox):
         run = self._run
         parts = [f"<div><b>TraceView</b> · {esc(run.stats(self.status))}</div>"]
         if run.request is not None:
-            parts.append(f"<div><b>🧑 user</b>: {esc(run.request)}</div>")
+            parts.append(f"<div><b>user</b>: {esc(run.request)}</div>")
         for step in run.steps.values():
             cards = "".join(
                 f'<div style="border:{_card_border(c)};padding:4px 8px;margin:2px">'
