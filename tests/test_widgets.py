@@ -332,6 +332,17 @@ def test_trace_view_replay_steps_back_and_forth_through_the_events() -> None:
     assert view.slider.value == total
 
 
+def test_trace_view_run_returns_the_transcript_and_shows_all_of_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    view = TraceView()
+    client = ScriptedModel(PARALLEL_SCRIPT).client()
+    run = view.run(client, make_registry(), "Weather in Paris and Atlantis, and 2+3?")
+    assert run.status == "completed" and view.events == run.events
+    assert view.status == "completed" and "event 18/18" in view.stats.value
+    assert capsys.readouterr().out == ""  # outside IPython nothing is displayed
+
+
 def test_trace_view_reports_max_steps_which_no_event_announces() -> None:
     view = TraceView(scripted_run(PARALLEL_SCRIPT, max_steps=2))
     assert view.status == "max_steps"

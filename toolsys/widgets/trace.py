@@ -298,10 +298,12 @@ class TraceView(SummaryBox):
         """Display this view, run the agent with it as `on_event`, return the `Transcript`.
 
         The display is updated once the run ends, so a saved notebook keeps the final trace.
+        Outside IPython nothing is displayed; print the view afterwards.
         """
+        from IPython import get_ipython
         from IPython.display import display
 
-        handle = display(self, display_id=True)
+        handle = display(self, display_id=True) if get_ipython() is not None else None
         transcript = run_agent(client, registry, prompt, on_event=self, **options)
         self.load(transcript)
         if handle is not None:
