@@ -42,6 +42,10 @@ def call_text(name: str, arguments: Any) -> str:
     return f"{name}({compact(arguments, 60)})"
 
 
+def plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
 def esc(text: Any) -> str:
     return html.escape(str(text), quote=True)
 

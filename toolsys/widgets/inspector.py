@@ -16,6 +16,7 @@ from toolsys.widgets._render import (
     ERROR_COLOR,
     SummaryBox,
     esc,
+    plural,
     pre,
     pretty,
     table_html,
@@ -115,7 +116,7 @@ class Inspector(SummaryBox):
     def summary_text(self) -> str:
         rows = [_HEADER] + [_row(t) for t in self.registry.list()]
         widths = [max(len(row[i]) for row in rows) for i in range(len(_HEADER))]
-        lines = [f"Inspector: {len(self.registry)} tools"]
+        lines = [f"Inspector: {plural(len(self.registry), 'tool')}"]
         lines += [
             "  " + "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
             for row in rows
@@ -129,7 +130,7 @@ class Inspector(SummaryBox):
         return "\n".join(lines)
 
     def summary_html(self) -> str:
-        html = f"<b>Inspector: {len(self.registry)} tools</b>" + self.table.value
+        html = f"<b>Inspector: {plural(len(self.registry), 'tool')}</b>" + self.table.value
         if self.tool.value is not None:
             tool = self.registry.get(self.tool.value)
             text, _ = export_text(tool, "openai", False)

@@ -14,7 +14,15 @@ import ipywidgets as widgets
 
 from toolsys.registry import Registry
 from toolsys.result import ToolResult, to_json
-from toolsys.widgets._render import ERROR_COLOR, SummaryBox, call_text, esc, pre, result_html
+from toolsys.widgets._render import (
+    ERROR_COLOR,
+    SummaryBox,
+    call_text,
+    esc,
+    plural,
+    pre,
+    result_html,
+)
 
 _FORM, _RAW = "form", "raw JSON"
 _LIMIT = 2**53  # JSON-safe integer bound for a one-sided range
@@ -215,7 +223,8 @@ class Playground(SummaryBox):
         )
 
     def summary_text(self) -> str:
-        lines = [f"Playground: {len(self.registry)} tools; selected: {self.tool.value or 'none'}"]
+        tools = plural(len(self.registry), "tool")
+        lines = [f"Playground: {tools}; selected: {self.tool.value or 'none'}"]
         if self.last_result is not None:
             lines += [f"  call: {self._call_line()}", f"  → {self.last_result.to_message()}"]
         return "\n".join(lines)
