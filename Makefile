@@ -9,6 +9,8 @@ STAMP := $(VENV)/.toolsys-installed
 LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings
 NOTEBOOK_DIRS := $(wildcard notebooks solutions)
 PYTEST_ARGS ?=
+# e.g. LAB_ARGS="--no-browser --port 8890"; the file browser starts at the repository root.
+LAB_ARGS ?=
 # pytest-xdist: notebooks stay whole on one worker (--dist loadfile); PARALLEL= runs serially.
 PARALLEL ?= -n 2 --dist loadfile
 
@@ -42,7 +44,8 @@ $(STAMP): pyproject.toml | $(BIN)/python
 setup: $(STAMP)
 
 lab: setup
-	$(BIN)/jupyter lab notebooks/00_welcome.ipynb
+	$(BIN)/jupyter lab --LabApp.default_url=/lab/tree/notebooks/00_welcome.ipynb \
+		$(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
 
 test: setup
 	$(BIN)/python -m pytest $(PARALLEL) tests $(NOTEBOOK_DIRS) $(PYTEST_ARGS)

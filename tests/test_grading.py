@@ -152,6 +152,18 @@ def test_execute_in_place_is_deterministic(
     assert b"True" in runs[0] and b'"execution"' not in runs[0]
 
 
+def test_prints_of_one_cell_become_one_output_whatever_the_timing(
+    write_notebook: Callable[..., Path], tmp_path: Path
+) -> None:
+    import nbformat
+
+    cell = "import sys, time\nprint('a', end='')\nsys.stdout.flush()\ntime.sleep(0.3)\nprint('b')"
+    path = write_notebook(tmp_path / "00_sample.ipynb", [cell])
+    assert CliRunner().invoke(main, ["execute", str(path)]).exit_code == 0
+    outputs = nbformat.read(path, as_version=4).cells[0].outputs
+    assert [(o.output_type, o.text) for o in outputs] == [("stream", "ab\n")]
+
+
 def test_execute_leaves_a_failing_notebook_untouched(
     write_notebook: Callable[..., Path], tmp_path: Path
 ) -> None:

@@ -113,7 +113,29 @@ def execute(
     )
     kernel_env = {**os.environ, "PYTHONHASHSEED": "0", **(env or {})}
     # The kernel's own stderr (start-up warnings, tracebacks of a dying kernel) is noise here.
-    return client.execute(env=kernel_env, stderr=subprocess.DEVNULL)
+    try:
+        return client.execute(env=kernel_env, stderr=subprocess.DEVNULL)
+    finally:
+        _coalesce_streams(notebook)
+
+
+def _coalesce_streams(notebook: NotebookNode) -> None:
+    """Merge consecutive stdout (or stderr) outputs: how prints are chunked depends on timing."""
+    for cell in notebook.cells:
+        merged: list[Any] = []
+        for output in cell.get("outputs", []):
+            previous = merged[-1] if merged else None
+            if (
+                output.get("output_type") == "stream"
+                and previous is not None
+                and previous.get("output_type") == "stream"
+                and previous.get("name") == output.get("name")
+            ):
+                previous["text"] += output["text"]
+            else:
+                merged.append(output)
+        if "outputs" in cell:
+            cell.outputs = merged
 
 
 def grade_notebook(path: Path, student: str, *, timeout: float = DEFAULT_TIMEOUT) -> NotebookGrade:
