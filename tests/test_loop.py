@@ -16,6 +16,7 @@ from toolsys.loop import (
     ModelRequest,
     ModelResponse,
     ObserverError,
+    RunFinished,
     ToolCallEvent,
     ToolResultEvent,
     UserMessage,
@@ -78,7 +79,8 @@ def test_single_call_run_records_every_event_in_order(registry):
     transcript = run_agent(OfflineModel().client(), registry, "What is 2 plus 3?")
     assert [type(e) for e in transcript.events] == [
         UserMessage, ModelRequest, ModelResponse, ToolCallEvent, ToolResultEvent, ModelRequest,
-        ModelResponse, FinalAnswer]
+        ModelResponse, FinalAnswer, RunFinished]
+    assert transcript.events[-1] == RunFinished("completed", 2, transcript.usage)
     assert transcript.status == "completed"
     assert transcript.steps == 2
     assert transcript.results[0].result.value == 5
@@ -169,7 +171,8 @@ def test_max_steps_stops_the_run(registry):
 def test_model_error_is_reported_not_raised(registry):
     transcript = run_agent(ScriptedModel([]).client(), registry, "hi")
     assert transcript.status == "model_error"
-    error = transcript.events[-1]
+    error, finished = transcript.events[-2:]
+    assert finished == RunFinished("model_error", 1, None)
     assert isinstance(error, ModelErrorEvent)
     assert error.error_type == "BadRequestError"
     assert "ran out of script" in error.message

@@ -320,6 +320,8 @@ def test_trace_view_replay_steps_back_and_forth_through_the_events() -> None:
     view = TraceView(scripted_run(PARALLEL_SCRIPT))
     total = len(view.events)
     assert (view.slider.max, view.play.max, view.slider.value) == (total, total, total)
+    view.back.click()  # before RunFinished: the answer is still shown
+    assert "Paris is 12 degrees" in view.answer.value and view.status == "replay"
     view.back.click()
     assert view.answer.value == "" and view.status == "replay"
     view.slider.value = 0
@@ -339,7 +341,7 @@ def test_trace_view_run_returns_the_transcript_and_shows_all_of_it(
     client = ScriptedModel(PARALLEL_SCRIPT).client()
     run = view.run(client, make_registry(), "Weather in Paris and Atlantis, and 2+3?")
     assert run.status == "completed" and view.events == run.events
-    assert view.status == "completed" and "event 18/18" in view.stats.value
+    assert view.status == "completed" and "event 19/19" in view.stats.value
     assert capsys.readouterr().out == ""  # outside IPython nothing is displayed
 
 

@@ -105,6 +105,15 @@ class ObserverError:
     message: str
 
 
+@dataclass(frozen=True)
+class RunFinished:
+    """The run is over: how it ended, after how many steps, with what token usage (if known)."""
+
+    status: str
+    steps: int
+    usage: dict[str, int] | None
+
+
 Event = (
     UserMessage
     | ModelRequest
@@ -114,6 +123,7 @@ Event = (
     | FinalAnswer
     | ModelErrorEvent
     | ObserverError
+    | RunFinished
 )
 
 
@@ -369,6 +379,7 @@ async def arun_agent(
     else:
         transcript.status = "max_steps"
     transcript.duration_s = time.perf_counter() - started
+    emit(RunFinished(transcript.status, transcript.steps, transcript.usage))
     return transcript
 
 

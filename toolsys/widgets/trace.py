@@ -26,6 +26,7 @@ from toolsys.loop import (
     ModelRequest,
     ModelResponse,
     ObserverError,
+    RunFinished,
     ToolCallEvent,
     ToolResultEvent,
     Transcript,
@@ -82,7 +83,7 @@ class _Run:
     steps: dict[int, _Step] = field(default_factory=dict)
     answer: str | None = None
     warnings: list[str] = field(default_factory=list)
-    ended: str | None = None  # "completed" | "model_error", when an event says so
+    ended: str | None = None  # how the run ended, once an event says so
 
     def step(self, number: int) -> _Step:
         return self.steps.setdefault(number, _Step(number))
@@ -116,6 +117,9 @@ class _Run:
             step = self.step(event.step)
             step.error, self.ended = f"{event.error_type}: {event.message}", "model_error"
             return "step", step
+        if isinstance(event, RunFinished):
+            self.ended = event.status
+            return "finished", event.status
         if isinstance(event, ObserverError):
             self.warnings.append(f"on_event failed on {event.event}: {event.message}")
             return "warning", self.warnings[-1]
@@ -375,7 +379,7 @@ class TraceView(SummaryBox):
         """ "running", "completed", "max_steps", "model_error", or "replay" when rewound."""
         if self._shown < len(self.events):
             return "replay"
-        return self._status or self._run.ended or "running"  # no event says "max_steps"
+        return self._status or self._run.ended or "running"
 
     def _draw_stats(self) -> None:
         if self._duration is not None:
