@@ -294,3 +294,28 @@ def test_unresolvable_type_hint_is_reported_at_registration() -> None:
 
     with pytest.raises(ToolDefinitionError, match="cannot read the type hints"):
         Registry().register(later)
+
+
+def test_args_model_rejects_unknown_arguments_like_every_other_tool() -> None:
+    reg = Registry()
+
+    @reg.tool(args=BookRoomInput)
+    def book_room(args: BookRoomInput) -> bool:
+        return isinstance(args, BookRoomInput)
+
+    result = reg.execute("book_room", {"room": "A", "date": "2025-01-15", "durationMinutes": 90})
+    assert result.error is not None and "durationMinutes: unknown argument" in result.error.message
+    assert reg.get("book_room").parameters["additionalProperties"] is False
+    assert reg.execute("book_room", {"room": "A", "date": "2025-01-15"}).value is True
+
+
+def test_args_model_that_chose_its_own_extra_setting_keeps_it() -> None:
+    from pydantic import ConfigDict
+
+    class Open(BaseModel):
+        model_config = ConfigDict(extra="allow")
+        q: str
+
+    reg = Registry()
+    reg.register(lambda args: sorted(args.model_dump()), name="open_tool", args=Open)
+    assert reg.execute("open_tool", {"q": "x", "more": 1}).value == ["more", "q"]

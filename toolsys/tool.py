@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 from pydantic_core import SchemaValidator, ValidationError
 
 from toolsys.errors import ToolDefinitionError
@@ -207,13 +207,31 @@ def _from_model(
         name=name,
         description=description,
         fn=fn,
-        model=model,
+        model=_closed(model),
         category=category,
         tags=tags,
         diagnostics=[],
         source="model",
         pass_model=True,
     )
+
+
+def _closed(model: type[BaseModel]) -> type[BaseModel]:
+    """The model with unknown top-level arguments forbidden, unless it chose `extra` itself.
+
+    Pydantic ignores unknown fields by default, so a misspelt argument (`durationMinutes`) would
+    vanish silently and the default be used. Function and spec tools forbid them; so do these.
+    The subclass keeps the name, so the function still receives an instance of `model`.
+    """
+    if "extra" in model.model_config:
+        return model
+    namespace = {
+        "model_config": ConfigDict(extra="forbid"),
+        "__module__": model.__module__,
+        "__doc__": model.__doc__,
+        "__qualname__": model.__qualname__,
+    }
+    return type(model.__name__, (model,), namespace)
 
 
 def tool_from_spec(spec: ToolSpec, fn: Callable[..., Any]) -> Tool:
