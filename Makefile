@@ -47,9 +47,12 @@ lab: setup
 	$(BIN)/jupyter lab --LabApp.default_url=/lab/tree/notebooks/00_welcome.ipynb \
 		$(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
 
+# Tests and notebooks always use the offline model, even with OPENAI_API_KEY in your environment.
+test: export TOOLSYS_OFFLINE := 1
 test: setup
 	$(BIN)/python -m pytest $(PARALLEL) tests $(NOTEBOOK_DIRS) $(PYTEST_ARGS)
 
+notebooks: export TOOLSYS_OFFLINE := 1
 notebooks: setup
 	$(BIN)/toolsys execute $(wildcard notebooks/*.ipynb solutions/*.ipynb)
 	$(BIN)/toolsys exercises
