@@ -344,7 +344,8 @@ def find_value(
         ]
         return plain[0] if plain else None
     if kind == "number":
-        return _find_number(name, schema, text, used, required)
+        found = _find_number(name, schema, text, used, required)
+        return (found[0], _as_type(found[1])) if found else None
     if kind == "expression":
         expr = expression(text)
         return ((0, 0), expr) if expr else None
@@ -445,7 +446,7 @@ def fill(function: dict[str, Any], clause: str, full_text: str) -> dict[str, Any
         elif found is not None and found[0] != (0, 0):
             used.add(found[0])
         if found is not None:
-            args[name] = _as_type(found[1])
+            args[name] = found[1]
     return {name: args[name] for name in properties if name in args}
 
 
