@@ -117,6 +117,29 @@ def execute(
         return client.execute(env=kernel_env, stderr=subprocess.DEVNULL)
     finally:
         _coalesce_streams(notebook)
+        _renumber_widgets(notebook)
+
+
+_WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+
+
+def _renumber_widgets(notebook: NotebookNode) -> None:
+    """Give widget models ids by order of creation, so a re-run does not rewrite the file.
+
+    ipywidgets names each model with a random uuid; the saved widget state and each output that
+    shows a widget refer to it. The order in which a notebook creates its widgets is stable.
+    """
+    state = notebook.metadata.get("widgets", {}).get(_WIDGET_STATE, {}).get("state")
+    if not state:
+        return
+    import nbformat
+
+    text = nbformat.writes(notebook)
+    for number, old in enumerate(list(state), start=1):
+        text = text.replace(old, f"{number:032x}")
+    renumbered = nbformat.reads(text, as_version=4)
+    notebook.metadata = renumbered.metadata
+    notebook.cells = renumbered.cells
 
 
 def _coalesce_streams(notebook: NotebookNode) -> None:

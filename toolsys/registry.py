@@ -152,7 +152,8 @@ class Registry:
         return iter(list(self._tools.values()))
 
     def __repr__(self) -> str:
-        return f"Registry({len(self)} tools: {', '.join(self._tools) or 'none'})"
+        count = f"{len(self)} tool" + ("" if len(self) == 1 else "s")
+        return f"Registry({count}: {', '.join(self._tools) or 'none'})"
 
     @property
     def diagnostics(self) -> list[str]:
