@@ -388,7 +388,9 @@ class TraceView(SummaryBox):
             seconds = time.perf_counter() - self._started
         else:
             seconds = 0.0
-        text = f"{self._run.stats(self.status)} · {seconds:.1f} s · "
+        # Whole seconds only: a saved notebook must not change because a run took 0.1 s longer.
+        took = "under 1 s" if seconds < 1 else f"{seconds:.0f} s"
+        text = f"{self._run.stats(self.status)} · {took} · "
         text += f"event {self._shown}/{len(self.events)}"
         self.stats.value = f'<span style="color:{MUTED_COLOR}">{esc(text)}</span>'
 
