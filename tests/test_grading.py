@@ -141,6 +141,7 @@ def test_execute_in_place_is_deterministic(
             "print(sorted({'b', 'a'}))",
             "{'x', 'y', 'z'}",
             f"import os\nos.getcwd() == {str(tmp_path)!r}",
+            "import ipywidgets\nipywidgets.VBox([ipywidgets.HTML('a widget: random model ids')])",
         ],
     )
     runs = []
@@ -150,6 +151,7 @@ def test_execute_in_place_is_deterministic(
         runs.append(path.read_bytes())
     assert runs[0] == runs[1]
     assert b"True" in runs[0] and b'"execution"' not in runs[0]
+    assert b"widget-state+json" in runs[0] and b"00000000000000000000000000000001" in runs[0]
 
 
 def test_prints_of_one_cell_become_one_output_whatever_the_timing(
