@@ -61,7 +61,7 @@ exercises: setup
 	$(BIN)/toolsys exercises
 
 lint: setup
-	$(BIN)/ruff check toolsys tests
+	$(BIN)/ruff check .
 
 clean:
 	rm -rf $(VENV)
