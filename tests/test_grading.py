@@ -174,3 +174,14 @@ def test_execute_leaves_a_failing_notebook_untouched(
     result = CliRunner().invoke(main, ["execute", str(path)])
     assert result.exit_code == 1 and "left untouched" in result.output
     assert path.read_bytes() == before
+
+
+def test_same_name_under_two_folders_stays_two_students(tmp_path: Path) -> None:
+    from toolsys.grading import find_notebooks
+
+    for folder in ("exercises", "solutions"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "alice.ipynb").write_text("{}")
+    (tmp_path / "solutions" / "bob.ipynb").write_text("{}")
+    names = [name for _, name in find_notebooks([tmp_path / "exercises", tmp_path / "solutions"])]
+    assert names == ["exercises/alice", "solutions/alice", "bob"]

@@ -65,23 +65,33 @@ class NotebookGrade:
 
 
 def find_notebooks(paths: Sequence[Path]) -> list[tuple[Path, str]]:
-    """Every notebook under `paths` (files or folders, recursive) with its student name."""
-    found: list[tuple[Path, str]] = []
+    """Every notebook under `paths` (files or folders, recursive) with its student name.
+
+    When two of the given paths yield the same name (`a/alice.ipynb`, `b/alice.ipynb`), both are
+    qualified with their path's name (`a/alice`, `b/alice`) rather than merged into one student.
+    """
+    found: list[tuple[Path, str, Path]] = []
     for root in paths:
         if not root.exists():
             raise UsageError(f"{root}: no such file or folder; give exercise notebooks or folders")
         if root.is_file():
-            found.append((root, root.stem))
+            found.append((root, root.stem, root.parent))
             continue
         for path in sorted(root.rglob("*.ipynb")):
             relative = path.relative_to(root)
             if ".ipynb_checkpoints" in relative.parts:
                 continue
-            found.append((path, relative.parts[0].removesuffix(".ipynb")))
+            found.append((path, relative.parts[0].removesuffix(".ipynb"), root))
+    roots_of: dict[str, set[Path]] = {}
+    for _, name, root in found:
+        roots_of.setdefault(name, set()).add(root)
     if not found:
         shown = ", ".join(str(p) for p in paths)
         raise UsageError(f"no notebooks (*.ipynb) in {shown}; give exercise notebooks or folders")
-    return found
+    return [
+        (path, f"{root.resolve().name}/{name}" if len(roots_of[name]) > 1 else name)
+        for path, name, root in found
+    ]
 
 
 def execute(
