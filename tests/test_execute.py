@@ -346,3 +346,11 @@ def test_execute_never_raises_whatever_it_is_given(name, arguments) -> None:
     result = reg.execute(name, arguments)
     assert isinstance(result, ToolResult)
     json.loads(result.to_message())
+
+
+def test_the_full_traceback_goes_to_the_developer_log(caplog) -> None:
+    with caplog.at_level("DEBUG", logger="toolsys"):
+        reg.execute("divide", {"a": 1, "b": 0})
+    record = next(r for r in caplog.records if r.name == "toolsys")
+    assert "'divide' raised" in record.getMessage()
+    assert record.exc_info is not None and record.exc_info[0] is ZeroDivisionError

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import json
+import logging
 import pkgutil
 import threading
 import time
@@ -30,6 +31,7 @@ from toolsys.spec import Category, ToolSpec
 from toolsys.tool import Tool, normalize, tool_from_function, tool_from_spec
 
 Arguments = Mapping[str, Any] | str | None
+_log = logging.getLogger("toolsys")
 
 
 class Registry:
@@ -211,7 +213,7 @@ class Registry:
         try:
             result = await self._handler(call)
         except Exception as exc:  # a layer itself failed: still data, never a crash
-            result = ToolResult.failure(failures.execution_error(name, exc), exception=exc)
+            result = _crashed(name, exc)
         result.meta.setdefault("tool", name)
         result.meta.setdefault("attempt", call.attempt)
         result.meta["duration_ms"] = _ms(start)
@@ -238,7 +240,7 @@ class Registry:
             except ToolError as exc:
                 result = ToolResult.failure(exc.to_info(), exception=exc)
             except (Exception, SystemExit) as exc:
-                result = ToolResult.failure(failures.execution_error(name, exc), exception=exc)
+                result = _crashed(name, exc)
             else:
                 return ToolResult(
                     True, value, None, {"tool": name, "attempt": 1, "duration_ms": _ms(start)}
@@ -261,7 +263,7 @@ class Registry:
         except ToolError as exc:
             return ToolResult.failure(exc.to_info(), exception=exc)
         except (Exception, SystemExit) as exc:  # cancellation is not caught: it must propagate
-            return ToolResult.failure(failures.execution_error(tool.name, exc), exception=exc)
+            return _crashed(tool.name, exc)
         return ToolResult(True, value, None, {})
 
     def _validate(self, tool: Tool, arguments: Arguments) -> BaseModel | ToolResult:
@@ -302,6 +304,16 @@ class Registry:
             return tool.validate(arguments, coerce=self.coerce)
         except ValidationError as exc:
             return ToolResult.failure(failures.invalid_arguments(tool, exc), exception=exc)
+
+
+def _crashed(name: str, exc: BaseException) -> ToolResult:
+    """An exception the tool did not expect: data for the model, the traceback for the developer.
+
+    The envelope is redacted; the full exception stays on `result.exception` and goes to the
+    `toolsys` logger at DEBUG level (silent unless you configure logging).
+    """
+    _log.debug("tool %r raised", name, exc_info=exc)
+    return ToolResult.failure(failures.execution_error(name, exc), exception=exc)
 
 
 def _ms(start: float) -> float:
