@@ -176,6 +176,34 @@ def test_execute_leaves_a_failing_notebook_untouched(
     assert path.read_bytes() == before
 
 
+def test_execute_reports_a_file_that_is_not_a_notebook_and_runs_the_others(
+    write_notebook: Callable[..., Path], tmp_path: Path
+) -> None:
+    broken = tmp_path / "broken.ipynb"
+    broken.write_text("{ not json")
+    good = write_notebook(tmp_path / "good.ipynb", ["1 + 1"])
+    result = CliRunner().invoke(main, ["execute", str(broken), str(good)])
+    assert result.exit_code == 1
+    assert "Traceback" not in result.output
+    assert f"{broken}: FAILED, left untouched: NotJSONError" in result.output
+    assert f"executed {good}" in result.output
+    assert broken.read_text() == "{ not json"
+
+
+@pytest.mark.parametrize(
+    ("paths", "message"),
+    [
+        ([], "toolsys execute: give one or more notebooks"),
+        (["."], "toolsys execute: no such notebook file: ."),
+        (["no/such.ipynb"], "toolsys execute: no such notebook file: no/such.ipynb"),
+    ],
+)
+def test_execute_bad_usage_is_one_line_and_exit_2(paths: list[str], message: str) -> None:
+    result = CliRunner().invoke(main, ["execute", *paths])
+    assert result.exit_code == 2
+    assert len(result.output.strip().splitlines()) == 1 and result.output.startswith(message)
+
+
 def test_same_name_under_two_folders_stays_two_students(tmp_path: Path) -> None:
     from toolsys.grading import find_notebooks
 

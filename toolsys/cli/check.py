@@ -127,15 +127,20 @@ def execute_command(notebooks: tuple[Path, ...], timeout: float) -> None:
 
     from toolsys import grading
 
+    if not notebooks:
+        _usage("execute", "give one or more notebooks, e.g. `toolsys execute notebooks/*.ipynb`")
     missing = [str(p) for p in notebooks if not p.is_file()]
     if missing:
-        _usage("execute", f"no such notebook: {', '.join(missing)}")
+        _usage("execute", f"no such notebook file: {', '.join(missing)}")
     failed = 0
     for path in notebooks:
-        notebook = nbformat.read(path, as_version=4)
+        # Not a notebook, unreadable, a failing cell, read-only: report it and go on with the
+        # others; the file is untouched.
         try:
+            notebook = nbformat.read(path, as_version=4)
             grading.execute(notebook, path.parent, timeout=timeout)
-        except Exception as exc:  # report and go on with the others; the file is untouched
+            nbformat.write(notebook, path)
+        except Exception as exc:
             first = str(exc).strip().splitlines()
             click.echo(
                 f"{path}: FAILED, left untouched: {type(exc).__name__}: "
@@ -144,7 +149,6 @@ def execute_command(notebooks: tuple[Path, ...], timeout: float) -> None:
             )
             failed += 1
             continue
-        nbformat.write(notebook, path)
         click.echo(f"executed {path}")
     sys.exit(1 if failed else 0)
 
