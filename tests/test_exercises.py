@@ -142,6 +142,25 @@ def test_a_marker_error_writes_nothing_and_exits_2(write_notebook, tmp_path, mon
     assert not (tmp_path / "exercises").exists()
 
 
+def test_a_solution_that_is_not_a_notebook_writes_nothing_and_exits_2(
+    write_notebook, tmp_path, monkeypatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    write_notebook(tmp_path / "solutions" / "01_good.ipynb", [SOLVED.replace("2.1", "1.1")])
+    (tmp_path / "solutions" / "02_broken.ipynb").write_text("{ not json")
+    result = CliRunner().invoke(main, ["exercises"])
+    assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1
+    assert "02_broken.ipynb: not a readable notebook" in result.output
+    assert not (tmp_path / "exercises").exists()
+
+
+def test_no_solutions_folder_is_bad_usage(tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["exercises", "--check"])
+    assert result.exit_code == 2
+    assert result.output.startswith("toolsys exercises: --solutions solutions: no such folder")
+
+
 def test_an_exercise_without_solution_fails_the_check(
     write_notebook, tmp_path, monkeypatch
 ) -> None:

@@ -28,7 +28,11 @@ _MD_MARKER = re.compile(r"^\s*<!--\s*(?P<kind>BEGIN|END)\b\s*(?P<rest>.*?)\s*-->
 _CHAPTER = re.compile(r"(?P<chapter>\d+)_")
 
 
-class MarkerError(ValueError):
+class SolutionError(ValueError):
+    """A solution notebook cannot become an exercise: it is unreadable, or a marker is wrong."""
+
+
+class MarkerError(SolutionError):
     """A marker in a solution notebook is unknown, unbalanced or misplaced."""
 
     def __init__(self, notebook: str, cell: int, line: int, problem: str) -> None:
@@ -207,12 +211,23 @@ class Plan:
 
 
 def plan(solutions: Path, exercises: Path) -> Plan:
-    """Generate every exercise in memory (nothing written); raises MarkerError on a bad marker."""
+    """Generate every exercise in memory (nothing written).
+
+    Raises `SolutionError` for a solution that is not a readable notebook, `MarkerError` (one
+    kind of it) for a bad marker.
+    """
     import nbformat
 
     texts: dict[Path, str] = {}
     for source in sorted(solutions.glob("*.ipynb")):
-        notebook = nbformat.read(source, as_version=4)
+        try:
+            notebook = nbformat.read(source, as_version=4)
+        except Exception as exc:  # not JSON, not a notebook, unreadable: all the same here
+            first = str(exc).strip().splitlines()
+            raise SolutionError(
+                f"{source}: not a readable notebook ({type(exc).__name__}: "
+                f"{first[0] if first else ''}); fix or remove it"
+            ) from None
         generated, _ = generate(notebook, source.name, chapter_of(source))
         texts[exercises / source.name] = render(generated)
     stale = [

@@ -76,8 +76,9 @@ def check_command(paths: tuple[Path, ...], out: Path, timeout: float, jobs: int)
 @click.option(
     "--solutions",
     type=click.Path(path_type=Path),
-    default=None,
-    help="Folder of solved notebooks [default: solutions].",
+    default=Path("solutions"),
+    show_default=True,
+    help="Folder of solved notebooks.",
 )
 @click.option(
     "--exercises",
@@ -87,15 +88,21 @@ def check_command(paths: tuple[Path, ...], out: Path, timeout: float, jobs: int)
     show_default=True,
     help="Folder to write exercises to.",
 )
-def exercises_command(check_only: bool, solutions: Path | None, exercises_dir: Path) -> None:
+def exercises_command(check_only: bool, solutions: Path, exercises_dir: Path) -> None:
     """Generate exercises/NN_*.ipynb from the markers in solutions/NN_*.ipynb."""
     from toolsys import exercises
 
-    if solutions is not None and not solutions.is_dir():
-        _usage("exercises", f"--solutions {solutions}: no such folder")
+    if not solutions.is_dir():
+        _usage(
+            "exercises",
+            f"--solutions {solutions}: no such folder; run in the repository root or give "
+            "the folder of solved notebooks",
+        )
+    if exercises_dir.exists() and not exercises_dir.is_dir():
+        _usage("exercises", f"--exercises {exercises_dir} is a file; give a folder")
     try:
-        plan = exercises.plan(solutions or Path("solutions"), exercises_dir)
-    except exercises.MarkerError as exc:
+        plan = exercises.plan(solutions, exercises_dir)
+    except exercises.SolutionError as exc:
         _usage("exercises", f"{exc} (nothing written)")
     for orphan in plan.orphans:
         click.echo(f"{orphan}: no solution notebook generates it; delete it or add the solution")
@@ -104,7 +111,11 @@ def exercises_command(check_only: bool, solutions: Path | None, exercises_dir: P
             click.echo(f"{path}: stale; run `make exercises` and commit the result")
         click.echo(f"{len(plan.texts)} exercise notebook(s), {len(plan.stale)} stale")
         sys.exit(1 if plan.stale or plan.orphans else 0)
-    for path in exercises.write(plan):
+    try:
+        written = exercises.write(plan)
+    except OSError as exc:
+        _usage("exercises", f"cannot write to --exercises {exercises_dir}: {exc.strerror}")
+    for path in written:
         click.echo(f"wrote {path}")
     click.echo(f"{len(plan.texts)} exercise notebook(s) up to date")
 
