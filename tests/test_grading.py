@@ -132,6 +132,21 @@ def test_a_folder_without_notebooks_is_bad_usage(tmp_path: Path) -> None:
     assert not (tmp_path / "gb").exists()
 
 
+def test_an_out_folder_that_cannot_be_made_is_bad_usage_before_any_grading(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "alice.ipynb").write_text("{}")
+    (tmp_path / "taken").write_text("a file, not a folder")
+    result = CliRunner().invoke(
+        main, ["check", str(tmp_path / "alice.ipynb"), "--out", str(tmp_path / "taken" / "gb")]
+    )
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == [
+        f"toolsys check: --out {tmp_path / 'taken' / 'gb'}: cannot create the folder "
+        "(Not a directory); give another"
+    ]
+
+
 def test_execute_in_place_is_deterministic(
     write_notebook: Callable[..., Path], tmp_path: Path
 ) -> None:

@@ -245,12 +245,11 @@ def _add_missing(grade: NotebookGrade, notebook: NotebookNode) -> None:
 
 
 def grade(
-    paths: Sequence[Path], *, timeout: float = DEFAULT_TIMEOUT, jobs: int = 1
+    notebooks: Sequence[tuple[Path, str]], *, timeout: float = DEFAULT_TIMEOUT, jobs: int = 1
 ) -> list[NotebookGrade]:
-    """Grade every notebook under `paths`, `jobs` at a time (each in its own kernel)."""
-    found = find_notebooks(paths)
+    """Grade `(notebook, student)` pairs from `find_notebooks`, `jobs` at a time (own kernels)."""
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        return list(pool.map(lambda item: grade_notebook(*item, timeout=timeout), found))
+        return list(pool.map(lambda item: grade_notebook(*item, timeout=timeout), notebooks))
 
 
 def _exercise_ids(grades: Sequence[NotebookGrade]) -> list[str]:

@@ -57,11 +57,19 @@ def check_command(paths: tuple[Path, ...], out: Path, timeout: float, jobs: int)
     if out.exists() and not out.is_dir():
         _usage("check", f"--out {out} is a file; give a folder for the gradebook")
     try:
-        grades = grading.grade(list(paths), timeout=timeout, jobs=jobs)
+        notebooks = grading.find_notebooks(paths)
     except grading.UsageError as exc:
         _usage("check", str(exc))
+    try:  # before grading, so an unwritable --out does not cost a whole run
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        _usage("check", f"--out {out}: cannot create the folder ({exc.strerror}); give another")
+    grades = grading.grade(notebooks, timeout=timeout, jobs=jobs)
     click.echo(grading.table(grades))
-    written = grading.write_gradebook(grades, out)
+    try:
+        written = grading.write_gradebook(grades, out)
+    except OSError as exc:
+        _usage("check", f"cannot write the gradebook into {out}: {exc.strerror}")
     click.echo(f"gradebook: {', '.join(str(p) for p in written)}")
     sys.exit(0 if all(g.all_passed for g in grades) and any(g.verdicts for g in grades) else 1)
 
