@@ -57,6 +57,7 @@ def test_chat_imperfect_is_reproducible_with_a_seed(invoke):
      "Error: Unknown tool 'get_wether'. Did you mean 'get_weather'?"),
     (("explain", "calculater"), "Error: Unknown tool 'calculater'. Did you mean 'calculator'?"),
     (("chat", "  "), "Error: The prompt is empty"),
+    (("chat", "--tools", " , ", "hi"), "Error: --tools ' , ' names no tool"),
 ])
 def test_bad_input_exits_2_with_one_line(invoke, args, message):
     result = invoke(*args)

@@ -27,10 +27,13 @@ def _registry(only: str | None) -> Any:
     from toolsys import Registry
     from toolsys.tools import registry
 
-    if not only:
+    if only is None:
         return registry
+    names = [n.strip() for n in only.split(",") if n.strip()]
+    if not names:
+        _fail(f"--tools {only!r} names no tool; give names such as calculator,get_weather.")
     chosen = Registry()
-    for name in (n.strip() for n in only.split(",") if n.strip()):
+    for name in names:
         if name not in registry:
             _fail(_did_you_mean(name, registry.names()))
         chosen.add(registry.get(name))
