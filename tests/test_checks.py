@@ -117,6 +117,15 @@ def test_verdicts_are_appended_to_the_log(
     assert lines[1]["expected"] == "2"
 
 
+def test_an_unwritable_log_is_a_warning_and_the_verdict_still_comes_back(
+    demo: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(checks.LOG_ENV, str(tmp_path / "no" / "such" / "folder.jsonl"))
+    with pytest.warns(UserWarning, match="cannot append the verdict"):
+        result = checks.check(demo, _good)
+    assert result.passed
+
+
 def test_a_check_can_raise_check_failed_directly(clean_registry: None) -> None:
     @checks.exercise("99.2", title="Return a list")
     def _(student):

@@ -15,6 +15,7 @@ import os
 import pkgutil
 import re
 import threading
+import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
@@ -304,9 +305,17 @@ def _show(value: Any) -> str:
 
 def _log(result: CheckResult) -> None:
     path = os.environ.get(LOG_ENV)
-    if path:
+    if not path:
+        return
+    try:
         with open(path, "a", encoding="utf-8") as log:
             log.write(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")
+    except OSError as exc:  # `check` never raises: the verdict is still shown in the notebook
+        warnings.warn(
+            f"{LOG_ENV}={path!r}: cannot append the verdict ({exc.strerror}); "
+            f"unset {LOG_ENV} or point it at a writable file",
+            stacklevel=3,
+        )
 
 
 def hint(exercise_id: str) -> None:
