@@ -13,7 +13,8 @@ not import `openai`; making a client does.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from toolsys.models import config
 from toolsys.models._imperfect import BASE_RATES, first_call_success
@@ -59,23 +60,22 @@ def client() -> openai.OpenAI:
     """A real `openai.OpenAI`: the configured endpoint, else the offline teaching model."""
     import openai
 
-    endpoint = config.real_endpoint()
-    if endpoint is None:
-        return OfflineModel().client()
-    key, base_url, model = endpoint
-    real = openai.OpenAI(api_key=key, base_url=base_url)
-    real.toolsys_model = model  # the name `run_agent(model=None)` sends
-    return real
+    return _connect(openai.OpenAI, lambda: OfflineModel().client())
 
 
 def async_client() -> openai.AsyncOpenAI:
     """A real `openai.AsyncOpenAI`: the configured endpoint, else the offline teaching model."""
     import openai
 
+    return _connect(openai.AsyncOpenAI, lambda: OfflineModel().async_client())
+
+
+def _connect(sdk_class: Any, offline: Callable[[], Any]) -> Any:
+    """`sdk_class` for the configured real endpoint, or `offline()` when there is none."""
     endpoint = config.real_endpoint()
     if endpoint is None:
-        return OfflineModel().async_client()
+        return offline()
     key, base_url, model = endpoint
-    real = openai.AsyncOpenAI(api_key=key, base_url=base_url)
-    real.toolsys_model = model
+    real = sdk_class(api_key=key, base_url=base_url)
+    real.toolsys_model = model  # the name `run_agent(model=None)` sends
     return real

@@ -350,15 +350,7 @@ def make_client(backend: Backend) -> openai.OpenAI:
     import httpx2
     import openai
 
-    transport = httpx2.MockTransport(lambda request: handle(backend, request))
-    client = openai.OpenAI(
-        api_key="offline",
-        base_url=config.OFFLINE_BASE_URL,
-        max_retries=0,
-        http_client=httpx2.Client(transport=transport),
-    )
-    client.toolsys_model = backend.name  # the name `run_agent(model=None)` sends
-    return client
+    return _in_process(backend, openai.OpenAI, httpx2.Client)
 
 
 def make_async_client(backend: Backend) -> openai.AsyncOpenAI:
@@ -366,12 +358,19 @@ def make_async_client(backend: Backend) -> openai.AsyncOpenAI:
     import httpx2
     import openai
 
+    return _in_process(backend, openai.AsyncOpenAI, httpx2.AsyncClient)
+
+
+def _in_process(backend: Backend, sdk_class: Any, http_class: Any) -> Any:
+    """`sdk_class` (sync or async SDK client) over `http_class` with a mock transport."""
+    import httpx2
+
     transport = httpx2.MockTransport(lambda request: handle(backend, request))
-    client = openai.AsyncOpenAI(
+    client = sdk_class(
         api_key="offline",
         base_url=config.OFFLINE_BASE_URL,
         max_retries=0,
-        http_client=httpx2.AsyncClient(transport=transport),
+        http_client=http_class(transport=transport),
     )
-    client.toolsys_model = backend.name
+    client.toolsys_model = backend.name  # the name `run_agent(model=None)` sends
     return client
