@@ -67,6 +67,7 @@ def _names_only(definition, fn):
 def test_drift_that_ignores_required_and_types_is_rejected() -> None:
     result = _rejected("1.2", _names_only)
     assert "required" in result.message and "missed" in result.message
+    assert "default" in (result.hint or ""), "the hint should point at the missed problem"
 
 
 def test_drift_that_reads_raw_annotations_is_rejected() -> None:

@@ -247,6 +247,19 @@ _DRIFT_CASES: list[tuple[str, dict[str, Any], str, bool, set[tuple[str, str]]]] 
 ]
 
 
+_DRIFT_HINTS = {
+    "not_in_function": "Compare the two sets of names: the schema's properties and "
+    "inspect.signature(fn).parameters.",
+    "not_in_schema": "Compare the two sets of names: the schema's properties and "
+    "inspect.signature(fn).parameters.",
+    "required_mismatch": "A parameter is required when it has no default (parameter.default is "
+    "inspect.Parameter.empty); compare with the schema's 'required' list, both ways.",
+    "type_mismatch": "Compare JSON types, not Python names: typing.get_type_hints(fn) resolves "
+    "string annotations, X | None has the type of X, and list[str] is a list.",
+    "twice": "Report each (parameter, problem) pair once.",
+}
+
+
 @exercise(
     "1.2",
     title="Find the drift",
@@ -284,10 +297,12 @@ def _check_find_drift(student: Any) -> None:
                 )
                 if part
             )
+            wrong = [problem for _, problem in missing + extra]
             raise CheckFailed(
                 f"For {label}: {detail}.",
                 expected=Described(repr(sorted(expected))),
                 got=Described(repr(sorted(pairs))),
+                hint=_DRIFT_HINTS[wrong[0]] if wrong else _DRIFT_HINTS["twice"],
             )
 
 
