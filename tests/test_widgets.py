@@ -309,7 +309,7 @@ def test_trace_view_keeps_the_raw_json_in_a_closed_accordion() -> None:
 
 def test_trace_view_stats_show_status_steps_calls_tokens_and_time() -> None:
     run = scripted_run(PARALLEL_SCRIPT)
-    view = TraceView.from_transcript(run)
+    view = TraceView(run)
     stats = view.stats.value
     assert "completed · 4 steps · 4 tool calls (2 failed)" in stats
     assert f"{run.usage['total_tokens']} tokens" in stats

@@ -42,6 +42,7 @@ from toolsys.widgets._render import (
     call_text,
     compact,
     esc,
+    plural,
     pre,
     pretty,
     result_html,
@@ -136,10 +137,9 @@ class _Run:
     def stats(self, status: str) -> str:
         """Status, steps, calls, errors, tokens: the stable numbers (no timings)."""
         errors = sum(1 for c in self.calls if c.result is not None and not c.result.ok)
-        calls = len(self.calls)
         return (
-            f"{status} · {len(self.steps)} step{'s' * (len(self.steps) != 1)} · "
-            f"{calls} tool call{'s' * (calls != 1)} ({errors} failed) · {self.tokens} tokens"
+            f"{status} · {plural(len(self.steps), 'step')} · "
+            f"{plural(len(self.calls), 'tool call')} ({errors} failed) · {self.tokens} tokens"
         )
 
 
@@ -166,10 +166,13 @@ def _pending_or_result(call: _Call) -> str:
     return result_html(call.result)
 
 
+def _parallel(step: _Step) -> str:
+    return f" · {len(step.calls)} calls in parallel" if len(step.calls) > 1 else ""
+
+
 def _step_title(step: _Step) -> str:
-    parallel = f" · {len(step.calls)} calls in parallel" if len(step.calls) > 1 else ""
     tokens = f" · {step.tokens} tokens" if step.tokens is not None else ""
-    return f"<b>step {step.number}</b>{parallel}{tokens}"
+    return f"<b>step {step.number}</b>{_parallel(step)}{tokens}"
 
 
 def _step_notes(step: _Step) -> str:
@@ -263,10 +266,6 @@ class TraceView(SummaryBox):
             self.load(transcript)
         else:
             self._draw_stats()
-
-    @classmethod
-    def from_transcript(cls, transcript: Transcript) -> TraceView:
-        return cls(transcript)
 
     # -- feeding events ------------------------------------------------------------------------
 
@@ -402,8 +401,7 @@ class TraceView(SummaryBox):
         if run.request is not None:
             lines.append(f"user    {run.request}")
         for step in run.steps.values():
-            parallel = f" · {len(step.calls)} calls in parallel" if len(step.calls) > 1 else ""
-            lines.append(f"step {step.number}{parallel}")
+            lines.append(f"step {step.number}{_parallel(step)}")
             if step.content:
                 lines.append(f"  says  {compact(step.content, 100)}")
             for call in step.calls:
