@@ -217,19 +217,19 @@ class OfflineModel:
             return _text(
                 _without_tools(self.plan(user_text, functions) if functions else [], turns)
             )
+        parallel = request.get("parallel_tool_calls", True)
         tasks = self.plan(user_text, functions, choice)
-        self._replay(tasks, turns, functions, user_text, request.get("parallel_tool_calls", True))
-        incomplete = [
-            t
-            for t in tasks
-            if t.status == "pending" and missing_required(_by_name(functions, t.tool), t.args)
-        ]
-        if choice == "auto":
-            for task in incomplete:
-                needed = ", ".join(missing_required(_by_name(functions, task.tool), task.args))
-                task.status = "failed"
-                task.error = f"I need {needed} to use {task.tool}, and your message does not say"
-        due = self._expected(tasks, request.get("parallel_tool_calls", True))
+        self._replay(tasks, turns, functions, user_text, parallel)
+        if choice == "auto":  # a required value the user did not give: ask, do not invent it
+            for task in (t for t in tasks if t.status == "pending"):
+                needed = missing_required(_by_name(functions, task.tool), task.args)
+                if needed:
+                    task.status = "failed"
+                    task.error = (
+                        f"I need {', '.join(needed)} to use {task.tool}, and your message does "
+                        "not say"
+                    )
+        due = self._expected(tasks, parallel)
         if due:
             return {
                 "content": None,
