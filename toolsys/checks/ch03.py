@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
+from dataclasses import fields
 from typing import Any
 
 from toolsys.checks import CheckFailed, Described, exercise, expect_raises
@@ -40,20 +41,17 @@ def _normal(schema: Any) -> Any:
     return out
 
 
-def _difference(got: Any, expected: Any) -> str:
-    """The first key where two schemas differ, in words."""
+def _difference(got: Any, expected: Any, where: str = "the result") -> str:
+    """The first place where two schemas differ, in words, e.g. "the result['required'] ..."."""
     if not isinstance(got, dict) or not isinstance(expected, dict):
-        return "the values differ"
+        return f"{where} should be {expected!r}, not {got!r}"
     for key in expected:
         if key not in got:
-            return f"key {key!r} is missing"
+            return f"{where} is missing the key {key!r}"
         if got[key] != expected[key]:
-            inner = _difference(got[key], expected[key])
-            if inner.startswith("key "):
-                return f"inside {key!r}: {inner}"
-            return f"{key!r} should be {expected[key]!r}, not {got[key]!r}"
+            return _difference(got[key], expected[key], f"{where}[{key!r}]")
     extra = [key for key in got if key not in expected]
-    return f"unexpected key {extra[0]!r}" if extra else "the values differ"
+    return f"{where} has an unexpected key {extra[0]!r}" if extra else "the values differ"
 
 
 def _compare(got: Any, expected: Any, what: str, hint: str) -> None:
@@ -74,6 +72,18 @@ def _compare(got: Any, expected: Any, what: str, hint: str) -> None:
 
 
 # -- 3.1 -------------------------------------------------------------------------------------
+
+
+def _show_param(param: Param) -> str:
+    """`Param('limit', 'integer', 'Max.', required=False, default=5)`: only what was given."""
+    given = [
+        f"{f.name}={getattr(param, f.name)!r}"
+        for f in fields(param)[3:]
+        if getattr(param, f.name) != f.default
+    ]
+    positional = [repr(param.name), repr(param.type), repr(param.description)]
+    return f"Param({', '.join([*positional, *given])})"
+
 
 PARAM_CASES: list[tuple[Param, str]] = [
     (Param("query", "string", "Search keywords."), "A plain string: type and description."),
@@ -133,7 +143,8 @@ PARAM_CASES: list[tuple[Param, str]] = [
 )
 def check_param_to_schema(student: Callable[[Param], dict[str, Any]]) -> None:
     for param, hint in PARAM_CASES:
-        _compare(student(param), _toolsys_property(param), f"param_to_schema({param!r})", hint)
+        what = f"param_to_schema({_show_param(param)})"
+        _compare(student(param), _toolsys_property(param), what, hint)
 
 
 # -- 3.2 -------------------------------------------------------------------------------------

@@ -93,6 +93,7 @@ def _call(student: Callable[..., Any], name: str, arguments: str) -> dict[str, A
             f"{what} should return a dict with a boolean 'ok'.",
             expected=Described("{'ok': True, 'value': ...} or {'ok': False, 'error': {...}}"),
             got=got,
+            hint="Every path through safe_execute ends in `return` with one of the two envelopes.",
         )
     return got
 
@@ -106,7 +107,7 @@ def _expect_ok(student: Callable[..., Any], name: str, arguments: str, value: An
             got=got,
             hint="A tool that returns None has still succeeded; empty arguments ('') mean {}."
             if value in (None, "pong")
-            else None,
+            else "When nothing fails, return {'ok': True, 'value': <what the function returned>}.",
         )
 
 
@@ -313,8 +314,12 @@ def check_actionable_message(student: Callable[[str, dict, Any], str]) -> None:
         what = f"actionable_message({_TOOL!r}, schema, <error for {json.dumps(arguments)}>)"
         message = student(_TOOL, tool.parameters, error)
         if not isinstance(message, str):
-            raise CheckFailed(f"{what} should return a str.", expected=Described("a str"),
-                              got=message)
+            raise CheckFailed(
+                f"{what} should return a str.",
+                expected=Described("a str"),
+                got=message,
+                hint="Build the message from the problems and `return` it; do not print it.",
+            )
         missing = [word for word in (_TOOL, *words) if word not in message]
         if missing:
             raise CheckFailed(
@@ -415,13 +420,15 @@ def _reference_redact() -> Callable[[str, Mapping[str, str]], str]:
     "4.3",
     title="Redact secrets and absolute paths",
     hints=[
-        "Secrets first: collect the values of variables whose name.upper() contains KEY, TOKEN, "
-        "SECRET or PASSWORD and that are at least 4 characters long; replace the longest first.",
-        "Paths with a regular expression: a '/' not preceded by a letter, digit, '.', '/' or ':' "
-        "(lookbehind), then one or more 'segment/' and a last segment; segments exclude "
-        "whitespace, quotes, brackets, commas, semicolons and colons.",
-        "Replace each path match with '<path>/' + the last segment, e.g. via "
-        "re.sub(pattern, lambda m: ..., text).",
+        "Two passes: secrets first, with str.replace, then paths, with one regular expression. "
+        "A variable is secret because of its name, not its value.",
+        "Secrets: the values of variables whose name.upper() contains KEY, TOKEN, SECRET or "
+        "PASSWORD and that are at least 4 characters long, replaced longest first. Paths: an "
+        "absolute path starts at a '/' that is not preceded by a letter, digit, '.', '/' or ':' "
+        "(a lookbehind, (?<!...), keeps URLs and 'and/or' out).",
+        "Path pattern: the lookbehind, '/', then one or more 'segment/' and a last segment, where "
+        "a segment excludes whitespace, quotes, brackets, commas, semicolons and colons. Replace "
+        "each match with '<path>/' + the last segment: re.sub(pattern, lambda m: ..., text).",
     ],
     reference=_reference_redact,
 )
@@ -430,7 +437,13 @@ def check_redact(student: Callable[[str, Mapping[str, str]], str]) -> None:
         what = f"redact({text!r}, {environ!r})"
         got = student(text, dict(environ))
         if not isinstance(got, str):
-            raise CheckFailed(f"{what} should return a str.", expected=Described("a str"), got=got)
+            raise CheckFailed(
+                f"{what} should return a str.",
+                expected=Described("a str"),
+                got=got,
+                hint="Return the redacted copy of `text` (strings are immutable: keep the result "
+                "of each replace).",
+            )
         leaked = [word for word in gone if word in got]
         if leaked:
             raise CheckFailed(
