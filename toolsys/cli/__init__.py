@@ -1,8 +1,15 @@
-"""The `toolsys` command line: one click group, one module per subcommand family."""
+"""The `toolsys` command line: one click group, one module per family of subcommands.
+
+`chat` holds the agent-loop commands (chat, tools, explain), `notebooks` the ones that run
+notebooks (check, exercises, execute). Adding a family is adding a module with a `COMMANDS`
+list and naming it below.
+"""
 
 from __future__ import annotations
 
 import click
+
+from toolsys.cli import chat, notebooks
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -11,13 +18,6 @@ def main() -> None:
     """toolsys: engineer an LLM agent's tool system (offline by default)."""
 
 
-def _add_commands() -> None:
-    # Each subcommand module exposes COMMANDS, a list of click commands.
-    from toolsys.cli import _modules
-
-    for module in _modules.load():
-        for command in module.COMMANDS:
-            main.add_command(command)
-
-
-_add_commands()
+for _family in (notebooks, chat):
+    for _command in _family.COMMANDS:
+        main.add_command(_command)
