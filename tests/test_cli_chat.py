@@ -54,7 +54,7 @@ def test_chat_imperfect_is_reproducible_with_a_seed(invoke):
 
 @pytest.mark.parametrize(("args", "message"), [
     (("chat", "--tools", "calculator,get_wether", "hi"),
-     "Error: Unknown tool 'get_wether'. Did you mean 'get_weather'?"),
+     "Error: Unknown tool 'get_wether'. Did you mean 'get_weather'"),
     (("explain", "calculater"), "Error: Unknown tool 'calculater'. Did you mean 'calculator'?"),
     (("chat", "  "), "Error: The prompt is empty"),
     (("chat", "--tools", " , ", "hi"), "Error: --tools ' , ' names no tool"),

@@ -10,16 +10,17 @@ tool, empty prompt, unreachable endpoint), reported in one line without a traceb
 
 from __future__ import annotations
 
-import difflib
 from typing import Any, NoReturn
 
 import click
 
 
-def _did_you_mean(name: str, known: list[str]) -> str:
-    close = difflib.get_close_matches(name, known, n=1)
-    hint = f" Did you mean '{close[0]}'?" if close else ""
-    return f"Unknown tool '{name}'.{hint} Available: {', '.join(known)}."
+def _tool(registry: Any, name: str) -> Any:
+    """The tool `name`, or exit 2 with the registry's own "did you mean" message."""
+    try:
+        return registry.get(name)
+    except KeyError as exc:
+        _fail(exc.args[0])
 
 
 def _registry(only: str | None) -> Any:
@@ -34,9 +35,7 @@ def _registry(only: str | None) -> Any:
         _fail(f"--tools {only!r} names no tool; give names such as calculator,get_weather.")
     chosen = Registry()
     for name in names:
-        if name not in registry:
-            _fail(_did_you_mean(name, registry.names()))
-        chosen.add(registry.get(name))
+        chosen.add(_tool(registry, name))
     return chosen
 
 
@@ -113,8 +112,7 @@ def explain(name: str) -> None:
     """Show exactly what the model sees for the built-in tool NAME."""
     from toolsys.tools import registry
 
-    if name not in registry:
-        _fail(_did_you_mean(name, registry.names()))
+    _tool(registry, name)
     click.echo(registry.explain(name))
 
 
