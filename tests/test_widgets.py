@@ -417,6 +417,12 @@ def test_widget_mimebundle_keeps_the_view_and_replaces_the_plain_text(make: Any)
     assert_stable(bundle["text/plain"])
 
 
+@pytest.mark.parametrize("make", [Inspector, Playground])
+def test_an_unknown_tool_name_says_which_tools_exist(make: Any) -> None:
+    with pytest.raises(KeyError, match=r"Unknown tool 'get_wether'\. Did you mean 'get_weather'"):
+        make(make_registry(), tool="get_wether")
+
+
 def test_importing_toolsys_does_not_import_ipywidgets() -> None:
     code = "import sys, toolsys, toolsys.loop; print('ipywidgets' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

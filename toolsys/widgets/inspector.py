@@ -84,6 +84,8 @@ class Inspector(SummaryBox):
 
     def refresh(self, tool: str | None = None) -> None:
         """Re-read the registry (after tools were added or removed) and redraw."""
+        if tool is not None:
+            self.registry.get(tool)  # an unknown name: KeyError saying which names exist
         rows = [_row(t) for t in self.registry.list()]
         self.table.value = table_html(_HEADER, [[esc(c) for c in row] for row in rows])
         names = self.registry.names()

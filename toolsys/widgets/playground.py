@@ -125,6 +125,8 @@ class Playground(SummaryBox):
         self.fields: dict[str, _Field] = {}
         self.last_result: ToolResult | None = None
         self.last_arguments: dict[str, Any] | str | None = None
+        if tool is not None:
+            registry.get(tool)  # an unknown name: KeyError saying which names exist
         names = registry.names()
         self.tool = widgets.Dropdown(options=names, value=tool or (names[0] if names else None))
         self.tool.description = "tool"
