@@ -59,7 +59,7 @@ def test_get_time_reads_the_fixed_clock_in_any_zone():
     (30, "celsius", "fahrenheit", 86.0), (212, "fahrenheit", "celsius", 100.0),
     (0, "kelvin", "celsius", -273.15), (20, "celsius", "celsius", 20.0),
 ])
-def test_convert_temperature(value, from_unit, to_unit, expected):
+def test_convert_temperature_between_any_two_units(value, from_unit, to_unit, expected):
     assert run("convert_temperature", value=value, from_unit=from_unit,
                to_unit=to_unit).value == expected
 

@@ -160,13 +160,13 @@ def quoted(text: str) -> list[tuple[Span, str]]:
 
 def numbers(text: str) -> list[tuple[Span, float]]:
     """Numbers not part of a date, time, id or e-mail: '17', '-3.5', '1,000'."""
-    blocked = [(a, b) for a, b, _ in find_dates(text) + find_times(text)]
-    blocked += [m.span() for m in re.finditer(r"\S*[A-Za-z#@]\S*\d\S*|\S*\d[A-Za-z]\S*", text)]
+    blocked = {(a, b) for a, b, _ in find_dates(text) + find_times(text)}
+    blocked |= {m.span() for m in re.finditer(r"\S*[A-Za-z#@]\S*\d\S*|\S*\d[A-Za-z]\S*", text)}
     found = []
     for m in re.finditer(
         r"(?<![\w.])-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\w.])-?\d+(?:\.\d+)?", text
     ):
-        if _free(m.span(), set(blocked)):
+        if _free(m.span(), blocked):
             found.append((m.span(), float(m.group().replace(",", ""))))
     return found
 
