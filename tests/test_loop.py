@@ -240,3 +240,10 @@ def test_client_without_a_model_name_needs_one(registry):
 
     with pytest.raises(ValueError, match="pass model="):
         run_agent(openai.OpenAI(api_key="x", base_url="http://127.0.0.1:9"), registry, "hi")
+
+
+def test_max_steps_below_one_is_refused_before_any_request(registry):
+    model = ScriptedModel([text("never sent")])
+    with pytest.raises(ValueError, match="max_steps=0"):
+        run_agent(model.client(), registry, "hi", max_steps=0)
+    assert model.requests == []

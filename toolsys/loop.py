@@ -311,6 +311,11 @@ async def arun_agent(
     """
     import openai
 
+    if max_steps < 1:
+        raise ValueError(
+            f"max_steps={max_steps!r}: a run needs at least one model request; "
+            "pass max_steps=1 or more (default 8)."
+        )
     model = model or getattr(client, "toolsys_model", None)
     if not model:
         raise ValueError(
