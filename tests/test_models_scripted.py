@@ -30,3 +30,8 @@ def test_running_out_of_script_is_a_clear_bad_request():
     create(c)
     with pytest.raises(openai.BadRequestError, match="ran out of script: request 2"):
         create(c)
+
+
+def test_a_turn_not_made_by_text_or_calls_is_refused_at_once():
+    with pytest.raises(TypeError, match=r"script\[1\] is 'hello', not a turn"):
+        ScriptedModel([text("ok"), "hello"])

@@ -46,6 +46,12 @@ class ScriptedModel:
 
     def __init__(self, script: list[dict[str, Any]]) -> None:
         self.script = list(script)
+        for i, turn in enumerate(self.script):
+            if not (isinstance(turn, dict) and "tool_calls" in turn):
+                raise TypeError(
+                    f"script[{i}] is {turn!r}, not a turn; make each turn with text(...) or "
+                    "calls(...), e.g. ScriptedModel([text('hello')])."
+                )
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
 
