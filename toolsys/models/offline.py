@@ -62,7 +62,7 @@ class Task:
     notes: list[str] = field(default_factory=list)
 
 
-def text_of(content: Any) -> str:
+def _content_text(content: Any) -> str:
     """The text of a message's content: a string, or the text parts of a list."""
     if isinstance(content, list):
         return " ".join(p.get("text", "") for p in content if isinstance(p, dict))
@@ -210,7 +210,7 @@ class OfflineModel:
         functions = [t["function"] for t in request.get("tools") or []]
         messages = request["messages"]
         start = max((i for i, m in enumerate(messages) if m["role"] == "user"), default=-1)
-        user_text = text_of(messages[start]["content"]) if start >= 0 else ""
+        user_text = _content_text(messages[start]["content"]) if start >= 0 else ""
         turns = _turns(messages[start + 1 :])
         choice = request.get("tool_choice") or "auto"
         if not functions or choice == "none":
@@ -269,7 +269,7 @@ def _turns(messages: list[dict[str, Any]]) -> list[tuple[list[dict], dict[str, s
         if message["role"] == "assistant" and message.get("tool_calls"):
             turns.append((message["tool_calls"], {}))
         elif message["role"] == "tool" and turns:
-            turns[-1][1][message["tool_call_id"]] = text_of(message.get("content"))
+            turns[-1][1][message["tool_call_id"]] = _content_text(message.get("content"))
     return turns
 
 
