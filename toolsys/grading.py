@@ -82,12 +82,12 @@ def find_notebooks(paths: Sequence[Path]) -> list[tuple[Path, str]]:
             if ".ipynb_checkpoints" in relative.parts:
                 continue
             found.append((path, relative.parts[0].removesuffix(".ipynb"), root))
-    roots_of: dict[str, set[Path]] = {}
-    for _, name, root in found:
-        roots_of.setdefault(name, set()).add(root)
     if not found:
         shown = ", ".join(str(p) for p in paths)
         raise UsageError(f"no notebooks (*.ipynb) in {shown}; give exercise notebooks or folders")
+    roots_of: dict[str, set[Path]] = {}
+    for _, name, root in found:
+        roots_of.setdefault(name, set()).add(root)
     return [
         (path, f"{root.resolve().name}/{name}" if len(roots_of[name]) > 1 else name)
         for path, name, root in found
