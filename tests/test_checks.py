@@ -168,3 +168,7 @@ def test_chapter_modules_are_discovered_on_first_use(
     monkeypatch.delitem(sys.modules, "toolsys.checks.ch98", raising=False)
     assert checks.get_exercise("98.1") is not None
     sys.modules.pop("toolsys.checks.ch98", None)
+
+
+def test_an_id_written_as_a_number_finds_the_exercise(demo: str) -> None:
+    assert checks.check(float(demo), _good).passed

@@ -228,9 +228,10 @@ def check(exercise_id: str, student: Any, *, timeout: float | None = None) -> Ch
     Never raises: a stub is reported "not done yet", an exception from your code as an error, a
     run longer than `timeout` seconds (default 10) as a timeout. Display the result to see it.
     """
+    exercise_id = str(exercise_id)  # check(2.1, ...) means "2.1" too
     found = get_exercise(exercise_id)
     if found is None:
-        result = CheckResult(str(exercise_id), "", Status.ERROR, _unknown(str(exercise_id)))
+        result = CheckResult(exercise_id, "", Status.ERROR, _unknown(exercise_id))
     else:
         limit = timeout if timeout is not None else found.timeout or DEFAULT_TIMEOUT
         result = _run(found, student, limit)
@@ -320,9 +321,10 @@ def _log(result: CheckResult) -> None:
 
 def hint(exercise_id: str) -> None:
     """Print the hints of an exercise, one more on every call."""
+    exercise_id = str(exercise_id)  # hint(2.1) means "2.1" too
     found = get_exercise(exercise_id)
     if found is None:
-        print(_unknown(str(exercise_id)))
+        print(_unknown(exercise_id))
         return
     if not found.hints:
         print(
