@@ -82,3 +82,9 @@ def test_rates_are_settable_and_zero_rates_make_no_mistakes():
             tools=[{"type": "function", "function": event_tool(BARE)}])
         sent.append(response.choices[0].message.tool_calls[0].function.arguments)
     assert model.mistakes == [] and len(set(sent)) == 1
+
+
+@pytest.mark.parametrize("rates", [{"typo": 0.1}, {"malformed_json": "x"}, {"malformed_json": 2}])
+def test_bad_rates_are_refused_with_the_rule(rates):
+    with pytest.raises(ValueError, match="Unknown mistake|between 0 and 1"):
+        OfflineModel(imperfect=True, rates=rates)

@@ -108,6 +108,12 @@ class OfflineModel:
                 f"Unknown mistake {sorted(unknown)[0]!r} in rates; known: "
                 f"{', '.join(_imperfect.BASE_RATES)}."
             )
+        for mistake, rate in (rates or {}).items():
+            if isinstance(rate, bool) or not isinstance(rate, int | float) or not 0 <= rate <= 1:
+                raise ValueError(
+                    f"rates[{mistake!r}] is {rate!r}; give a probability between 0 and 1, "
+                    f"e.g. {_imperfect.BASE_RATES[mistake]}."
+                )
         self.imperfect, self.seed, self.max_retries = imperfect, seed, max_retries
         self.rates = {**_imperfect.BASE_RATES, **(rates or {})}
         self.mistakes: list[str] = []  # every mistake imperfect mode made, in order
