@@ -86,5 +86,5 @@ def test_rates_are_settable_and_zero_rates_make_no_mistakes():
 
 @pytest.mark.parametrize("rates", [{"typo": 0.1}, {"malformed_json": "x"}, {"malformed_json": 2}])
 def test_bad_rates_are_refused_with_the_rule(rates):
-    with pytest.raises(ValueError, match="Unknown mistake|between 0 and 1"):
+    with pytest.raises(ValueError, match=r"Unknown mistake|between 0 and 1"):
         OfflineModel(imperfect=True, rates=rates)
