@@ -172,3 +172,14 @@ def test_chapter_modules_are_discovered_on_first_use(
 
 def test_an_id_written_as_a_number_finds_the_exercise(demo: str) -> None:
     assert checks.check(float(demo), _good).passed
+
+
+def test_an_error_in_student_code_says_which_call_of_the_check_was_running(demo: str) -> None:
+    cell = "def divide(a, b):\n    return {'a': a}[b]  # a bug that only shows for some inputs\n"
+    namespace: dict = {}
+    exec(compile(cell, "<notebook cell>", "exec"), namespace)  # student code lives elsewhere
+    result = checks.check(demo, namespace["divide"])
+    assert result.status is Status.ERROR
+    assert result.message.endswith(
+        'while the check ran: expect_equal(student(6, 3), 2, what="safe_div(6, 3)")'
+    )

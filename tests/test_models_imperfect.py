@@ -84,7 +84,7 @@ def test_rates_are_settable_and_zero_rates_make_no_mistakes():
     assert model.mistakes == [] and len(set(sent)) == 1
 
 
-@pytest.mark.parametrize("rates", [{"typo": 0.1}, {"malformed_json": "x"}, {"malformed_json": 2}])
+@pytest.mark.parametrize("rates", [{"typo": 0.1}, {"malformed_json": "x"}, {"malformed_json": -1}])
 def test_bad_rates_are_refused_with_the_rule(rates):
-    with pytest.raises(ValueError, match=r"Unknown mistake|between 0 and 1"):
+    with pytest.raises(ValueError, match=r"Unknown mistake|give a base rate >= 0"):
         OfflineModel(imperfect=True, rates=rates)

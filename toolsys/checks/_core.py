@@ -15,6 +15,7 @@ import os
 import pkgutil
 import re
 import threading
+import traceback
 import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
@@ -285,10 +286,36 @@ def _verdict(ex: Exercise, student: Any) -> CheckResult:
             ex.id,
             ex.title,
             Status.ERROR,
-            f"Your code raised {type(exc).__name__}: {exc}",
+            f"Your code raised {type(exc).__name__}: {exc}{_during(exc, ex.run)}",
             hint=more or "Read the error message, fix your code and run this cell again.",
         )
     return CheckResult(ex.id, ex.title, Status.PASSED, "")
+
+
+def _during(exc: BaseException, run: Callable[[Any], object]) -> str:
+    """Which call of the check was running when the student's code raised, with its inputs."""
+    check_file = getattr(getattr(run, "__code__", None), "co_filename", None)
+    stack = traceback.StackSummary.extract(
+        traceback.walk_tb(exc.__traceback__), capture_locals=True
+    )
+    inside = [i for i, frame in enumerate(stack) if frame.filename == check_file]
+    if not inside or inside[-1] == len(stack) - 1:
+        return ""  # nothing found, or the check itself raised: no student call to point at
+    frame = stack[inside[-1]]
+    line = (frame.line or "").rstrip(",")
+    names = dict.fromkeys(re.findall(r"\b([a-z_]\w*)\b(?!\s*[(=])", line))
+    shown = [
+        f"{name}={_short(frame.locals[name])}"
+        for name in names
+        if name in (frame.locals or {})
+        and name != "student"
+        and " at 0x" not in frame.locals[name]  # object reprs say nothing useful here
+    ]
+    return f"\n  while the check ran: {line}" + (f" with {', '.join(shown)}" if shown else "")
+
+
+def _short(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _show(value: Any) -> str:

@@ -109,9 +109,10 @@ class OfflineModel:
                 f"{', '.join(_imperfect.BASE_RATES)}."
             )
         for mistake, rate in (rates or {}).items():
-            if isinstance(rate, bool) or not isinstance(rate, int | float) or not 0 <= rate <= 1:
+            if isinstance(rate, bool) or not isinstance(rate, int | float) or rate < 0:
                 raise ValueError(
-                    f"rates[{mistake!r}] is {rate!r}; give a probability between 0 and 1, "
+                    f"rates[{mistake!r}] is {rate!r}; give a base rate >= 0 (the schema's "
+                    "multipliers apply, the result is capped at 1), "
                     f"e.g. {_imperfect.BASE_RATES[mistake]}."
                 )
         self.imperfect, self.seed, self.max_retries = imperfect, seed, max_retries
