@@ -2,6 +2,8 @@
 
 A tool's exception message can contain an API key from the environment, a traceback, or
 `/home/alice/...`. The model gains nothing from them and a log of the conversation leaks them.
+
+Chapter 04 builds this by hand first: notebooks/04_errors.ipynb.
 """
 
 from __future__ import annotations

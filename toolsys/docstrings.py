@@ -4,6 +4,8 @@ We use docstring-parser (Google, NumPy and reST styles) and work around its know
 Google docstring with no summary line (it starts with `Args:`) is taken for reST and every
 parameter description is lost (docstring_parser issue #115). Losing descriptions silently is
 exactly what we must never do, so we give such docstrings a placeholder summary first.
+
+Chapter 03 shows the failure this works around: notebooks/03_schemas.ipynb.
 """
 
 from __future__ import annotations

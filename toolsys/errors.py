@@ -3,6 +3,8 @@
 A model cannot read a stack trace, but it can read `{code, message, suggestion, retryable}`.
 Tools raise `ToolError` for failures they understand; the registry turns everything else into
 the same envelope.
+
+Chapter 04 builds this by hand first: notebooks/04_errors.ipynb.
 """
 
 from __future__ import annotations

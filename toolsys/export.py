@@ -4,6 +4,8 @@ The same schema goes out in three envelopes: OpenAI's `{"type": "function", "fun
 Anthropic's `{"name", "description", "input_schema"}` and MCP's `{"name", "description",
 "inputSchema"}`. Strict mode (OpenAI) asks more of the schema; `make_strict` does the rewriting
 and says exactly where and why when a schema cannot be made strict.
+
+Chapter 03 builds this by hand first: notebooks/03_schemas.ipynb.
 """
 
 from __future__ import annotations

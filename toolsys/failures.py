@@ -2,6 +2,8 @@
 
 Every message names the tool, the bad value and what was expected; every suggestion says what to
 do next. The model reads these words and nothing else, so they are written for it.
+
+Chapter 04 builds this by hand first: notebooks/04_errors.ipynb.
 """
 
 from __future__ import annotations

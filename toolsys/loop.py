@@ -13,6 +13,8 @@ fails ("model_error": reported, never raised).
 Everything that happens is an event, recorded in the `Transcript` in order and passed to
 `on_event` as it happens (a widget, a logger); an exception raised by `on_event` is recorded as
 an `ObserverError` event and the run goes on.
+
+Chapter 00 builds this by hand first: notebooks/00_welcome.ipynb.
 """
 
 from __future__ import annotations

@@ -4,6 +4,9 @@ The agent loop needs exactly two things from it: `export(...)` to tell the model
 `execute(...)` / `aexecute(...)` to run what the model asked for. `execute` never raises: every
 failure (unknown tool, malformed JSON, invalid arguments, an exception inside the tool) comes back
 as a `ToolResult` with an error envelope.
+
+Chapters 01 and 02 build this by hand first: notebooks/01_dispatch.ipynb (a dispatch table),
+notebooks/02_registry.ipynb (a small registry).
 """
 
 from __future__ import annotations

@@ -1,6 +1,8 @@
 """`ToolResult`: the one value every tool call returns, success or failure.
 
 `execute` never raises; it returns this. `to_message()` is the exact text the model reads.
+
+Chapter 04 builds this by hand first: notebooks/04_errors.ipynb.
 """
 
 from __future__ import annotations

@@ -8,6 +8,8 @@ that model, so they cannot disagree. Three ways in:
 - a Pydantic model you wrote yourself.
 
 `json_schema` then turns the model into the clean schema we export.
+
+Chapter 03 builds this by hand first: notebooks/03_schemas.ipynb.
 """
 
 from __future__ import annotations

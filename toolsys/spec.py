@@ -2,6 +2,8 @@
 
 `ToolSpec` + `Param` are the smallest "one source of truth": a schema generator turns them into
 JSON Schema, and the same spec builds the validator, so the two cannot drift apart.
+
+Chapter 03 builds this by hand first: notebooks/03_schemas.ipynb.
 """
 
 from __future__ import annotations
