@@ -25,7 +25,7 @@ help:
 	@echo "make test       set up .venv if needed and run every test (unit tests, notebooks, checks)"
 	@echo "make notebooks  re-execute lessons and solutions in place, then regenerate exercises"
 	@echo "make exercises  regenerate exercises/ from the markers in solutions/"
-	@echo "make lint       ruff check"
+	@echo "make lint       ruff check (everything) and ruff format --check (Python files)"
 	@echo "make clean      remove .venv"
 	@echo "variables: PY=$(PY) (Python >= 3.11), PARALLEL=$(PARALLEL), PYTEST_ARGS=$(PYTEST_ARGS)"
 
@@ -62,6 +62,7 @@ exercises: setup
 
 lint: setup
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check toolsys tests benchmarks
 
 clean:
 	rm -rf $(VENV)

@@ -91,8 +91,14 @@ def _enum_as_given(param: Param) -> dict[str, Any]:
 
 @pytest.mark.parametrize(
     "wrong",
-    [_truthy_defaults, _truthy_bounds, _null_default, _default_even_if_required,
-     _empty_description, _enum_as_given],
+    [
+        _truthy_defaults,
+        _truthy_bounds,
+        _null_default,
+        _default_even_if_required,
+        _empty_description,
+        _enum_as_given,
+    ],
 )
 def test_careless_param_to_schema_fails(wrong) -> None:
     result = checks.check("3.1", wrong)
@@ -132,8 +138,13 @@ def _null_first(spec: ToolSpec) -> dict[str, Any]:
 
 @pytest.mark.parametrize(
     "wrong",
-    [_everything_required, _no_additional_properties, _nullable_ignored,
-     _nullable_means_optional, _null_first],
+    [
+        _everything_required,
+        _no_additional_properties,
+        _nullable_ignored,
+        _nullable_means_optional,
+        _null_first,
+    ],
 )
 def test_careless_spec_to_schema_fails(wrong) -> None:
     result = checks.check("3.2", wrong)

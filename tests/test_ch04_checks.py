@@ -27,8 +27,13 @@ def _raises_on_unknown(functions, name, arguments):
 
 def _only_value_errors(functions, name, arguments):
     if name not in functions:
-        return {"ok": False, "error": {"code": "UNKNOWN_TOOL", "message": f"Unknown tool {name!r}: "
-                                       f"{', '.join(functions)}"}}
+        return {
+            "ok": False,
+            "error": {
+                "code": "UNKNOWN_TOOL",
+                "message": f"Unknown tool {name!r}: {', '.join(functions)}",
+            },
+        }
     try:
         return {"ok": True, "value": functions[name](**json.loads(arguments or "{}"))}
     except (ValueError, TypeError) as exc:  # JSONDecodeError is a ValueError; KeyError escapes
@@ -65,8 +70,14 @@ def _lists_accepted(functions, name, arguments):
 
 @pytest.mark.parametrize(
     "wrong",
-    [_raises_on_unknown, _only_value_errors, _none_is_failure, _vague, _empty_arguments_fail,
-     _lists_accepted],
+    [
+        _raises_on_unknown,
+        _only_value_errors,
+        _none_is_failure,
+        _vague,
+        _empty_arguments_fail,
+        _lists_accepted,
+    ],
 )
 def test_careless_safe_execute_fails(wrong) -> None:
     result = checks.check("4.1", wrong)
@@ -124,8 +135,11 @@ def _secrets(environ, minimum=4, longest_first=True, any_case=True):
 
 
 def _good_paths(text):
-    return re.sub(r"(?<![\w.~/:-])/(?:[^\s/'\"()\[\]{},;:<>|]+/)+[^\s/'\"()\[\]{},;:<>|]*",
-                  lambda m: "<path>/" + m.group(0).rsplit("/", 1)[-1], text)
+    return re.sub(
+        r"(?<![\w.~/:-])/(?:[^\s/'\"()\[\]{},;:<>|]+/)+[^\s/'\"()\[\]{},;:<>|]*",
+        lambda m: "<path>/" + m.group(0).rsplit("/", 1)[-1],
+        text,
+    )
 
 
 def _build(minimum=4, longest_first=True, any_case=True, paths=_good_paths):
@@ -156,8 +170,14 @@ def _url_eating_paths(text):
         _build(paths=_greedy_paths),
         _build(paths=_url_eating_paths),
     ],
-    ids=["short-values", "shortest-first", "case-sensitive", "no-paths", "greedy-paths",
-         "urls-as-paths"],
+    ids=[
+        "short-values",
+        "shortest-first",
+        "case-sensitive",
+        "no-paths",
+        "greedy-paths",
+        "urls-as-paths",
+    ],
 )
 def test_careless_redact_fails(wrong) -> None:
     result = checks.check("4.3", wrong)

@@ -23,8 +23,10 @@ def invoke(monkeypatch):
 def test_chat_prints_the_trace_and_exits_0(invoke):
     result = invoke("chat", "What is 17 times 38?")
     assert result.exit_code == 0
-    assert result.output.splitlines()[:2] == ['ToolCall  calculator({"expression": "17 * 38"})',
-                                              "Result    ok 646"]
+    assert result.output.splitlines()[:2] == [
+        'ToolCall  calculator({"expression": "17 * 38"})',
+        "Result    ok 646",
+    ]
     assert "Status    completed" in result.output
 
 
@@ -32,7 +34,9 @@ def test_chat_json_is_the_transcript(invoke):
     data = json.loads(invoke("chat", "--json", "weather in Paris and in Tokyo").output)
     assert data["status"] == "completed"
     assert [e["arguments"] for e in data["events"] if e["type"] == "ToolCallEvent"] == [
-        '{"city": "Paris"}', '{"city": "Tokyo"}']
+        '{"city": "Paris"}',
+        '{"city": "Tokyo"}',
+    ]
 
 
 def test_chat_with_a_subset_of_tools(invoke):
@@ -52,13 +56,18 @@ def test_chat_imperfect_is_reproducible_with_a_seed(invoke):
     assert invoke(*args).output == invoke(*args).output
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (("chat", "--tools", "calculator,get_wether", "hi"),
-     "Error: Unknown tool 'get_wether'. Did you mean 'get_weather'"),
-    (("explain", "calculater"), "Error: Unknown tool 'calculater'. Did you mean 'calculator'?"),
-    (("chat", "  "), "Error: The prompt is empty"),
-    (("chat", "--tools", " , ", "hi"), "Error: --tools ' , ' names no tool"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ("chat", "--tools", "calculator,get_wether", "hi"),
+            "Error: Unknown tool 'get_wether'. Did you mean 'get_weather'",
+        ),
+        (("explain", "calculater"), "Error: Unknown tool 'calculater'. Did you mean 'calculator'?"),
+        (("chat", "  "), "Error: The prompt is empty"),
+        (("chat", "--tools", " , ", "hi"), "Error: --tools ' , ' names no tool"),
+    ],
+)
 def test_bad_input_exits_2_with_one_line(invoke, args, message):
     result = invoke(*args)
     assert result.exit_code == 2
@@ -89,9 +98,20 @@ def test_explain_shows_what_the_model_sees(invoke):
 
 def test_chat_in_a_subprocess(tmp_path):
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
-    command = [sys.executable, "-c", "from toolsys.cli import main; main()", "chat",
-               "What is 17 times 38?"]
-    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=60,
-                          cwd=Path(__file__).parent.parent)
+    command = [
+        sys.executable,
+        "-c",
+        "from toolsys.cli import main; main()",
+        "chat",
+        "What is 17 times 38?",
+    ]
+    done = subprocess.run(
+        command,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        cwd=Path(__file__).parent.parent,
+    )
     assert done.returncode == 0, done.stderr
     assert "calculator" in done.stdout and "646" in done.stdout

@@ -59,8 +59,11 @@ def registry():
             city: City name, e.g. 'Paris'.
         """
         if city != "Paris":
-            raise ToolError("CITY_NOT_FOUND", f"No weather data for '{city}'.",
-                            suggestion="Did you mean 'Paris'?")
+            raise ToolError(
+                "CITY_NOT_FOUND",
+                f"No weather data for '{city}'.",
+                suggestion="Did you mean 'Paris'?",
+            )
         return "8°C, cloudy"
 
     @registry.tool
@@ -78,8 +81,16 @@ def registry():
 def test_single_call_run_records_every_event_in_order(registry):
     transcript = run_agent(OfflineModel().client(), registry, "What is 2 plus 3?")
     assert [type(e) for e in transcript.events] == [
-        UserMessage, ModelRequest, ModelResponse, ToolCallEvent, ToolResultEvent, ModelRequest,
-        ModelResponse, FinalAnswer, RunFinished]
+        UserMessage,
+        ModelRequest,
+        ModelResponse,
+        ToolCallEvent,
+        ToolResultEvent,
+        ModelRequest,
+        ModelResponse,
+        FinalAnswer,
+        RunFinished,
+    ]
     assert transcript.events[-1] == RunFinished("completed", 2, transcript.usage)
     assert transcript.status == "completed"
     assert transcript.steps == 2
@@ -96,7 +107,8 @@ def test_trace_prints_like_the_seed(registry):
         "Result    ok 5.0\n"
         "Answer    add(2, 3) = 5.0. (offline teaching model)\n"
         "Steps     2 · 4 messages\n"
-        "Status    completed")
+        "Status    completed"
+    )
 
 
 def test_parallel_calls_run_concurrently_and_answer_each_id_in_order():
@@ -108,9 +120,16 @@ def test_parallel_calls_run_concurrently_and_answer_each_id_in_order():
         await asyncio.sleep(seconds)
         return label
 
-    script = ScriptedModel([calls(("wait", {"seconds": 0.3, "label": "slow"}),
-                                  ("nope", {}),
-                                  ("wait", {"seconds": 0.01, "label": "fast"})), text("done")])
+    script = ScriptedModel(
+        [
+            calls(
+                ("wait", {"seconds": 0.3, "label": "slow"}),
+                ("nope", {}),
+                ("wait", {"seconds": 0.01, "label": "fast"}),
+            ),
+            text("done"),
+        ]
+    )
     started = time.perf_counter()
     transcript = run_agent(script.client(), registry, "go")
     assert time.perf_counter() - started < 0.55
@@ -123,7 +142,9 @@ def test_parallel_calls_run_concurrently_and_answer_each_id_in_order():
 def test_actionable_error_leads_to_a_corrected_retry(registry):
     transcript = run_agent(OfflineModel().client(), registry, "What is the weather in Pariss?")
     assert [(c.name, json.loads(c.arguments)) for c in transcript.tool_calls] == [
-        ("get_weather", {"city": "Pariss"}), ("get_weather", {"city": "Paris"})]
+        ("get_weather", {"city": "Pariss"}),
+        ("get_weather", {"city": "Paris"}),
+    ]
     assert transcript.status == "completed"
     assert "8°C, cloudy" in transcript.answer
 
@@ -148,8 +169,9 @@ def test_vague_error_makes_the_model_give_up():
 
 def test_imperfect_mistake_is_recovered_from_the_validation_message(registry):
     # 2.0 × 0.5 (the parameters are described) = 1: every number goes out as a string.
-    model = OfflineModel(imperfect=True, seed=0, rates={"number_as_string": 2.0,
-                                                       "missing_required": 0.0})
+    model = OfflineModel(
+        imperfect=True, seed=0, rates={"number_as_string": 2.0, "missing_required": 0.0}
+    )
     transcript = run_agent(model.client(), registry, "What is 2 plus 3?")
     first, second = transcript.tool_calls
     assert json.loads(first.arguments) == {"a": "2", "b": "3"}
@@ -180,8 +202,12 @@ def test_model_error_is_reported_not_raised(registry):
 
 
 def test_forced_tool_choice_applies_to_the_first_request_only(registry):
-    transcript = run_agent(OfflineModel().client(), registry, "Tell me a joke",
-                           tool_choice={"type": "function", "function": {"name": "add"}})
+    transcript = run_agent(
+        OfflineModel().client(),
+        registry,
+        "Tell me a joke",
+        tool_choice={"type": "function", "function": {"name": "add"}},
+    )
     requests = [e for e in transcript.events if isinstance(e, ModelRequest)]
     assert requests[0].tool_choice == {"type": "function", "function": {"name": "add"}}
     assert requests[1].tool_choice == "auto"
@@ -189,8 +215,9 @@ def test_forced_tool_choice_applies_to_the_first_request_only(registry):
 
 
 def test_tool_choice_none_answers_in_text(registry):
-    transcript = run_agent(OfflineModel().client(), registry, "What is 2 plus 3?",
-                           tool_choice="none")
+    transcript = run_agent(
+        OfflineModel().client(), registry, "What is 2 plus 3?", tool_choice="none"
+    )
     assert transcript.tool_calls == []
     assert "I may not call tools" in transcript.answer
 
@@ -203,8 +230,9 @@ def test_on_event_sees_every_event_and_its_exceptions_do_not_kill_the_run(regist
         if isinstance(event, ToolCallEvent):
             raise RuntimeError("widget broke")
 
-    transcript = run_agent(OfflineModel().client(), registry, "What is 2 plus 3?",
-                           on_event=observer)
+    transcript = run_agent(
+        OfflineModel().client(), registry, "What is 2 plus 3?", on_event=observer
+    )
     assert transcript.status == "completed"
     assert seen == [e for e in transcript.events if not isinstance(e, ObserverError)]
     warning = next(e for e in transcript.events if isinstance(e, ObserverError))
@@ -219,8 +247,9 @@ def test_run_agent_works_inside_a_running_event_loop(registry):
 
 
 def test_arun_agent_with_the_async_client(registry):
-    transcript = asyncio.run(arun_agent(OfflineModel().async_client(), registry,
-                                        "What is 2 plus 3?", system="Be brief."))
+    transcript = asyncio.run(
+        arun_agent(OfflineModel().async_client(), registry, "What is 2 plus 3?", system="Be brief.")
+    )
     assert transcript.messages[0] == {"role": "system", "content": "Be brief."}
     assert transcript.status == "completed"
 

@@ -12,15 +12,27 @@ from toolsys.models._imperfect import param_rates
 
 
 def event_tool(date_schema):
-    return {"name": "create_event", "description": "Create a calendar event.", "parameters": {
-        "type": "object", "required": ["title", "date"], "properties": {
-            "title": {"type": "string", "description": "Event title."}, "date": date_schema}}}
+    return {
+        "name": "create_event",
+        "description": "Create a calendar event.",
+        "parameters": {
+            "type": "object",
+            "required": ["title", "date"],
+            "properties": {
+                "title": {"type": "string", "description": "Event title."},
+                "date": date_schema,
+            },
+        },
+    }
 
 
 BARE = {"type": "string"}
 STATED = {"type": "string", "description": "Day of the event, YYYY-MM-DD."}
-RICH = {"type": "string", "format": "date",
-        "description": "Day of the event, YYYY-MM-DD, e.g. 2025-01-31."}
+RICH = {
+    "type": "string",
+    "format": "date",
+    "description": "Day of the event, YYYY-MM-DD, e.g. 2025-01-31.",
+}
 PROMPT = "Schedule 'Review' tomorrow"
 
 
@@ -31,7 +43,8 @@ def first_calls(date_schema, n=300, seed=0):
     sent = []
     for _ in range(n):
         response = c.chat.completions.create(
-            model=model.name, tools=tools, messages=[{"role": "user", "content": PROMPT}])
+            model=model.name, tools=tools, messages=[{"role": "user", "content": PROMPT}]
+        )
         call = response.choices[0].message.tool_calls[0]
         sent.append((call.function.name, call.function.arguments))
     return sent, model.mistakes
@@ -52,7 +65,8 @@ def test_a_better_date_schema_means_fewer_mistakes():
     assert rates[0] < rates[1] < rates[2]
     for schema, measured in zip((BARE, STATED, RICH), rates, strict=True):
         assert measured == pytest.approx(
-            first_call_success(event_tool(schema), {"title": "Review", "date": "x"}), abs=0.08)
+            first_call_success(event_tool(schema), {"title": "Review", "date": "x"}), abs=0.08
+        )
 
 
 def test_mistakes_are_the_documented_kinds():
@@ -64,12 +78,15 @@ def test_mistakes_are_the_documented_kinds():
 
 def test_rate_formula_rewards_enums_formats_examples_and_descriptions():
     assert param_rates("unit", {"type": "string", "enum": ["c", "f"]}, True)[
-        "invented_enum"] == pytest.approx(0.03)
+        "invented_enum"
+    ] == pytest.approx(0.03)
     assert param_rates("unit", {"type": "string", "description": "One of 'c' or 'f'."}, True)[
-        "invented_enum"] == pytest.approx(0.3)
+        "invented_enum"
+    ] == pytest.approx(0.3)
     assert param_rates("date", BARE, True)["freeform_date"] == pytest.approx(0.6)
-    assert param_rates("date", RICH, True)["freeform_date"] == pytest.approx(0.6 * 0.25 * 0.25
-                                                                             * 0.5)
+    assert param_rates("date", RICH, True)["freeform_date"] == pytest.approx(
+        0.6 * 0.25 * 0.25 * 0.5
+    )
     assert param_rates("n", {"type": "integer"}, False) == {"number_as_string": 0.15}
 
 
@@ -78,8 +95,10 @@ def test_rates_are_settable_and_zero_rates_make_no_mistakes():
     c, sent = model.client(), []
     for _ in range(20):
         response = c.chat.completions.create(
-            model=model.name, messages=[{"role": "user", "content": PROMPT}],
-            tools=[{"type": "function", "function": event_tool(BARE)}])
+            model=model.name,
+            messages=[{"role": "user", "content": PROMPT}],
+            tools=[{"type": "function", "function": event_tool(BARE)}],
+        )
         sent.append(response.choices[0].message.tool_calls[0].function.arguments)
     assert model.mistakes == [] and len(set(sent)) == 1
 

@@ -11,8 +11,9 @@ from toolsys.models import ScriptedModel, calls, text
 
 
 def create(client, content="go"):
-    return client.chat.completions.create(model="toolsys-scripted",
-                                          messages=[{"role": "user", "content": content}])
+    return client.chat.completions.create(
+        model="toolsys-scripted", messages=[{"role": "user", "content": content}]
+    )
 
 
 def test_script_is_replayed_in_order():
@@ -20,7 +21,9 @@ def test_script_is_replayed_in_order():
     c = model.client()
     first = create(c).choices[0].message
     assert [(t.id, t.function.name, t.function.arguments) for t in first.tool_calls] == [
-        ("call_0001", "add", json.dumps({"a": 1, "b": 2})), ("call_0002", "add", '{"a": 3')]
+        ("call_0001", "add", json.dumps({"a": 1, "b": 2})),
+        ("call_0002", "add", '{"a": 3'),
+    ]
     assert create(c).choices[0].message.content == "3"
     assert [r["messages"][0]["content"] for r in model.requests] == ["go", "go"]
 

@@ -13,25 +13,45 @@ from toolsys.tools import registry
 
 
 def fn(name, description, properties, required):
-    return {"name": name, "description": description, "parameters": {
-        "type": "object", "properties": properties, "required": required}}
+    return {
+        "name": name,
+        "description": description,
+        "parameters": {"type": "object", "properties": properties, "required": required},
+    }
 
 
 LESSON_TOOLS = [
-    fn("create_event", "Create a calendar event (meeting, appointment).", {
-        "title": {"type": "string", "description": "Short title of the event."},
-        "date": {"type": "string", "format": "date", "description": "Day, YYYY-MM-DD."},
-        "start_time": {"type": "string", "description": "Start time, HH:MM (24 h)."},
-        "attendees": {"type": "array", "items": {"type": "string", "format": "email"},
-                      "description": "E-mail addresses of the attendees."}},
-       ["title", "date"]),
-    fn("send_email", "Send an e-mail message to one recipient.", {
-        "to": {"type": "string", "format": "email", "description": "Recipient address."},
-        "subject": {"type": "string", "description": "Subject line."},
-        "body": {"type": "string", "description": "Message text."}}, ["to", "subject", "body"]),
-    fn("lookup_order", "Look up the status of a customer order.", {
-        "order_id": {"type": "string", "description": "Order ID such as 'A-1001'."}},
-       ["order_id"]),
+    fn(
+        "create_event",
+        "Create a calendar event (meeting, appointment).",
+        {
+            "title": {"type": "string", "description": "Short title of the event."},
+            "date": {"type": "string", "format": "date", "description": "Day, YYYY-MM-DD."},
+            "start_time": {"type": "string", "description": "Start time, HH:MM (24 h)."},
+            "attendees": {
+                "type": "array",
+                "items": {"type": "string", "format": "email"},
+                "description": "E-mail addresses of the attendees.",
+            },
+        },
+        ["title", "date"],
+    ),
+    fn(
+        "send_email",
+        "Send an e-mail message to one recipient.",
+        {
+            "to": {"type": "string", "format": "email", "description": "Recipient address."},
+            "subject": {"type": "string", "description": "Subject line."},
+            "body": {"type": "string", "description": "Message text."},
+        },
+        ["to", "subject", "body"],
+    ),
+    fn(
+        "lookup_order",
+        "Look up the status of a customer order.",
+        {"order_id": {"type": "string", "description": "Order ID such as 'A-1001'."}},
+        ["order_id"],
+    ),
 ]
 FUNCTIONS = [t["function"] for t in registry.export("openai")] + LESSON_TOOLS
 
@@ -48,8 +68,10 @@ TABLE = [
     # random_integer
     ("Give me a random number between 1 and 100", [("random_integer", {"min": 1, "max": 100})]),
     ("pick a random integer up to 50", [("random_integer", {"max": 50})]),
-    ("random number from 10 to 20 with seed 42",
-     [("random_integer", {"min": 10, "max": 20, "seed": 42})]),
+    (
+        "random number from 10 to 20 with seed 42",
+        [("random_integer", {"min": 10, "max": 20, "seed": 42})],
+    ),
     ("roll a dice between 1 and 6", [("random_integer", {"min": 1, "max": 6})]),
     # get_time
     ("What time is it in Tokyo?", [("get_time", {"timezone": "Asia/Tokyo"})]),
@@ -57,22 +79,29 @@ TABLE = [
     ("What time is it in UTC?", [("get_time", {"timezone": "UTC"})]),
     ("Tell me the time in London", [("get_time", {"timezone": "Europe/London"})]),
     # convert_temperature
-    ("convert 30 C to F", [("convert_temperature",
-                            {"value": 30, "from_unit": "celsius", "to_unit": "fahrenheit"})]),
-    ("What is 100 fahrenheit in celsius?", [("convert_temperature",
-                                             {"value": 100, "from_unit": "fahrenheit",
-                                              "to_unit": "celsius"})]),
-    ("Convert 300 kelvin into celsius", [("convert_temperature",
-                                          {"value": 300, "from_unit": "kelvin",
-                                           "to_unit": "celsius"})]),
-    ("convert -40 degrees celsius to fahrenheit", [("convert_temperature",
-                                                    {"value": -40, "from_unit": "celsius",
-                                                     "to_unit": "fahrenheit"})]),
+    (
+        "convert 30 C to F",
+        [("convert_temperature", {"value": 30, "from_unit": "celsius", "to_unit": "fahrenheit"})],
+    ),
+    (
+        "What is 100 fahrenheit in celsius?",
+        [("convert_temperature", {"value": 100, "from_unit": "fahrenheit", "to_unit": "celsius"})],
+    ),
+    (
+        "Convert 300 kelvin into celsius",
+        [("convert_temperature", {"value": 300, "from_unit": "kelvin", "to_unit": "celsius"})],
+    ),
+    (
+        "convert -40 degrees celsius to fahrenheit",
+        [("convert_temperature", {"value": -40, "from_unit": "celsius", "to_unit": "fahrenheit"})],
+    ),
     # get_weather
     ("What's the weather in Paris?", [("get_weather", {"city": "Paris"})]),
     ("Is it raining in London?", [("get_weather", {"city": "London"})]),
-    ("weather in New York in imperial units",
-     [("get_weather", {"city": "New York", "units": "imperial"})]),
+    (
+        "weather in New York in imperial units",
+        [("get_weather", {"city": "New York", "units": "imperial"})],
+    ),
     ("How's the weather in Rio de Janeiro today?", [("get_weather", {"city": "Rio de Janeiro"})]),
     ("weather forecast for Sydney", [("get_weather", {"city": "Sydney"})]),
     # search_docs
@@ -80,29 +109,60 @@ TABLE = [
     ("How do I add a tool to the registry?", [("search_docs", {"query": "add tool registry"})]),
     ("find documentation about MCP", [("search_docs", {"query": "MCP"})]),
     # several requests in one message
-    ("weather in Paris and in Tokyo",
-     [("get_weather", {"city": "Paris"}), ("get_weather", {"city": "Tokyo"})]),
-    ("convert 30 C to F and what is 2+2",
-     [("convert_temperature", {"value": 30, "from_unit": "celsius", "to_unit": "fahrenheit"}),
-      ("calculator", {"expression": "2 + 2"})]),
-    ("What is 6 times 7, and what time is it in Tokyo?",
-     [("calculator", {"expression": "6 * 7"}), ("get_time", {"timezone": "Asia/Tokyo"})]),
-    ("Tell me the weather in Berlin, then search the docs for schemas",
-     [("get_weather", {"city": "Berlin"}), ("search_docs", {"query": "schemas"})]),
+    (
+        "weather in Paris and in Tokyo",
+        [("get_weather", {"city": "Paris"}), ("get_weather", {"city": "Tokyo"})],
+    ),
+    (
+        "convert 30 C to F and what is 2+2",
+        [
+            ("convert_temperature", {"value": 30, "from_unit": "celsius", "to_unit": "fahrenheit"}),
+            ("calculator", {"expression": "2 + 2"}),
+        ],
+    ),
+    (
+        "What is 6 times 7, and what time is it in Tokyo?",
+        [("calculator", {"expression": "6 * 7"}), ("get_time", {"timezone": "Asia/Tokyo"})],
+    ),
+    (
+        "Tell me the weather in Berlin, then search the docs for schemas",
+        [("get_weather", {"city": "Berlin"}), ("search_docs", {"query": "schemas"})],
+    ),
     # lesson tools
-    ("Schedule 'Design review' tomorrow at 3pm with alice@example.com and bob@example.com",
-     [("create_event", {"title": "Design review", "date": "2025-01-16", "start_time": "15:00",
-                        "attendees": ["alice@example.com", "bob@example.com"]})]),
-    ("Book a meeting called Standup next Monday at 09:30",
-     [("create_event", {"title": "Standup", "date": "2025-01-20", "start_time": "09:30"})]),
-    ('Create an event "Launch party" on 2025-02-14',
-     [("create_event", {"title": "Launch party", "date": "2025-02-14"})]),
-    ("schedule an appointment called Dentist on Friday",
-     [("create_event", {"title": "Dentist", "date": "2025-01-17"})]),
-    ("Put a meeting titled Budget in the calendar in 3 days",
-     [("create_event", {"title": "Budget", "date": "2025-01-18"})]),
-    ('Email bob@example.com with subject "Hi" saying "See you soon"',
-     [("send_email", {"to": "bob@example.com", "subject": "Hi", "body": "See you soon"})]),
+    (
+        "Schedule 'Design review' tomorrow at 3pm with alice@example.com and bob@example.com",
+        [
+            (
+                "create_event",
+                {
+                    "title": "Design review",
+                    "date": "2025-01-16",
+                    "start_time": "15:00",
+                    "attendees": ["alice@example.com", "bob@example.com"],
+                },
+            )
+        ],
+    ),
+    (
+        "Book a meeting called Standup next Monday at 09:30",
+        [("create_event", {"title": "Standup", "date": "2025-01-20", "start_time": "09:30"})],
+    ),
+    (
+        'Create an event "Launch party" on 2025-02-14',
+        [("create_event", {"title": "Launch party", "date": "2025-02-14"})],
+    ),
+    (
+        "schedule an appointment called Dentist on Friday",
+        [("create_event", {"title": "Dentist", "date": "2025-01-17"})],
+    ),
+    (
+        "Put a meeting titled Budget in the calendar in 3 days",
+        [("create_event", {"title": "Budget", "date": "2025-01-18"})],
+    ),
+    (
+        'Email bob@example.com with subject "Hi" saying "See you soon"',
+        [("send_email", {"to": "bob@example.com", "subject": "Hi", "body": "See you soon"})],
+    ),
     ("Where is my order #A-1001?", [("lookup_order", {"order_id": "A-1001"})]),
     ("What is the status of order 42?", [("lookup_order", {"order_id": "42"})]),
     # nothing fits: a plain-text answer

@@ -57,9 +57,7 @@ def forget(note: str) -> None:
     """
 
 
-FUNCTIONS: dict[str, Callable[..., Any]] = {
-    f.__name__: f for f in (add, div, lookup, ping, forget)
-}
+FUNCTIONS: dict[str, Callable[..., Any]] = {f.__name__: f for f in (add, div, lookup, ping, forget)}
 
 
 def _reference_safe_execute() -> Callable[[dict[str, Callable[..., Any]], str, str], dict]:
@@ -326,8 +324,9 @@ def check_actionable_message(student: Callable[[str, dict, Any], str]) -> None:
                 f"{what} does not mention {', '.join(map(repr, missing))}.",
                 expected=Described(f"a message mentioning {', '.join(map(repr, (_TOOL, *words)))}"),
                 got=message,
-                hint=hint if _TOOL not in missing else "Name the tool first: the model may have "
-                "called several.",
+                hint=hint
+                if _TOOL not in missing
+                else "Name the tool first: the model may have called several.",
             )
         noise = [bit for bit in ("https://", "[type=", "input_value=") if bit in message]
         if noise or len(message) > 500:
