@@ -184,3 +184,23 @@ def test_table_is_big_enough():
 def test_offline_model_chooses_tool_and_arguments(model, prompt, expected):
     planned = [(t.tool, t.args) for t in model.plan(prompt, FUNCTIONS)]
     assert planned == expected
+
+
+def test_an_enum_value_is_chosen_by_the_meaning_its_description_gives_it(model):
+    list_orders = fn(
+        "list_orders",
+        "List the customer's orders with a status.",
+        {
+            "status": {"type": "string", "enum": ["open", "shipped"], "description": "Status."},
+            "sort": {
+                "type": "string",
+                "enum": ["desc", "asc"],
+                "description": "desc: newest first; asc: oldest first.",
+            },
+        },
+        ["status"],
+    )
+    planned = model.plan("List my shipped orders with the oldest first", [list_orders])
+    assert [(t.tool, t.args) for t in planned] == [
+        ("list_orders", {"status": "shipped", "sort": "asc"})
+    ]

@@ -242,6 +242,26 @@ def _enum_mentions(text: str, values: list[Any]) -> list[tuple[Span, Any]]:
     return found
 
 
+def _gloss_mentions(text: str, schema: dict[str, Any], values: list[Any]) -> list[tuple[Span, Any]]:
+    """Values named by their meaning: "desc: newest first." lets "newest first" pick 'desc'.
+
+    A description that glosses each allowed value ("v: words", "v = words", "'v' (words)") is
+    what a real model reads to map a user's phrasing onto an enum; the offline model does the
+    same when every content word of a gloss appears in the request.
+    """
+    description = str(_unwrap(schema).get("description", ""))
+    found = []
+    for value in values:
+        pattern = rf"[\"'`]?\b{re.escape(str(value))}\b[\"'`]?\s*(?:[:=]|\(|means\b)\s*([^,;.()]+)"
+        for gloss in re.findall(pattern, description, re.I):
+            words = [w for w in re.findall(r"[\w'-]+", gloss) if w.lower() not in STOP_WORDS]
+            spans = [re.search(rf"\b{re.escape(w)}\b", text, re.I) for w in words]
+            if words and all(spans):
+                found.append(((min(m.start() for m in spans), max(m.end() for m in spans)), value))
+                break
+    return sorted(found)
+
+
 def _number_cue(name: str, description: str, text: str, span: Span) -> str | None:
     """'lower' / 'upper' / 'named' when the words around a number tie it to a parameter."""
     before = _before(text, span, 3)
@@ -326,7 +346,9 @@ def find_value(
     fresh = lambda found: [(s, v) for s, v in found if _free(s, used)]  # noqa: E731
     if kind == "enum":
         values = enum_values(schema)
-        mentions = fresh(_enum_mentions(text, values))
+        mentions = fresh(_enum_mentions(text, values)) or fresh(
+            _gloss_mentions(text, schema, values)
+        )
         side = _side(name) or ("upper" if re.search(r"target|into|dest", name) else None)
         for span, value in mentions:
             cue = _before(text, span, 1)
