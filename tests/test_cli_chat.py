@@ -61,11 +61,14 @@ def test_chat_imperfect_is_reproducible_with_a_seed(invoke):
     [
         (
             ("chat", "--tools", "calculator,get_wether", "hi"),
-            "Error: Unknown tool 'get_wether'. Did you mean 'get_weather'",
+            "toolsys chat: Unknown tool 'get_wether'. Did you mean 'get_weather'",
         ),
-        (("explain", "calculater"), "Error: Unknown tool 'calculater'. Did you mean 'calculator'?"),
-        (("chat", "  "), "Error: The prompt is empty"),
-        (("chat", "--tools", " , ", "hi"), "Error: --tools ' , ' names no tool"),
+        (
+            ("explain", "calculater"),
+            "toolsys explain: Unknown tool 'calculater'. Did you mean 'calculator'?",
+        ),
+        (("chat", "  "), "toolsys chat: The prompt is empty"),
+        (("chat", "--tools", " , ", "hi"), "toolsys chat: --tools ' , ' names no tool"),
     ],
 )
 def test_bad_input_exits_2_with_one_line(invoke, args, message):
@@ -81,7 +84,7 @@ def test_unreachable_endpoint_exits_2(invoke, monkeypatch):
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
     result = invoke("chat", "hi")
     assert result.exit_code == 2
-    assert result.output.startswith("Error: No reachable model endpoint")
+    assert result.output.startswith("toolsys chat: No reachable model endpoint")
 
 
 def test_tools_lists_name_category_and_first_line(invoke):

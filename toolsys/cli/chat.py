@@ -10,9 +10,11 @@ tool, empty prompt, unreachable endpoint), reported in one line without a traceb
 
 from __future__ import annotations
 
-from typing import Any, NoReturn
+from typing import Any
 
 import click
+
+from toolsys.cli._errors import usage_error
 
 
 def _tool(registry: Any, name: str) -> Any:
@@ -20,7 +22,7 @@ def _tool(registry: Any, name: str) -> Any:
     try:
         return registry.get(name)
     except KeyError as exc:
-        _fail(exc.args[0])
+        usage_error(exc.args[0])
 
 
 def _registry(only: str | None) -> Any:
@@ -32,7 +34,7 @@ def _registry(only: str | None) -> Any:
         return registry
     names = [n.strip() for n in only.split(",") if n.strip()]
     if not names:
-        _fail(f"--tools {only!r} names no tool; give names such as calculator,get_weather.")
+        usage_error(f"--tools {only!r} names no tool; give names such as calculator,get_weather.")
     chosen = Registry()
     for name in names:
         chosen.add(_tool(registry, name))
@@ -45,11 +47,6 @@ def _client(imperfect: bool, seed: int) -> Any:
     if imperfect:
         return models.OfflineModel(imperfect=True, seed=seed).client()
     return models.client()
-
-
-def _fail(message: str) -> NoReturn:
-    click.echo(f"Error: {message}", err=True)
-    raise SystemExit(2)
 
 
 @click.command()
@@ -79,14 +76,14 @@ def chat(
     from toolsys.loop import run_agent
 
     if not prompt.strip():
-        _fail('The prompt is empty; ask something, e.g. toolsys chat "What is 17 times 38?".')
+        usage_error('The prompt is empty; ask something, e.g. toolsys chat "What is 17 times 38?".')
     registry = _registry(only)
     transcript = run_agent(
         _client(imperfect, seed), registry, prompt, model=model, max_steps=max_steps
     )
     errors = [e for e in transcript.events if type(e).__name__ == "ModelErrorEvent"]
     if errors and errors[0].error_type in ("APIConnectionError", "APITimeoutError"):
-        _fail(
+        usage_error(
             f"No reachable model endpoint: {errors[0].message} Check OPENAI_BASE_URL, or unset "
             "OPENAI_API_KEY to use the offline teaching model."
         )

@@ -7,14 +7,10 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import NoReturn
 
 import click
 
-
-def _usage(command: str, message: str) -> NoReturn:
-    click.echo(f"toolsys {command}: {message}", err=True)
-    sys.exit(2)
+from toolsys.cli._errors import usage_error
 
 
 @click.command("check")
@@ -50,26 +46,25 @@ def check_command(paths: tuple[Path, ...], out: Path, timeout: float, jobs: int)
     from toolsys import grading
 
     if not paths:
-        _usage(
-            "check",
+        usage_error(
             "give one or more exercise notebooks or folders, e.g. `toolsys check submissions/`",
         )
     if out.exists() and not out.is_dir():
-        _usage("check", f"--out {out} is a file; give a folder for the gradebook")
+        usage_error(f"--out {out} is a file; give a folder for the gradebook")
     try:
         notebooks = grading.find_notebooks(paths)
     except grading.UsageError as exc:
-        _usage("check", str(exc))
+        usage_error(str(exc))
     try:  # before grading, so an unwritable --out does not cost a whole run
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        _usage("check", f"--out {out}: cannot create the folder ({exc.strerror}); give another")
+        usage_error(f"--out {out}: cannot create the folder ({exc.strerror}); give another")
     grades = grading.grade(notebooks, timeout=timeout, jobs=jobs)
     click.echo(grading.table(grades))
     try:
         written = grading.write_gradebook(grades, out)
     except OSError as exc:
-        _usage("check", f"cannot write the gradebook into {out}: {exc.strerror}")
+        usage_error(f"cannot write the gradebook into {out}: {exc.strerror}")
     click.echo(f"gradebook: {', '.join(str(p) for p in written)}")
     sys.exit(0 if all(g.all_passed for g in grades) and any(g.verdicts for g in grades) else 1)
 
@@ -101,17 +96,16 @@ def exercises_command(check_only: bool, solutions: Path, exercises_dir: Path) ->
     from toolsys import exercises
 
     if not solutions.is_dir():
-        _usage(
-            "exercises",
+        usage_error(
             f"--solutions {solutions}: no such folder; run in the repository root or give "
             "the folder of solved notebooks",
         )
     if exercises_dir.exists() and not exercises_dir.is_dir():
-        _usage("exercises", f"--exercises {exercises_dir} is a file; give a folder")
+        usage_error(f"--exercises {exercises_dir} is a file; give a folder")
     try:
         plan = exercises.plan(solutions, exercises_dir)
     except exercises.SolutionError as exc:
-        _usage("exercises", f"{exc} (nothing written)")
+        usage_error(f"{exc} (nothing written)")
     for orphan in plan.orphans:
         click.echo(f"{orphan}: no solution notebook generates it; delete it or add the solution")
     if check_only:
@@ -122,7 +116,7 @@ def exercises_command(check_only: bool, solutions: Path, exercises_dir: Path) ->
     try:
         written = exercises.write(plan)
     except OSError as exc:
-        _usage("exercises", f"cannot write to --exercises {exercises_dir}: {exc.strerror}")
+        usage_error(f"cannot write to --exercises {exercises_dir}: {exc.strerror}")
     for path in written:
         click.echo(f"wrote {path}")
     click.echo(f"{len(plan.texts)} exercise notebook(s) up to date")
@@ -147,10 +141,10 @@ def execute_command(notebooks: tuple[Path, ...], timeout: float) -> None:
     from toolsys import grading
 
     if not notebooks:
-        _usage("execute", "give one or more notebooks, e.g. `toolsys execute notebooks/*.ipynb`")
+        usage_error("give one or more notebooks, e.g. `toolsys execute notebooks/*.ipynb`")
     missing = [str(p) for p in notebooks if not p.is_file()]
     if missing:
-        _usage("execute", f"no such notebook file: {', '.join(missing)}")
+        usage_error(f"no such notebook file: {', '.join(missing)}")
     failed = 0
     for path in notebooks:
         # Not a notebook, unreadable, a failing cell, read-only: report it and go on with the
