@@ -113,26 +113,31 @@ def test_trace_prints_like_the_seed(registry):
 
 def test_parallel_calls_run_concurrently_and_answer_each_id_in_order():
     registry = Registry()
+    gate = asyncio.Event()  # the first call can only finish if the third runs at the same time
 
     @registry.tool
-    async def wait(seconds: float, label: str) -> str:
-        """Wait, then return the label."""
-        await asyncio.sleep(seconds)
+    async def wait_for_gate(label: str) -> str:
+        """Wait until the gate opens, then return the label."""
+        await asyncio.wait_for(gate.wait(), timeout=5)
+        return label
+
+    @registry.tool
+    async def open_gate(label: str) -> str:
+        """Open the gate and return the label."""
+        gate.set()
         return label
 
     script = ScriptedModel(
         [
             calls(
-                ("wait", {"seconds": 0.3, "label": "slow"}),
+                ("wait_for_gate", {"label": "slow"}),
                 ("nope", {}),
-                ("wait", {"seconds": 0.01, "label": "fast"}),
+                ("open_gate", {"label": "fast"}),
             ),
             text("done"),
         ]
     )
-    started = time.perf_counter()
     transcript = run_agent(script.client(), registry, "go")
-    assert time.perf_counter() - started < 0.55
     assistant, *tools, _ = transcript.messages[1:]
     assert [t["tool_call_id"] for t in tools] == [c["id"] for c in assistant["tool_calls"]]
     assert [json.loads(t["content"]).get("value") for t in tools] == ["slow", None, "fast"]
