@@ -5,7 +5,8 @@
 
 The loop knows the registry through two methods only: `export("openai")` (what exists) and
 `aexecute(name, raw_arguments)` (run it; never raises). Each model turn's tool calls run
-concurrently, and exactly one tool message per `tool_call_id` goes back, in the order of the
+concurrently (async tools overlap; sync tools run one after another, see `Registry.aexecute`),
+and exactly one tool message per `tool_call_id` goes back, in the order of the
 calls, whether each succeeded or failed. The run stops when the model answers in text
 ("completed"), after `max_steps` model requests ("max_steps"), or when a request to the model
 fails ("model_error": reported, never raised).

@@ -210,7 +210,12 @@ class Registry:
         return _run_coroutine(lambda: self.aexecute(name, arguments, **context))
 
     async def aexecute(self, name: str, arguments: Arguments = None, **context: Any) -> ToolResult:
-        """Run a tool by name from async code. Never raises."""
+        """Run a tool by name from async code. Never raises.
+
+        An async tool is awaited, so several calls overlap; a sync tool runs inline, in order,
+        which keeps side effects deterministic and thread-bound resources (a sqlite connection)
+        safe. Make a slow tool `async` (e.g. with `asyncio.to_thread`) to let it overlap.
+        """
         start = time.perf_counter()
         call = Call(name, arguments, self._lookup(name), context=context)
         try:
