@@ -1,8 +1,9 @@
-"""End to end: the widgets render as real controls in JupyterLab and a click reaches the kernel.
+"""End to end in JupyterLab and headless Chromium: what a student sees, for real.
 
 State tests (test_widgets.py) prove the Python side; only a browser proves the front end shows
-it. One test: start JupyterLab on a generated notebook, run all cells in headless Chromium, click
-Run in the playground, see the result appear. Skipped when Chromium is not installed.
+it. Two tests: the widgets render as real controls and a click reaches the kernel; and the
+welcome notebook, the one `make lab` opens, runs top to bottom in the browser without an error.
+Skipped when Chromium is not installed.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import time
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -76,6 +78,32 @@ NOTEBOOK_CELLS = [
 ]
 
 
+WELCOME = Path(__file__).resolve().parent.parent / "notebooks" / "00_welcome.ipynb"
+
+
+def _write_cleared(source: Path, target: Path) -> int:
+    """Copy a notebook without outputs, so only a fresh run can fill them; return its code cells."""
+    import nbformat
+
+    notebook = nbformat.read(source, as_version=4)
+    notebook.metadata.pop("widgets", None)
+    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    for cell in code:
+        cell.outputs, cell.execution_count = [], None
+    target.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(notebook, target)
+    return len(code)
+
+
+def _run_all(page: Any, url: str) -> None:
+    page.goto(url)
+    page.locator(".jp-Notebook .jp-Cell").first.wait_for()
+    expect_idle = page.get_by_text(re.compile(r"Python 3 \(ipykernel\) \| Idle"))
+    expect_idle.wait_for()
+    page.locator(".lm-MenuBar-itemLabel", has_text="Run").click()
+    page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -97,14 +125,18 @@ def _wait_until_up(url: str, process: subprocess.Popen[bytes]) -> None:
 
 
 @pytest.fixture
-def lab(tmp_path: Path, write_notebook: Callable[..., Path]) -> Iterator[str]:
-    """A JupyterLab server on a free port serving a generated notebook; yields the notebook URL."""
+def lab(tmp_path: Path, write_notebook: Callable[..., Path]) -> Iterator[Callable[[str], str]]:
+    """A JupyterLab server on a free port serving `root/`; yields notebook name -> its URL.
+
+    `root` holds a generated widgets notebook and the welcome lesson with its outputs cleared.
+    """
     if not CHROMIUM.exists():
         pytest.skip(
             "Chromium not found at /usr/bin/chromium; install it with: apt-get install -y chromium"
         )
     root = tmp_path / "root"
     write_notebook(root / "widgets.ipynb", NOTEBOOK_CELLS)
+    _write_cleared(WELCOME, root / WELCOME.name)
     for plugin, values in LAB_SETTINGS.items():
         path = tmp_path / "settings" / f"{plugin}.jupyterlab-settings"
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -127,7 +159,7 @@ def lab(tmp_path: Path, write_notebook: Callable[..., Path]) -> Iterator[str]:
     )  # fmt: skip
     try:
         _wait_until_up(f"http://127.0.0.1:{port}/api/status?token={token}", process)
-        yield f"http://127.0.0.1:{port}/lab/tree/widgets.ipynb?token={token}&reset"
+        yield lambda name: f"http://127.0.0.1:{port}/lab/tree/{name}?token={token}&reset"
     finally:
         process.terminate()
         try:
@@ -139,7 +171,9 @@ def lab(tmp_path: Path, write_notebook: Callable[..., Path]) -> Iterator[str]:
 
 
 @pytest.mark.timeout(60)
-def test_widgets_render_in_jupyterlab_and_a_click_runs_the_tool(lab: str) -> None:
+def test_widgets_render_in_jupyterlab_and_a_click_runs_the_tool(
+    lab: Callable[[str], str],
+) -> None:
     from playwright.sync_api import expect, sync_playwright
 
     expect.set_options(timeout=WAIT_MS)
@@ -149,11 +183,7 @@ def test_widgets_render_in_jupyterlab_and_a_click_runs_the_tool(lab: str) -> Non
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 1500})
             page.set_default_timeout(WAIT_MS)
-            page.goto(lab)
-            page.locator(".jp-Notebook .jp-Cell").first.wait_for()
-            expect(page.get_by_text(re.compile(r"Python 3 \(ipykernel\) \| Idle"))).to_be_visible()
-            page.locator(".lm-MenuBar-itemLabel", has_text="Run").click()
-            page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
+            _run_all(page, lab("widgets.ipynb"))
 
             trace = page.locator(".toolsys-trace")
             expect(trace.locator(".toolsys-call")).to_have_count(2)
@@ -174,5 +204,32 @@ def test_widgets_render_in_jupyterlab_and_a_click_runs_the_tool(lab: str) -> Non
                 page.locator(".jp-Cell").first.scroll_into_view_if_needed()
                 SCREENSHOT.parent.mkdir(exist_ok=True)
                 page.screenshot(path=str(SCREENSHOT))
+        finally:
+            browser.close()
+
+
+@pytest.mark.timeout(90)
+def test_the_welcome_notebook_runs_in_the_browser_without_an_error(
+    lab: Callable[[str], str],
+) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    expect.set_options(timeout=WAIT_MS)
+    code_cells = sum(
+        1 for cell in json.loads(WELCOME.read_text())["cells"] if cell["cell_type"] == "code"
+    )
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 1500})
+            page.set_default_timeout(WAIT_MS)
+            _run_all(page, lab(WELCOME.name))
+            done = page.locator(".jp-CodeCell .jp-InputPrompt", has_text=re.compile(r"\[\d+\]"))
+            expect(done).to_have_count(code_cells, timeout=60_000)
+            # JupyterLab renders tracebacks, like anything on stderr, with the stderr mime type.
+            stderr = page.locator('[data-mime-type="application/vnd.jupyter.stderr"]')
+            expect(stderr).to_have_count(0)
+            expect(page.locator(".toolsys-trace").first).to_contain_text("646")
         finally:
             browser.close()
