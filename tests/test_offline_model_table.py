@@ -200,7 +200,11 @@ def test_an_enum_value_is_chosen_by_the_meaning_its_description_gives_it(model):
         },
         ["status"],
     )
-    planned = model.plan("List my shipped orders with the oldest first", [list_orders])
-    assert [(t.tool, t.args) for t in planned] == [
-        ("list_orders", {"status": "shipped", "sort": "asc"})
-    ]
+    for prompt in (
+        "List my shipped orders with the oldest first",
+        "My shipped orders, oldest first",
+    ):
+        planned = model.plan(prompt, [list_orders])
+        assert [(t.tool, t.args) for t in planned] == [
+            ("list_orders", {"status": "shipped", "sort": "asc"})
+        ], prompt

@@ -152,6 +152,12 @@ class OfflineModel:
                     previous_clause = f"{previous_clause} and {clause}"
                     tasks[-1].args = fill(previous, previous_clause, text)
                     continue
+            if tool is not None and tasks and tasks[-1].tool == tool:
+                alone = fill(by_name[tool], clause, clause)
+                if missing_required(by_name[tool], alone):  # "open orders, | newest first"
+                    previous_clause = f"{previous_clause}, {clause}"
+                    tasks[-1].args = fill(by_name[tool], previous_clause, text)
+                    continue
             if tool is not None:
                 tasks.append(Task(tool, fill(by_name[tool], clause, text)))
                 previous_clause = clause
