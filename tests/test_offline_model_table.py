@@ -208,3 +208,15 @@ def test_an_enum_value_is_chosen_by_the_meaning_its_description_gives_it(model):
         assert [(t.tool, t.args) for t in planned] == [
             ("list_orders", {"status": "shipped", "sort": "asc"})
         ], prompt
+
+
+def test_a_trailing_clause_with_only_new_arguments_refines_the_call(model):
+    roll = fn(
+        "roll_dice",
+        "Roll one die.",
+        {"sides": {"type": "integer", "description": "How many faces the die has."}},
+        [],
+    )
+    for prompt in ("roll dice, sides 20", "Roll a 20-sided dice", "Roll a die with 20 faces"):
+        planned = model.plan(prompt, [roll])
+        assert [(t.tool, t.args) for t in planned] == [("roll_dice", {"sides": 20})], prompt

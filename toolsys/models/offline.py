@@ -154,7 +154,8 @@ class OfflineModel:
                     continue
             if tool is not None and tasks and tasks[-1].tool == tool:
                 alone = fill(by_name[tool], clause, clause)
-                if missing_required(by_name[tool], alone):  # "open orders, | newest first"
+                refines = not alone.keys() & tasks[-1].args.keys()  # "roll dice, | sides 20"
+                if refines or missing_required(by_name[tool], alone):  # "orders, | newest first"
                     previous_clause = f"{previous_clause}, {clause}"
                     tasks[-1].args = fill(by_name[tool], previous_clause, text)
                     continue
