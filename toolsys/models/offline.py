@@ -11,8 +11,9 @@ How it decides, each request, from the messages and tools alone (it keeps no mem
    clause picks the tool whose name, description and parameters share most words with it
    (`_text.rank_tools`); a clause that matches no tool but completes the previous clause's tool
    ("... and in Tokyo") repeats that tool; one that completes nothing is glued back ("between 1
-   and 100"). Arguments are filled from the clause by the schema (`_arguments.fill`): numbers,
-   quoted text, dates, e-mails, names, and enum values named outright or by the meaning the
+   and 100"), and so is one that names the same tool but only adds new arguments or cannot stand
+   alone ("open orders, newest first"). Arguments are filled from the clause by the schema
+   (`_arguments.fill`): numbers, quoted text, dates, e-mails, names, and enum values named outright or by the meaning the
    description gives them ("desc: newest first" lets "the newest first" pick "desc"). No tool
    fits -> a plain-text answer saying so. A required argument the text does not give -> it asks.
 2. **Replay.** The assistant turns and tool results since that user message are matched to the
