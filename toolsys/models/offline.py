@@ -15,7 +15,8 @@ How it decides, each request, from the messages and tools alone (it keeps no mem
    alone ("open orders, newest first"). Arguments are filled from the clause by the schema
    (`_arguments.fill`): numbers, quoted text, dates, e-mails, names, and enum values named
    outright or by the meaning the description gives them ("desc: newest first" lets "the newest
-   first" pick "desc"). No tool fits -> a plain-text answer saying so. A required argument the text does not give -> it asks.
+   first" pick "desc"). No tool fits -> a plain-text answer saying so. A required argument the
+   text does not give -> it asks.
 2. **Replay.** The assistant turns and tool results since that user message are matched to the
    plan, task by task, in the order the model itself would have sent them.
 3. **Act.** A failed result whose text says how to fix the call (`_repair`) is retried with the
