@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic_core import ValidationError
 
-from toolsys.errors import ErrorCode, ErrorInfo, ToolError
+from toolsys.errors import ErrorCode, ErrorInfo
 from toolsys.tool import Tool, normalize
 
 _MAX_VALUE_CHARS = 80
@@ -193,10 +193,6 @@ def invalid_arguments(tool: Tool, exc: ValidationError) -> ErrorInfo:
         retryable=False,
         details={"problems": problems},
     )
-
-
-def from_tool_error(exc: ToolError) -> ErrorInfo:
-    return exc.to_info()
 
 
 def execution_error(name: str, exc: BaseException) -> ErrorInfo:

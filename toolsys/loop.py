@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from toolsys.errors import ErrorInfo
+from toolsys.failures import execution_error
 from toolsys.result import ToolResult
 
 # --- events ------------------------------------------------------------------------------------
@@ -282,8 +282,7 @@ async def _execute(registry: Any, name: str, arguments: str) -> ToolResult:
     try:
         return await registry.aexecute(name, arguments)
     except Exception as exc:  # aexecute promises never to raise; keep the promise for it
-        info = ErrorInfo("EXECUTION_ERROR", f"Tool '{name}' failed: {type(exc).__name__}: {exc}")
-        return ToolResult.failure(info, exception=exc, tool=name)
+        return ToolResult.failure(execution_error(name, exc), exception=exc, tool=name)
 
 
 def _add_usage(total: dict[str, int] | None, usage: Any) -> dict[str, int] | None:
