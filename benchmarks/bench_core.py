@@ -4,18 +4,24 @@
 
 For a small tool it prints `execute` with a dict and with raw JSON against their peers (a bare
 `Model.model_validate(args)` or `model_validate_json(raw)` followed by the call) and the ratios,
-schema generation per tool, and export of 1,000 tools first and from the cache.
-Goals (issue 2): execute overhead <= 3x the peer; cached export of 1,000 tools <= 1 ms.
+schema generation per tool, and export of 1,000 tools first and from the cache; then `execute`
+behind two pass-through layers (one per stage) against the unlayered `execute`, from plain sync
+code and from sync code inside a running event loop (a Jupyter cell).
+Goals: execute overhead <= 3x the peer (issue 2); cached export of 1,000 tools <= 1 ms; layered
+execute <= 3x unlayered (issue 9).
 """
 
 from __future__ import annotations
 
+import asyncio
 import timeit
 from collections.abc import Callable
 
 from pydantic import BaseModel
 
 from toolsys import Registry
+from toolsys.execution import Call, Next
+from toolsys.result import ToolResult
 from toolsys.tool import tool_from_function
 
 
@@ -32,6 +38,17 @@ def add(a: float, b: float) -> float:
 class AddArgs(BaseModel):
     a: float
     b: float
+
+
+async def received(call: Call, call_next: Next) -> ToolResult:
+    return await call_next(call)
+
+
+async def validated(call: Call, call_next: Next) -> ToolResult:
+    return await call_next(call)
+
+
+validated.stage = "validated"  # type: ignore[attr-defined]
 
 
 def per_call_us(fn: Callable[[], object], number: int = 20_000, repeat: int = 7) -> float:
@@ -75,6 +92,24 @@ def main() -> None:
     print(f"schema generation per tool       {build_us:8.1f} us")
     print(f"export 1,000 tools, first time   {first_export_ms:8.3f} ms")
     print(f"export 1,000 tools, from cache   {export_ms:8.5f} ms")
+
+    layered = Registry(layers=[received, validated])
+    layered.tool(add)
+    layered_us = per_call_us(lambda: layered.execute("add", args))
+    print(
+        f"execute(dict), 2 layers          {layered_us:8.2f} us   ratio {layered_us / dict_us:4.2f}x"
+    )
+
+    async def inside_a_running_loop() -> tuple[float, float]:
+        return per_call_us(lambda: registry.execute("add", args)), per_call_us(
+            lambda: layered.execute("add", args)
+        )
+
+    bare_in_loop, layered_in_loop = asyncio.run(inside_a_running_loop())
+    print(
+        f"  the same inside a running loop {layered_in_loop:8.2f} us   "
+        f"ratio {layered_in_loop / bare_in_loop:4.2f}x"
+    )
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolsys import ErrorCode, Registry, ToolError, ToolResult
-from toolsys.pipeline import Call, Next
+from toolsys.execution import Call, Next
 
 reg = Registry()
 
@@ -319,13 +319,15 @@ def test_layers_wrap_the_execute_path_in_order() -> None:
     assert seen == ["outer>add", "outer<", "outer>divide", "outer<"]
 
 
-def test_a_failing_layer_is_still_an_envelope() -> None:
+def test_a_failing_layer_is_its_own_error_not_the_tools() -> None:
     async def broken_layer(call: Call, call_next: Next) -> ToolResult:
         raise RuntimeError("layer bug")
 
     local = Registry(layers=[broken_layer])
     local.tool(add)
-    assert error_of(local.execute("add", {"a": 1, "b": 2})).code == ErrorCode.EXECUTION_ERROR
+    error = error_of(local.execute("add", {"a": 1, "b": 2}))
+    assert error.code == ErrorCode.LAYER_ERROR
+    assert "broken_layer" in error.message and "not in your arguments" in error.suggestion
 
 
 json_values = st.recursive(

@@ -1,13 +1,13 @@
 """toolsys: the tool layer of an LLM agent, built chapter by chapter in the workbook.
 
 Layers, lowest first (imports only point down): spec / schema / errors / result -> tool ->
-registry (+ pipeline layers) -> loop -> models, tools, widgets, checks, cli.
+registry (+ execution layers) -> loop -> models, tools, widgets, checks, cli.
 `import toolsys` stays light: openai, ipywidgets, matplotlib and mcp load only when used.
 """
 
 from toolsys.errors import ErrorCode, ErrorInfo, ToolDefinitionError, ToolError
+from toolsys.execution import Call, Layer, ToolExecutor
 from toolsys.export import LintIssue, StrictSchemaError
-from toolsys.pipeline import Call, Layer
 from toolsys.registry import Registry, discover
 from toolsys.result import ToolResult
 from toolsys.spec import Category, Param, ToolSpec
@@ -26,6 +26,7 @@ __all__ = [
     "Tool",
     "ToolDefinitionError",
     "ToolError",
+    "ToolExecutor",
     "ToolResult",
     "ToolSpec",
     "discover",

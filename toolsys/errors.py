@@ -27,6 +27,7 @@ class ErrorCode(StrEnum):
     CANCELLED = "CANCELLED"
     PERMISSION_DENIED = "PERMISSION_DENIED"
     RESULT_TOO_LARGE = "RESULT_TOO_LARGE"
+    LAYER_ERROR = "LAYER_ERROR"
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,7 @@ from typing import Any
 from pydantic_core import ValidationError
 
 from toolsys.errors import ErrorCode, ErrorInfo
+from toolsys.spec import Category
 from toolsys.tool import Tool, normalize
 
 _MAX_VALUE_CHARS = 80
@@ -24,13 +25,31 @@ _RETRYABLE_EXCEPTIONS = (TimeoutError, ConnectionError)
 
 
 def _show(value: Any) -> str:
-    """A value as the model should see it quoted: 'text', 3, true, [1, 2]."""
-    text = (
-        repr(value)
-        if isinstance(value, str)
-        else json.dumps(value, ensure_ascii=False, default=repr)
-    )
+    """A value as the model should see it quoted: 'text', 3, true, [1, 2]. Never raises."""
+    try:
+        text = (
+            repr(value[: _MAX_VALUE_CHARS * 2])
+            if isinstance(value, str)
+            else json.dumps(value, ensure_ascii=False, default=repr)
+        )
+    except Exception:  # huge integers, circular containers, a repr that raises
+        text = _describe(value)
     return text if len(text) <= _MAX_VALUE_CHARS else text[: _MAX_VALUE_CHARS - 3] + "..."
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"<an integer of about {value.bit_length() * 30103 // 100000 + 1} digits>"
+    return f"<a {type(value).__name__} value that cannot be shown>"
+
+
+def _text_of(exc: BaseException) -> str:
+    """`str(exc)`, or a stand-in when the exception cannot even describe itself."""
+    try:
+        text = str(exc)
+    except Exception:
+        return "(the exception's message could not be read)"
+    return text if isinstance(text, str) else ""
 
 
 def did_you_mean(name: str, candidates: Iterable[str]) -> list[str]:
@@ -42,8 +61,10 @@ def did_you_mean(name: str, candidates: Iterable[str]) -> list[str]:
     return list(dict.fromkeys([*same, *(by_normal[c] for c in close)]))[:3]
 
 
-def unknown_tool(name: str, available: list[str]) -> ErrorInfo:
-    matches = did_you_mean(str(name), available)
+def unknown_tool(name: object, available: list[str]) -> ErrorInfo:
+    if not isinstance(name, str):  # a model (or a caller) sent something that is not a name
+        name = _show(name)
+    matches = did_you_mean(name[:200], available)
     listed = ", ".join(available[:20]) + (", ..." if len(available) > 20 else "")
     hint = f"Did you mean {' or '.join(repr(m) for m in matches)}? " if matches else ""
     return ErrorInfo(
@@ -195,17 +216,100 @@ def invalid_arguments(tool: Tool, exc: ValidationError) -> ErrorInfo:
     )
 
 
-def execution_error(name: str, exc: BaseException) -> ErrorInfo:
-    text = str(exc).strip()
+def execution_error(tool: Tool | str, exc: BaseException) -> ErrorInfo:
+    """The tool raised. Retrying is suggested only when a second run cannot double a side effect.
+
+    A timeout or a dropped connection may be temporary, but for a WRITE or EXECUTE tool the first
+    attempt may already have changed the world (charged the card, sent the e-mail): repeating it
+    blindly risks doing it twice, so only READ tools are marked retryable (chapter 04).
+    """
+    name = tool if isinstance(tool, str) else tool.name
+    text = _text_of(exc).strip()
     what = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-    retryable = isinstance(exc, _RETRYABLE_EXCEPTIONS)
+    transient = isinstance(exc, _RETRYABLE_EXCEPTIONS)
+    read_only = not isinstance(tool, str) and tool.category == Category.READ
+    if transient and read_only:
+        suggestion = "This may be temporary; try the same call once more."
+    elif transient:
+        suggestion = (
+            f"This may be temporary, but {name} is a {_category_of(tool)} tool and may already "
+            "have taken effect; check its effect (or ask the user) before calling it again."
+        )
+    else:
+        suggestion = (
+            "Check the arguments against the tool's description, or answer without this tool; "
+            "repeating the same call will fail the same way."
+        )
     return ErrorInfo(
         ErrorCode.EXECUTION_ERROR,
         f"Tool {name!r} failed: {what}"[:_MAX_MESSAGE_CHARS],
-        "This may be temporary; try the same call once more."
-        if retryable
-        else "Check the arguments against the tool's description, or answer without this tool; "
-        "repeating the same call will fail the same way.",
-        retryable=retryable,
+        suggestion,
+        retryable=transient and read_only,
         details={"exception": type(exc).__name__},
+    )
+
+
+def _category_of(tool: Tool | str) -> str:
+    return "side-effecting" if isinstance(tool, str) else str(tool.category)
+
+
+def unvalidatable(tool: Tool, exc: BaseException) -> ErrorInfo:
+    """The arguments broke the validator itself (e.g. a value that is not JSON data)."""
+    return ErrorInfo(
+        ErrorCode.INVALID_ARGUMENTS,
+        f"Invalid arguments for {tool.name!r}: they could not be validated "
+        f"({type(exc).__name__}: {_text_of(exc)[:120]}).",
+        f"Send the arguments for {tool.name} as one JSON object of plain values "
+        f"(strings, numbers, booleans, arrays, objects), e.g. {_example(tool)}.",
+        retryable=False,
+        details={"exception": type(exc).__name__},
+    )
+
+
+def too_large(name: str, size: int, limit: int) -> ErrorInfo:
+    return ErrorInfo(
+        ErrorCode.INVALID_JSON,
+        f"Arguments for {name!r} are {size:,} characters long; the limit is {limit:,}.",
+        f"Send {name} only the arguments it needs; pass large content by reference "
+        "(an id, a file name) instead of inline.",
+        retryable=False,
+        details={"size": size, "limit": limit},
+    )
+
+
+def too_deep(name: str, limit: int, code: str) -> ErrorInfo:
+    """Nested too deep: INVALID_JSON for text, INVALID_ARGUMENTS for decoded values."""
+    return ErrorInfo(
+        code,
+        f"Arguments for {name!r} nest objects or arrays more than {limit} levels deep "
+        "(or refer to themselves).",
+        f"Send {name} a flat JSON object as its schema describes, nested at most {limit} levels.",
+        retryable=False,
+        details={"limit": limit},
+    )
+
+
+def too_many_digits(name: str, digits: int, limit: int) -> ErrorInfo:
+    return ErrorInfo(
+        ErrorCode.INVALID_JSON,
+        f"Arguments for {name!r} contain an integer of {digits:,} digits; the limit is {limit:,}.",
+        f"Send {name} numbers of at most {limit} digits, or the value as a string if the tool "
+        "accepts one.",
+        retryable=False,
+        details={"digits": digits, "limit": limit},
+    )
+
+
+def layer_error(layer: str, name: object, exc: BaseException) -> ErrorInfo:
+    """A layer around the tool failed: not the tool's fault, and not the arguments'."""
+    text = _text_of(exc).strip()
+    what = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    return ErrorInfo(
+        ErrorCode.LAYER_ERROR,
+        f"The call to {_show(name)} could not be completed: the tool layer {layer!r} failed "
+        f"({what})."[:_MAX_MESSAGE_CHARS],
+        "This is a fault in the tool system, not in your arguments; the tool may not have run. "
+        "Tell the user the action could not be completed, rather than repeating it.",
+        retryable=False,
+        details={"layer": layer, "exception": type(exc).__name__},
     )

@@ -21,14 +21,16 @@ Chapter 00 builds this by hand first: notebooks/00_welcome.ipynb.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import inspect
 import json
 import time
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from toolsys._sync import run_sync
+from toolsys.execution import ToolExecutor
 from toolsys.failures import execution_error
 from toolsys.result import ToolResult
 
@@ -278,9 +280,9 @@ async def _create(client: Any, **request: Any) -> Any:
     return await asyncio.to_thread(create, **request)
 
 
-async def _execute(registry: Any, name: str, arguments: str) -> ToolResult:
+async def _execute(registry: ToolExecutor, name: str, arguments: str, **ids: Any) -> ToolResult:
     try:
-        return await registry.aexecute(name, arguments)
+        return await registry.aexecute(name, arguments, **ids)
     except Exception as exc:  # aexecute promises never to raise; keep the promise for it
         return ToolResult.failure(execution_error(name, exc), exception=exc, tool=name)
 
@@ -296,7 +298,7 @@ def _add_usage(total: dict[str, int] | None, usage: Any) -> dict[str, int] | Non
 
 async def arun_agent(
     client: Any,
-    registry: Any,
+    registry: ToolExecutor,
     messages_or_prompt: str | list[dict[str, Any]],
     *,
     model: str | None = None,
@@ -304,8 +306,12 @@ async def arun_agent(
     on_event: Callable[[Event], Any] | None = None,
     tool_choice: Any = "auto",
     system: str | None = None,
+    context: Mapping[str, Any] | None = None,
 ) -> Transcript:
     """Run the agent loop with an `openai.OpenAI` or `openai.AsyncOpenAI` client.
+
+    Each tool call reaches the registry with this run's id, the step and the model's
+    tool_call_id, and `context` (the caller: user, roles...), for layers to use.
 
     `model` defaults to the name the `toolsys.models` client was made for. A forced
     `tool_choice` ("required" or a named function) applies to the first request only, then
@@ -325,6 +331,7 @@ async def arun_agent(
             "client with toolsys.models.client()."
         )
     started = time.perf_counter()
+    run_id = uuid.uuid4().hex[:12]
     transcript = Transcript(messages=_start_messages(messages_or_prompt, system), model=model)
     messages = transcript.messages
 
@@ -376,7 +383,18 @@ async def arun_agent(
         for call in calls:
             emit(ToolCallEvent(step, call.id, call.function.name, call.function.arguments))
         results = await asyncio.gather(
-            *(_execute(registry, c.function.name, c.function.arguments) for c in calls)
+            *(
+                _execute(
+                    registry,
+                    c.function.name,
+                    c.function.arguments,
+                    context=context,
+                    run_id=run_id,
+                    step=step,
+                    call_id=c.id,
+                )
+                for c in calls
+            )
         )
         for call, result in zip(calls, results, strict=True):
             messages.append(
@@ -400,7 +418,7 @@ def _api_message(exc: Exception) -> str:
 
 def run_agent(
     client: Any,
-    registry: Any,
+    registry: ToolExecutor,
     messages_or_prompt: str | list[dict[str, Any]],
     *,
     model: str | None = None,
@@ -408,29 +426,22 @@ def run_agent(
     on_event: Callable[[Event], Any] | None = None,
     tool_choice: Any = "auto",
     system: str | None = None,
+    context: Mapping[str, Any] | None = None,
 ) -> Transcript:
     """`arun_agent` for synchronous code; also works in a Jupyter cell (a running event loop).
 
-    Inside a running loop the run happens in a worker thread, so `on_event` is called from it.
+    The run happens in this thread (see `toolsys._sync`), so `on_event` is called from it.
     """
-
-    def run() -> Transcript:
-        return asyncio.run(
-            arun_agent(
-                client,
-                registry,
-                messages_or_prompt,
-                model=model,
-                max_steps=max_steps,
-                on_event=on_event,
-                tool_choice=tool_choice,
-                system=system,
-            )
+    return run_sync(
+        arun_agent(
+            client,
+            registry,
+            messages_or_prompt,
+            model=model,
+            max_steps=max_steps,
+            on_event=on_event,
+            tool_choice=tool_choice,
+            system=system,
+            context=context,
         )
-
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return run()
-    with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="toolsys-agent") as pool:
-        return pool.submit(run).result()
+    )

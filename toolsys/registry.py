@@ -11,30 +11,34 @@ notebooks/02_registry.ipynb (a small registry).
 
 from __future__ import annotations
 
-import asyncio
 import importlib
-import json
-import logging
 import pkgutil
-import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
-from types import ModuleType
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from types import MappingProxyType, ModuleType
 from typing import Any, overload
 
 from pydantic import BaseModel
-from pydantic_core import ValidationError
 
 from toolsys import failures
-from toolsys.errors import ToolDefinitionError, ToolError
+from toolsys._sync import run_sync
+from toolsys.errors import ToolDefinitionError
+from toolsys.execution import (
+    Arguments,
+    Call,
+    Layer,
+    Next,
+    build_handler,
+    invoke,
+    layer_name,
+    layer_stage,
+    resolve,
+    validate,
+)
 from toolsys.export import TARGETS, LintIssue, export_tool, lint
-from toolsys.pipeline import Call, Layer, chain
 from toolsys.result import ToolResult
 from toolsys.spec import Category, ToolSpec
 from toolsys.tool import Tool, normalize, tool_from_function, tool_from_spec
-
-Arguments = Mapping[str, Any] | str | None
-_log = logging.getLogger("toolsys")
 
 
 class Registry:
@@ -48,9 +52,11 @@ class Registry:
         self._tools: dict[str, Tool] = {}
         self._normalized: dict[str, str] = {}
         self._exports: dict[tuple[str, bool], list[dict[str, Any]]] = {}
-        self._layers: list[Layer] = list(layers or [])
-        self._handler = chain(self._layers, self._core)
+        self._layers: list[Layer] = []
         self.coerce = coerce
+        self._rebuild()
+        for layer in layers or []:
+            self.use(layer)
 
     # -- registration -------------------------------------------------------------------------
 
@@ -195,154 +201,147 @@ class Registry:
 
     # -- execution ------------------------------------------------------------------------------
 
-    def use(self, layer: Layer) -> None:
-        """Add an execution layer; layers run in the order added, the first is outermost."""
-        self._layers.append(layer)
-        self._handler = chain(self._layers, self._core)
+    @property
+    def layers(self) -> list[str]:
+        """The names of the execution layers, outermost first (see `toolsys.execution`)."""
+        return [layer_name(layer) for layer in self._layers]
 
-    def execute(self, name: str, arguments: Arguments = None, **context: Any) -> ToolResult:
-        """Run a tool by name. Never raises; usable inside a running event loop (Jupyter)."""
+    def use(
+        self,
+        layer: Layer,
+        *,
+        name: str | None = None,
+        before: str | None = None,
+        after: str | None = None,
+    ) -> None:
+        """Add an execution layer: last (innermost) by default, or `before`/`after` a named one.
+
+        `name` overrides the layer's own name (its `name` attribute or function name); names are
+        unique, so a layer can be found again and removed with `remove_layer`.
+        """
+        if name is not None:
+            layer = _Named(layer, name)
+        layer_stage(layer)  # refuse an unknown stage now, not at the first call
+        if layer_name(layer) in self.layers:
+            raise ValueError(
+                f"A layer named {layer_name(layer)!r} is already in use; pass name=... to add "
+                "another one, or remove_layer() the old one first."
+            )
+        if before is not None and after is not None:
+            raise ValueError("use(): pass before= or after=, not both.")
+        index = len(self._layers)
+        if before is not None:
+            index = self._layer_index(before)
+        elif after is not None:
+            index = self._layer_index(after) + 1
+        self._layers.insert(index, layer)
+        self._rebuild()
+
+    def remove_layer(self, name: str) -> Layer:
+        """Take the layer called `name` out of the execute path and return it."""
+        layer = self._layers.pop(self._layer_index(name))
+        self._rebuild()
+        return layer.layer if isinstance(layer, _Named) else layer
+
+    def _layer_index(self, name: str) -> int:
+        names = self.layers
+        if name not in names:
+            raise ValueError(f"No layer named {name!r}; the layers are: {names or 'none'}.")
+        return names.index(name)
+
+    def _rebuild(self) -> None:
+        self._handler = build_handler(self._layers, self._lookup, self.names, lambda: self.coerce)
+
+    def execute(
+        self,
+        name: str,
+        arguments: Arguments = None,
+        *,
+        context: Mapping[str, Any] | None = None,
+        run_id: str | None = None,
+        step: int | None = None,
+        call_id: str | None = None,
+    ) -> ToolResult:
+        """Run a tool by name. Never raises; usable inside a running event loop (Jupyter).
+
+        With no layers and a sync tool this runs the stages directly; otherwise it runs
+        `aexecute` to completion in this thread (see `toolsys._sync`).
+        """
         start = time.perf_counter()
-        if not self._layers:
-            tool = self._tools.get(name) if type(name) is str else None
-            if tool is not None and not tool.is_async:
-                return self._run_sync(tool, name, arguments, start)
-        return _run_coroutine(lambda: self.aexecute(name, arguments, **context))
+        tool = self._tools.get(name) if type(name) is str else None
+        if self._layers or (tool is not None and tool.is_async):
+            return run_sync(
+                self.aexecute(
+                    name, arguments, context=context, run_id=run_id, step=step, call_id=call_id
+                )
+            )
+        if tool is None:
+            name = name if type(name) is str else _shown_name(name)
+            result = resolve(name, self._lookup, self.names())
+            assert isinstance(result, ToolResult)
+        else:
+            validated = validate(tool, arguments, coerce=self.coerce)
+            result = validated if isinstance(validated, ToolResult) else invoke(tool, validated)
+        result.meta.update(tool=name, attempt=1, duration_ms=_ms(start))
+        return result
 
-    async def aexecute(self, name: str, arguments: Arguments = None, **context: Any) -> ToolResult:
+    async def aexecute(
+        self,
+        name: str,
+        arguments: Arguments = None,
+        *,
+        context: Mapping[str, Any] | None = None,
+        run_id: str | None = None,
+        step: int | None = None,
+        call_id: str | None = None,
+    ) -> ToolResult:
         """Run a tool by name from async code. Never raises.
 
         An async tool is awaited, so several calls overlap; a sync tool runs inline, in order,
         which keeps side effects deterministic and thread-bound resources (a sqlite connection)
-        safe. Make a slow tool `async` (e.g. with `asyncio.to_thread`) to let it overlap.
+        safe. A layer that sets `offload` on the call moves a sync tool to a worker thread.
         """
         start = time.perf_counter()
-        call = Call(name, arguments, self._lookup(name), context=context)
-        try:
-            result = await self._handler(call)
-        except Exception as exc:  # a layer itself failed: still data, never a crash
-            result = _crashed(name, exc)
-        result.meta.setdefault("tool", name)
-        result.meta.setdefault("attempt", call.attempt)
-        result.meta["duration_ms"] = _ms(start)
-        return result
+        call = Call(
+            name if type(name) is str else _shown_name(name),
+            arguments,
+            context=MappingProxyType(dict(context)) if context else _NO_CONTEXT,
+            run_id=run_id,
+            step=step,
+            call_id=call_id,
+        )
+        result = await self._handler(call)
+        meta = {"tool": call.name, "attempt": 1, **result.meta, "duration_ms": _ms(start)}
+        return ToolResult(result.ok, result.value, result.error, meta, result.exception)
 
-    def _lookup(self, name: object) -> Tool | None:
-        return self._tools.get(name) if isinstance(name, str) else None
-
-    def _run_sync(self, tool: Tool, name: str, arguments: Arguments, start: float) -> ToolResult:
-        """The same steps as `_core`, without an event loop: the common case stays cheap."""
-        prepared: BaseModel | ToolResult | None = None
-        if type(arguments) is dict and not tool.null_means_default and not self.coerce:
-            try:  # noqa: SIM105 - fast path for a valid plain dict; suppress() costs here
-                prepared = tool.validator.validate_python(arguments, strict=True)
-            except ValidationError:
-                pass
-        if prepared is None:
-            prepared = self._validate(tool, arguments)
-        if isinstance(prepared, ToolResult):
-            result = prepared
-        else:
-            try:
-                value = tool.call(prepared)
-            except ToolError as exc:
-                result = ToolResult.failure(exc.to_info(), exception=exc)
-            except (Exception, SystemExit) as exc:
-                result = _crashed(name, exc)
-            else:
-                return ToolResult(
-                    True, value, None, {"tool": name, "attempt": 1, "duration_ms": _ms(start)}
-                )
-        result.meta.update(tool=name, attempt=1, duration_ms=_ms(start))
-        return result
-
-    async def _core(self, call: Call) -> ToolResult:
-        """Resolve, decode, validate, invoke: the innermost step every layer wraps."""
-        tool = call.tool or self._lookup(call.name)
-        if tool is None:
-            return ToolResult.failure(failures.unknown_tool(call.name, self.names()))
-        prepared = self._validate(tool, call.arguments)
-        if isinstance(prepared, ToolResult):
-            return prepared
-        try:
-            value = tool.call(prepared)
-            if tool.is_async:
-                value = await value
-        except ToolError as exc:
-            return ToolResult.failure(exc.to_info(), exception=exc)
-        except (Exception, SystemExit) as exc:  # cancellation is not caught: it must propagate
-            return _crashed(tool.name, exc)
-        return ToolResult(True, value, None, {})
-
-    def _validate(self, tool: Tool, arguments: Arguments) -> BaseModel | ToolResult:
-        """Decoded, validated arguments, or the failure explaining why not."""
-        kind = type(arguments)
-        if kind is dict and not self.coerce:
-            try:
-                return tool.validate(arguments)
-            except ValidationError as exc:
-                return ToolResult.failure(failures.invalid_arguments(tool, exc), exception=exc)
-        if kind is str and not self.coerce:
-            try:
-                return tool.validator.validate_json(arguments or "{}", strict=True)
-            except ValidationError:
-                pass  # the general path below finds out exactly what is wrong
-        if isinstance(arguments, str | bytes | bytearray):
-            text = (
-                arguments.decode(errors="replace")
-                if isinstance(arguments, bytes | bytearray)
-                else arguments
-            )
-            text = text if text.strip() else "{}"  # some providers send "" for "no arguments"
-            try:
-                return tool.validate_json(text, coerce=self.coerce)
-            except ValidationError:
-                pass  # the slow path below finds out exactly what is wrong
-            try:
-                arguments = json.loads(text)
-            except json.JSONDecodeError as exc:
-                return ToolResult.failure(
-                    failures.invalid_json(tool.name, text, exc), exception=exc
-                )
-        if arguments is None:
-            arguments = {}
-        if not isinstance(arguments, Mapping):
-            return ToolResult.failure(failures.not_an_object(tool, arguments))
-        try:
-            return tool.validate(arguments, coerce=self.coerce)
-        except ValidationError as exc:
-            return ToolResult.failure(failures.invalid_arguments(tool, exc), exception=exc)
+    def _lookup(self, name: str) -> Tool | None:
+        return self._tools.get(name)
 
 
-def _crashed(name: str, exc: BaseException) -> ToolResult:
-    """An exception the tool did not expect: data for the model, the traceback for the developer.
+_NO_CONTEXT: Mapping[str, Any] = MappingProxyType({})
 
-    The envelope is redacted; the full exception stays on `result.exception` and goes to the
-    `toolsys` logger at DEBUG level (silent unless you configure logging).
-    """
-    _log.debug("tool %r raised", name, exc_info=exc)
-    return ToolResult.failure(failures.execution_error(name, exc), exception=exc)
+
+class _Named:
+    """A layer under a name given to `use(..., name=...)`."""
+
+    def __init__(self, layer: Layer, name: str) -> None:
+        self.layer, self.name = layer, name
+        self.stage = layer_stage(layer)
+
+    def __call__(self, call: Call, call_next: Next) -> Awaitable[ToolResult]:
+        return self.layer(call, call_next)
+
+
+def _shown_name(name: object) -> str:
+    """A name that is not a string (a model sent a number, a list...) as text for the envelope."""
+    try:
+        return repr(name)[:100]
+    except Exception:
+        return f"<{type(name).__name__}>"
 
 
 def _ms(start: float) -> float:
     return round((time.perf_counter() - start) * 1000, 3)
-
-
-def _run_coroutine(make: Callable[[], Any]) -> ToolResult:
-    """Run a coroutine to completion from sync code, even when an event loop is running."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(make())
-    box: dict[str, Any] = {}
-
-    def worker() -> None:
-        box["result"] = asyncio.run(make())
-
-    thread = threading.Thread(target=worker, name="toolsys-execute")
-    thread.start()
-    thread.join()
-    return box["result"]
 
 
 def discover(package: str | ModuleType) -> list[str]:

@@ -5,7 +5,7 @@ failed and what the model did next. The view lays each model turn out as a row o
 (parallel calls side by side), marks failures in red, and can step through a finished run.
 
 Only `_Run.apply` knows the loop's event classes; everything else renders `_Run`'s plain records.
-The view is safe to use as `on_event` from the worker thread `run_agent` uses inside Jupyter.
+The view is safe to use as `on_event` from any thread (`run_agent` calls it from the caller's).
 """
 
 from __future__ import annotations

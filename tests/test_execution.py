@@ -1,0 +1,399 @@
+"""The staged execution core: one path for every call, layers at two stages, and no escapes."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+import threading
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from toolsys import Category, ErrorCode, Registry, ToolError, ToolResult
+from toolsys.execution import MAX_DEPTH, MAX_INT_DIGITS, Call, Next
+from toolsys.loop import run_agent
+from toolsys.models import ScriptedModel
+from toolsys.models.scripted import calls, text
+
+
+def add(a: int, b: int) -> int:
+    """Add two integers.
+
+    Args:
+        a: First.
+        b: Second.
+    """
+    return a + b
+
+
+def shout(text: str) -> str:
+    """Upper-case a text.
+
+    Args:
+        text: The text.
+    """
+    return text.upper()
+
+
+async def double(x: int) -> int:
+    """Double a number after a short wait.
+
+    Args:
+        x: The number.
+    """
+    await asyncio.sleep(0)
+    return 2 * x
+
+
+def make(*layers: Any) -> Registry:
+    registry = Registry(layers=list(layers))
+    for fn in (add, shout, double):
+        registry.tool(fn)
+    return registry
+
+
+async def passthrough(call: Call, call_next: Next) -> ToolResult:
+    return await call_next(call)
+
+
+async def validated_passthrough(call: Call, call_next: Next) -> ToolResult:
+    return await call_next(call)
+
+
+validated_passthrough.stage = "validated"  # type: ignore[attr-defined]
+
+
+def envelope(result: ToolResult) -> str:
+    """The envelope as comparable text (NaN in a detail is not equal to itself as a value)."""
+    return repr(result.to_dict())
+
+
+hostile_text = st.sampled_from(
+    [
+        "[" * 1001,
+        "{" * 5000,
+        '{"a": ' + "9" * 5000 + ', "b": 1}',
+        '{"a": 1e999, "b": 1}',
+        '{"a": NaN, "b": 1}',
+        "\ud800",
+        '{"text": "\\ud800"}',
+        "",
+        "null",
+        "[]",
+        '"a string"',
+        '{"a": 1, "b": 2}',
+        '{"a": 2.0, "b": 1}',
+    ]
+)
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=6),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+arguments = (
+    hostile_text
+    | st.text(max_size=20)
+    | st.binary(max_size=8)
+    | json_values
+    | st.fixed_dictionaries({"a": json_values, "b": json_values})
+    | st.fixed_dictionaries({"text": st.text(max_size=6)})
+)
+names = st.sampled_from(["add", "shout", "double", "nope", "", "ADD"]) | st.integers() | st.none()
+
+
+BARE, LAYERED = make(), make(passthrough, validated_passthrough)
+
+
+@settings(max_examples=250, deadline=None)
+@given(name=names, args=arguments)
+def test_layered_and_unlayered_execution_agree_on_every_input(name: Any, args: Any) -> None:
+    bare = BARE.execute(name, args)
+    layered = LAYERED.execute(name, args)
+    assert envelope(layered) == envelope(bare)
+    json.loads(bare.to_message())
+
+
+@settings(max_examples=150, deadline=None)
+@given(name=names, args=arguments)
+def test_execute_and_aexecute_give_the_same_envelope(name: Any, args: Any) -> None:
+    assert envelope(asyncio.run(BARE.aexecute(name, args))) == envelope(BARE.execute(name, args))
+
+
+@pytest.mark.parametrize(
+    ("raw", "code", "words"),
+    [
+        ("[" * 1001, ErrorCode.INVALID_JSON, "levels"),
+        (
+            '{"a": ' + "9" * 5000 + ', "b": 1}',
+            ErrorCode.INVALID_JSON,
+            f"limit is {MAX_INT_DIGITS:,}",
+        ),
+        ("x" * 1_000_001, ErrorCode.INVALID_JSON, "limit is 1,000,000"),
+    ],
+)
+def test_oversized_arguments_are_refused_with_the_limit_named(
+    raw: str, code: str, words: str
+) -> None:
+    result = make().execute("add", raw)
+    assert result.error is not None and result.error.code == code
+    assert words in result.error.message
+
+
+def test_arguments_that_refer_to_themselves_or_nest_too_deep_are_refused() -> None:
+    loop: dict[str, Any] = {"b": 1}
+    loop["a"] = loop
+    deep: Any = 1
+    for _ in range(MAX_DEPTH + 5):
+        deep = [deep]
+    for value in (loop, {"a": deep, "b": 1}):
+        error = make().execute("add", value).error
+        assert error is not None and error.code == ErrorCode.INVALID_ARGUMENTS
+
+
+class Unprintable(Exception):
+    def __str__(self) -> str:
+        raise RuntimeError("no")
+
+
+class Exotic(BaseException):
+    pass
+
+
+@pytest.mark.parametrize(
+    "exc",
+    [
+        Unprintable(),
+        GeneratorExit(),
+        Exotic("odd"),
+        SystemExit(2),
+        asyncio.CancelledError(),
+        StopIteration(),
+        RecursionError("deep"),
+        MemoryError(),
+    ],
+    ids=lambda e: type(e).__name__,
+)
+def test_whatever_a_tool_raises_is_an_envelope(exc: BaseException) -> None:
+    registry = Registry()
+
+    @registry.tool
+    def boom() -> None:
+        """Raises."""
+        raise exc
+
+    @registry.tool
+    async def aboom() -> None:
+        """Raises, asynchronously."""
+        raise exc
+
+    for name in ("boom", "aboom"):
+        sync = registry.execute(name)
+        assert sync.error is not None and sync.error.code == ErrorCode.EXECUTION_ERROR
+        assert envelope(asyncio.run(registry.aexecute(name))) == envelope(sync)
+
+
+def test_a_tool_error_that_cannot_build_its_envelope_is_still_an_envelope() -> None:
+    registry = Registry()
+
+    @registry.tool
+    def odd() -> None:
+        """Raises a ToolError with a circular detail."""
+        details: dict[str, Any] = {}
+        details["self"] = details
+        raise ToolError("ODD", 42, details=details)  # type: ignore[arg-type]
+
+    result = registry.execute("odd")
+    assert not result.ok and result.error is not None
+    json.loads(result.to_message())
+
+
+def test_keyboard_interrupt_is_not_swallowed() -> None:
+    def interrupted() -> None:
+        """Interrupted."""
+        raise KeyboardInterrupt
+
+    for registry in (Registry(), Registry(layers=[passthrough])):
+        registry.tool(interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            registry.execute("interrupted")
+
+
+def test_a_validated_layer_sees_the_tool_and_the_validated_arguments() -> None:
+    seen: list[tuple[str, dict[str, Any]]] = []
+
+    async def policy(call: Call, call_next: Next) -> ToolResult:
+        assert call.tool is not None
+        seen.append((call.tool.category, call.values))
+        return await call_next(call)
+
+    policy.stage = "validated"  # type: ignore[attr-defined]
+    registry = make(policy)
+    assert registry.execute("add", '{"a": 1, "b": 2}').value == 3
+    assert registry.execute("add", '{"a": "x"}').error is not None  # never reaches the layer
+    assert seen == [(Category.READ, {"a": 1, "b": 2})]
+
+
+@pytest.mark.parametrize("stage", ["received", "validated"])
+def test_a_layer_that_renames_the_call_runs_the_new_tool_with_validated_arguments(
+    stage: str,
+) -> None:
+    async def reroute(call: Call, call_next: Next) -> ToolResult:
+        return await call_next(call.replace(name="shout", raw_arguments={"text": "hi"}))
+
+    reroute.stage = stage  # type: ignore[attr-defined]
+    assert make(reroute).execute("add", {"a": 1, "b": 2}).value == "HI"
+
+    async def reroute_badly(call: Call, call_next: Next) -> ToolResult:
+        return await call_next(call.replace(name="shout", raw_arguments={"text": 3}))
+
+    reroute_badly.stage = stage  # type: ignore[attr-defined]
+    error = make(reroute_badly).execute("add", {"a": 1, "b": 2}).error
+    assert (
+        error is not None and error.code == ErrorCode.INVALID_ARGUMENTS and "shout" in error.message
+    )
+
+
+def test_a_call_is_immutable() -> None:
+    call = Call("add", {"a": 1})
+    with pytest.raises(AttributeError):
+        call.name = "other"  # type: ignore[misc]
+    assert call.replace(name="b").name == "b" and call.name == "add"
+
+
+def test_a_layer_that_returns_nonsense_is_a_layer_error_naming_it() -> None:
+    async def sloppy(call: Call, call_next: Next) -> Any:
+        await call_next(call)
+        return "done"
+
+    error = make(sloppy).execute("add", {"a": 1, "b": 2}).error
+    assert error is not None and error.code == ErrorCode.LAYER_ERROR and "'sloppy'" in error.message
+
+
+def test_aexecute_does_not_change_the_result_a_layer_hands_back() -> None:
+    shared = ToolResult.success("cached")
+
+    async def cache(call: Call, call_next: Next) -> ToolResult:
+        return shared
+
+    registry = make(cache)
+    registry.execute("add", {"a": 1, "b": 2})
+    asyncio.run(registry.aexecute("shout", {"text": "x"}))
+    assert shared.meta == {}
+
+
+def test_layers_can_be_named_inserted_and_removed() -> None:
+    order: list[str] = []
+
+    def recorder(label: str) -> Any:
+        async def layer(call: Call, call_next: Next) -> ToolResult:
+            order.append(label)
+            return await call_next(call)
+
+        return layer
+
+    registry = make()
+    registry.use(recorder("a"), name="a")
+    registry.use(recorder("c"), name="c")
+    registry.use(recorder("b"), name="b", before="c")
+    registry.use(recorder("z"), name="z", after="c")
+    assert registry.layers == ["a", "b", "c", "z"]
+    registry.execute("add", {"a": 1, "b": 1})
+    assert order == ["a", "b", "c", "z"]
+    registry.remove_layer("b")
+    assert registry.layers == ["a", "c", "z"]
+    with pytest.raises(ValueError, match="already in use"):
+        registry.use(recorder("again"), name="a")
+    with pytest.raises(ValueError, match="No layer named 'nope'"):
+        registry.remove_layer("nope")
+    bad = recorder("bad")
+    bad.stage = "later"
+    with pytest.raises(ValueError, match="stage='later'"):
+        registry.use(bad)
+
+
+def test_the_loop_hands_its_ids_and_the_callers_context_to_the_layers() -> None:
+    seen: list[Call] = []
+
+    async def spy(call: Call, call_next: Next) -> ToolResult:
+        seen.append(call)
+        return await call_next(call)
+
+    model = ScriptedModel([calls(("add", {"a": 1, "b": 2})), text("3")])
+    transcript = run_agent(model.client(), make(spy), "add", context={"user": "ana"})
+    assert transcript.status == "completed"
+    (call,) = seen
+    assert call.call_id == transcript.tool_calls[0].id and call.step == 1
+    assert call.run_id and call.context == {"user": "ana"}
+
+
+def test_a_deadline_layer_can_leave_a_hung_sync_tool_behind() -> None:
+    release, finished = threading.Event(), threading.Event()
+    registry = Registry()
+
+    @registry.tool
+    def hang() -> str:
+        """Waits until released."""
+        release.wait(10)
+        finished.set()
+        return "late"
+
+    async def deadline(call: Call, call_next: Next) -> ToolResult:
+        try:
+            return await asyncio.wait_for(call_next(call.replace(offload=True)), 0.05)
+        except TimeoutError:
+            return ToolResult.failure(ToolError("TIMEOUT", "Took too long.").to_info())
+
+    deadline.stage = "validated"  # type: ignore[attr-defined]
+    registry.use(deadline)
+    result = registry.execute("hang")
+    assert result.error is not None and result.error.code == "TIMEOUT"
+    assert not finished.is_set()  # the tool was still running when execute returned
+    release.set()
+    assert finished.wait(10)
+
+
+def test_layered_execute_inside_a_running_loop_keeps_sync_tools_on_the_callers_thread() -> None:
+    connection = sqlite3.connect(":memory:")  # usable only from the thread that made it
+    registry = Registry(layers=[passthrough])
+
+    @registry.tool
+    def count() -> int:
+        """Counts rows."""
+        return connection.execute("select 1").fetchone()[0]
+
+    @registry.tool
+    async def wait_a_bit() -> str:
+        """Waits, with a deadline."""
+        async with asyncio.timeout(1):
+            await asyncio.sleep(0.001)
+        return "waited"
+
+    async def jupyter_cell() -> tuple[Any, Any]:
+        return registry.execute("count").value, registry.execute("wait_a_bit").value
+
+    assert asyncio.run(jupyter_cell()) == (1, "waited")
+
+
+@pytest.mark.parametrize(
+    ("category", "retryable"),
+    [(Category.READ, True), (Category.WRITE, False), (Category.EXECUTE, False)],
+)
+def test_a_timeout_is_retryable_only_when_repeating_cannot_double_a_side_effect(
+    category: Category, retryable: bool
+) -> None:
+    registry = Registry()
+
+    def flaky() -> None:
+        """Times out."""
+        raise TimeoutError("upstream timed out")
+
+    registry.register(flaky, category=category)
+    error = registry.execute("flaky").error
+    assert error is not None and error.retryable is retryable
+    if not retryable:
+        assert "may already have taken effect" in error.suggestion

@@ -1,0 +1,442 @@
+"""The one execute path: resolve → decode → validate → invoke, with layers around it.
+
+Every call, from `Registry.execute` (sync) or `Registry.aexecute` (async), goes through the same
+stage functions below; the sync fast path (no layers, a sync tool) only skips the event loop.
+Each stage maps its own failures to its own code, so the model is told what really happened:
+
+    resolve   -> UNKNOWN_TOOL        the name is not registered
+    decode    -> INVALID_JSON        the text is not JSON, or is over the size/depth/digit limits
+    validate  -> INVALID_ARGUMENTS   the decoded value does not fit the tool's schema
+    invoke    -> EXECUTION_ERROR     the tool raised (or its own ToolError code)
+    a layer   -> LAYER_ERROR         a layer itself failed; the tool may not have run
+
+A layer is `async def layer(call, call_next) -> ToolResult`. It sits at one of two stages:
+`"received"` (the default: it sees every call as the model sent it, before the tool is resolved,
+so it also sees unknown tools and invalid arguments; audit logs live here) or `"validated"` (it
+sees `call.tool` and `call.arguments`, the validated arguments; policies, retries and timeouts
+live here). Set it as an attribute: `layer.stage = "validated"`. A `Call` is immutable: a layer
+passes `call.replace(...)` on, and a call whose name or raw arguments were replaced is resolved and
+validated again before the tool runs, so a layer can never run a tool with arguments it did not
+validate.
+
+Nothing here raises to the caller: one guard surrounds each stage and each layer, envelope
+building included. Only real cancellation (the caller's task being cancelled) and
+KeyboardInterrupt propagate.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import dataclasses
+import json
+import logging
+import threading
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+from pydantic import BaseModel
+from pydantic_core import ValidationError
+
+from toolsys import failures
+from toolsys.errors import ErrorCode, ErrorInfo, ToolError
+from toolsys.result import ToolResult
+
+if TYPE_CHECKING:
+    from toolsys.tool import Tool
+
+Arguments = Mapping[str, Any] | str | bytes | bytearray | None
+Stage = Literal["received", "validated"]
+STAGES: tuple[Stage, ...] = ("received", "validated")
+
+MAX_ARGUMENT_CHARS = 1_000_000
+"""Raw JSON arguments longer than this are refused before they are parsed."""
+MAX_DEPTH = 64
+"""Arguments nested deeper than this (objects and arrays) are refused."""
+MAX_INT_DIGITS = 1_000
+"""Integers with more digits than this are refused (Python's own limit is 4,300)."""
+
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
+_log = logging.getLogger("toolsys")
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One requested tool call as it travels through the stages and layers. Immutable.
+
+    `raw_arguments` is what the caller sent; `tool` and `arguments` (the validated Pydantic model)
+    are filled in by the resolve and validate stages. `context` is the caller's (user, roles...);
+    `run_id`, `step` and `call_id` (the model's tool_call_id) come from the agent loop.
+    """
+
+    name: str
+    raw_arguments: Any = None
+    tool: Tool | None = None
+    arguments: BaseModel | None = None
+    context: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
+    run_id: str | None = None
+    step: int | None = None
+    call_id: str | None = None
+    attempt: int = 1
+    offload: bool = False
+    """Run a sync tool on its own worker thread, so a deadline can leave it behind."""
+
+    def replace(self, **changes: Any) -> Call:
+        """A copy with `changes`; a new name or raw arguments are resolved and validated anew."""
+        if "name" in changes or "raw_arguments" in changes:
+            changes.setdefault("tool", None)
+            changes.setdefault("arguments", None)
+        return dataclasses.replace(self, **changes)
+
+    def validated(self, tool: Tool, arguments: BaseModel) -> Call:
+        """This call, resolved to `tool` with validated `arguments` (the hot path: no replace)."""
+        return Call(
+            self.name,
+            self.raw_arguments,
+            tool,
+            arguments,
+            self.context,
+            self.run_id,
+            self.step,
+            self.call_id,
+            self.attempt,
+            self.offload,
+        )
+
+    @property
+    def values(self) -> dict[str, Any]:
+        """The validated arguments as plain JSON data (empty before validation)."""
+        if self.arguments is None:
+            return {}
+        return self.arguments.model_dump(mode="json", by_alias=True)
+
+
+Next = Callable[[Call], Awaitable[ToolResult]]
+Layer = Callable[[Call, Next], Awaitable[ToolResult]]
+
+
+class ToolExecutor(Protocol):
+    """What the agent loop needs from a registry: what exists, and a way to run it."""
+
+    def export(self, target: str = "openai", *, strict: bool = False) -> list[dict[str, Any]]: ...
+
+    async def aexecute(
+        self,
+        name: str,
+        arguments: Arguments = None,
+        *,
+        context: Mapping[str, Any] | None = None,
+        run_id: str | None = None,
+        step: int | None = None,
+        call_id: str | None = None,
+    ) -> ToolResult: ...
+
+
+def layer_stage(layer: Layer) -> Stage:
+    """Where a layer sits: its `stage` attribute, "received" when it has none."""
+    stage = getattr(layer, "stage", "received")
+    if stage not in STAGES:
+        raise ValueError(
+            f"Layer {layer_name(layer)!r} has stage={stage!r}; use 'received' (sees every call "
+            "as sent) or 'validated' (sees the resolved tool and validated arguments)."
+        )
+    return stage
+
+
+def layer_name(layer: Layer) -> str:
+    """A layer's name: its `name` attribute, else its function or class name."""
+    name = getattr(layer, "name", None)
+    if isinstance(name, str) and name:
+        return name
+    return getattr(layer, "__name__", None) or type(layer).__name__
+
+
+# --- the stages ------------------------------------------------------------------------------
+
+
+def resolve(
+    name: object, lookup: Callable[[str], Tool | None], available: list[str]
+) -> Tool | ToolResult:
+    """The registered tool called `name`, or UNKNOWN_TOOL."""
+    tool = lookup(name) if type(name) is str else None
+    if tool is not None:
+        return tool
+    return failure(failures.unknown_tool, name, available)
+
+
+def validate(tool: Tool, raw: Any, *, coerce: bool = False) -> BaseModel | ToolResult:
+    """Decode (when text) and validate `raw` against the tool's model, or say why not."""
+    try:
+        return _validate(tool, raw, coerce)
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        raise
+    except BaseException as exc:  # a value pydantic itself chokes on: the arguments are at fault
+        return failure(failures.unvalidatable, tool, exc, exception=exc)
+
+
+def _validate(tool: Tool, raw: Any, coerce: bool) -> BaseModel | ToolResult:
+    kind = type(raw)
+    if kind is dict and not coerce and not tool.null_means_default:
+        try:  # the common case: a plain dict that is valid as it is
+            return tool.validator.validate_python(raw, strict=True)
+        except ValidationError:
+            pass
+    if kind is str and not coerce and len(raw) <= MAX_ARGUMENT_CHARS:
+        try:  # the common case for models: JSON text that is valid as it is
+            return tool.validator.validate_json(raw or "{}", strict=True)
+        except ValidationError:
+            pass  # the general path below finds out exactly what is wrong
+    if isinstance(raw, str | bytes | bytearray):
+        decoded = decode(tool.name, raw)
+        if isinstance(decoded, ToolResult):
+            return decoded
+        raw = decoded
+    elif _depth_exceeded(raw):
+        return ToolResult.failure(
+            failures.too_deep(tool.name, MAX_DEPTH, ErrorCode.INVALID_ARGUMENTS)
+        )
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, Mapping):
+        return ToolResult.failure(failures.not_an_object(tool, raw))
+    try:
+        return tool.validate(raw, coerce=coerce)
+    except ValidationError as exc:
+        return ToolResult.failure(failures.invalid_arguments(tool, exc), exception=exc)
+
+
+def decode(name: str, raw: str | bytes | bytearray) -> Any:
+    """JSON text to Python values, within the size, depth and digit limits, or INVALID_JSON."""
+    if isinstance(raw, bytes | bytearray):
+        raw = bytes(raw).decode("utf-8", errors="replace")
+    if len(raw) > MAX_ARGUMENT_CHARS:
+        return ToolResult.failure(failures.too_large(name, len(raw), MAX_ARGUMENT_CHARS))
+    text = raw if raw.strip() else "{}"  # some providers send "" for "no arguments"
+    try:
+        value = json.loads(text, parse_int=_bounded_int)
+    except json.JSONDecodeError as exc:
+        return ToolResult.failure(failures.invalid_json(name, text, exc), exception=exc)
+    except _TooManyDigits as exc:
+        return ToolResult.failure(failures.too_many_digits(name, exc.digits, MAX_INT_DIGITS))
+    except RecursionError:
+        value = None
+    else:
+        if not _depth_exceeded(value):
+            return value
+    return ToolResult.failure(failures.too_deep(name, MAX_DEPTH, ErrorCode.INVALID_JSON))
+
+
+class _TooManyDigits(ValueError):
+    def __init__(self, digits: int) -> None:
+        super().__init__(digits)
+        self.digits = digits
+
+
+def _bounded_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_INT_DIGITS:
+        raise _TooManyDigits(len(text.lstrip("-")))
+    return int(text)
+
+
+def _depth_exceeded(value: Any) -> bool:
+    """True when containers nest deeper than MAX_DEPTH (or refer to themselves)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    seen: set[int] = set()
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return True
+        if isinstance(node, Mapping):
+            children: Any = node.values()
+        elif isinstance(node, list | tuple):
+            children = node
+        else:
+            continue
+        if id(node) in seen:
+            return True  # a cycle nests infinitely deep
+        seen.add(id(node))
+        stack.extend((child, depth + 1) for child in children)
+    return False
+
+
+def invoke(tool: Tool, arguments: BaseModel) -> ToolResult:
+    """Call a tool synchronously (an async tool is run to completion); the result, never a raise."""
+    try:
+        value = tool.call(arguments)
+        if asyncio.iscoroutine(value):
+            from toolsys._sync import run_sync
+
+            value = run_sync(value)
+    except ToolError as exc:
+        return _tool_error(exc)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:
+        return crashed(tool, exc)
+    return ToolResult(True, value, None, {})
+
+
+async def ainvoke(call: Call) -> ToolResult:
+    """Call the tool of a validated call: awaited when async, on a thread when `offload`."""
+    tool, arguments = call.tool, call.arguments
+    assert tool is not None and arguments is not None
+    try:
+        if tool.is_async:
+            value = await tool.call(arguments)
+        elif call.offload:
+            value = await _on_thread(tool.call, arguments)
+        else:
+            value = tool.call(arguments)
+        if asyncio.iscoroutine(value):
+            value = await value
+    except ToolError as exc:
+        return _tool_error(exc)
+    except asyncio.CancelledError as exc:
+        if _really_cancelled():
+            raise
+        return crashed(tool, exc)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:
+        return crashed(tool, exc)
+    return ToolResult(True, value, None, {})
+
+
+def _really_cancelled() -> bool:
+    """A CancelledError is real when our own task is being cancelled, not when a tool raised one."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
+
+
+async def _on_thread(fn: Callable[..., Any], *args: Any) -> Any:
+    """Run `fn` on a fresh daemon thread; awaiting may stop early, the thread then runs on."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Any] = loop.create_future()
+    context = contextvars.copy_context()
+
+    def settle(value: Any, error: BaseException | None) -> None:
+        if future.cancelled():
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(value)
+
+    def worker() -> None:
+        try:
+            value = context.run(fn, *args)
+        except BaseException as exc:
+            error: BaseException | None = exc
+            value = None
+        else:
+            error = None
+        if not loop.is_closed():
+            loop.call_soon_threadsafe(settle, value, error)
+
+    threading.Thread(target=worker, name="toolsys-tool", daemon=True).start()
+    return await future
+
+
+def _tool_error(exc: ToolError) -> ToolResult:
+    return failure(exc.to_info, exception=exc)
+
+
+def crashed(tool: Tool, exc: BaseException) -> ToolResult:
+    """An exception the tool did not expect: data for the model, the traceback for the developer.
+
+    The envelope is redacted; the full exception stays on `result.exception` and goes to the
+    `toolsys` logger at DEBUG level (silent unless you configure logging).
+    """
+    _log.debug("tool %r raised", tool.name, exc_info=exc)
+    return failure(failures.execution_error, tool, exc, exception=exc)
+
+
+def failure(
+    describe: Callable[..., ErrorInfo], *args: Any, exception: BaseException | None = None
+) -> ToolResult:
+    """`ToolResult.failure(describe(*args))`; if describing fails, a plain one that cannot fail."""
+    try:
+        return ToolResult.failure(describe(*args), exception=exception)
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        raise
+    except BaseException as error:
+        _log.debug("building an error envelope failed", exc_info=error)
+        return ToolResult(
+            False,
+            None,
+            ErrorInfo(
+                ErrorCode.EXECUTION_ERROR,
+                "The call failed, and its error could not be described.",
+                "Answer without this tool, or try a different call.",
+            ),
+            {},
+            exception or error,
+        )
+
+
+# --- layers ------------------------------------------------------------------------------------
+
+
+def guard_layer(layer: Layer, call_next: Next) -> Next:
+    """`call_next` wrapped in `layer`; a layer that fails or returns nonsense is LAYER_ERROR."""
+    name = layer_name(layer)
+
+    async def handler(call: Call) -> ToolResult:
+        try:
+            result = await layer(call, call_next)
+        except asyncio.CancelledError:
+            if _really_cancelled():
+                raise
+            result = None
+            error: BaseException | None = asyncio.CancelledError()
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:
+            result, error = None, exc
+        else:
+            if isinstance(result, ToolResult):
+                return result
+            error = TypeError(f"returned {type(result).__name__}, not a ToolResult")
+        _log.debug("layer %r failed", name, exc_info=error)
+        return failure(failures.layer_error, name, call.name, error, exception=error)
+
+    return handler
+
+
+def build_handler(
+    layers: list[Layer],
+    lookup: Callable[[str], Tool | None],
+    available: Callable[[], list[str]],
+    coerce: Callable[[], bool],
+) -> Next:
+    """The whole path as one async function: received layers, prepare, validated layers, invoke."""
+
+    async def prepare(call: Call) -> Call | ToolResult:
+        tool = call.tool if call.tool is not None else resolve(call.name, lookup, available())
+        if isinstance(tool, ToolResult):
+            return tool
+        if call.arguments is not None and call.tool is tool:
+            return call
+        arguments = validate(tool, call.raw_arguments, coerce=coerce())
+        if isinstance(arguments, ToolResult):
+            return arguments
+        return call.validated(tool, arguments)
+
+    async def run_tool(call: Call) -> ToolResult:
+        prepared = await prepare(call)  # again only if a layer replaced the name or arguments
+        return prepared if isinstance(prepared, ToolResult) else await ainvoke(prepared)
+
+    inner: Next = run_tool
+    for layer in reversed([x for x in layers if layer_stage(x) == "validated"]):
+        inner = guard_layer(layer, inner)
+
+    async def core(call: Call) -> ToolResult:
+        prepared = await prepare(call)
+        return prepared if isinstance(prepared, ToolResult) else await inner(prepared)
+
+    handler: Next = core
+    for layer in reversed([x for x in layers if layer_stage(x) == "received"]):
+        handler = guard_layer(layer, handler)
+    return handler
