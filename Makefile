@@ -18,11 +18,13 @@ PARALLEL ?= -n 2 --dist loadfile
 export PYTHONHASHSEED := 0
 
 .DEFAULT_GOAL := help
-.PHONY: help setup lab test notebooks exercises lint clean
+.PHONY: help setup lab test fuzz bench notebooks exercises lint clean
 
 help:
 	@echo "make lab        set up .venv if needed and open JupyterLab on the welcome notebook"
 	@echo "make test       set up .venv if needed and run every test (unit tests, notebooks, checks)"
+	@echo "make fuzz       the long fuzz run: 10,000 hostile calls per tool, exits 1 on any broken promise"
+	@echo "make bench      benchmarks/bench_core.py: execute against a bare pydantic call, same run"
 	@echo "make notebooks  re-execute lessons and solutions in place, then regenerate exercises"
 	@echo "make exercises  regenerate exercises/ from the markers in solutions/"
 	@echo "make lint       ruff check (everything) and ruff format --check (Python files)"
@@ -51,6 +53,13 @@ lab: setup
 test: export TOOLSYS_OFFLINE := 1
 test: setup
 	$(BIN)/python -m pytest $(PARALLEL) tests $(NOTEBOOK_DIRS) $(PYTEST_ARGS)
+
+fuzz: export TOOLSYS_OFFLINE := 1
+fuzz: setup
+	$(BIN)/python benchmarks/fuzz.py --calls 10000
+
+bench: setup
+	$(BIN)/python benchmarks/bench_core.py
 
 notebooks: export TOOLSYS_OFFLINE := 1
 notebooks: setup

@@ -1,13 +1,30 @@
-"""Shared fixtures: a notebook writer and a clean exercise registry per test."""
+"""Shared fixtures: a notebook writer and a clean exercise registry per test.
+
+Hypothesis runs derandomized (the same examples on every run), so `make test` cannot fail by
+chance on a loaded machine; health checks that only measure speed or how much a strategy filters
+are off on purpose, because a busy 2-core CI machine trips them without any bug.
+`HYPOTHESIS_PROFILE=explore` searches with fresh random examples and more of them.
+"""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 ROOT = Path(__file__).resolve().parent.parent
+
+_SLOW_MACHINE = [HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large]
+settings.register_profile(
+    "ci", derandomize=True, deadline=None, suppress_health_check=_SLOW_MACHINE, print_blob=True
+)
+settings.register_profile(
+    "explore", max_examples=2_000, deadline=None, suppress_health_check=_SLOW_MACHINE
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 @pytest.fixture

@@ -1,0 +1,87 @@
+"""The long fuzz run: every promise of the tool layer, tried on hostile input.
+
+    make fuzz                                  # or: python benchmarks/fuzz.py --calls 10000
+
+Sends `--calls` seeded calls to every built-in tool and to every tool of three hostile registries
+(tools that raise every kind of exception, return what JSON cannot hold, or leak planted secrets;
+sync and async; with and without layers), then drives the agent loop through the real `openai`
+client with random scripted turns. Prints one line of figures and exits 1 if any is not zero:
+
+    calls=… escapes=… unsendable=… leaks=… loop_runs=… loop_crashes=… seconds=…
+
+The test suite (tests/test_reliability.py) runs a smaller share of the same calls on every
+`make test`; this script is the long run for before a release.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from hostile_tools import PLANTED, hostile_registries
+
+from toolsys.fuzz import FuzzReport, fuzz_tool
+from toolsys.loop import run_agent
+from toolsys.models import ScriptedModel
+from toolsys.models.scripted import calls, text
+from toolsys.tools import registry as builtin
+
+
+def fuzz_registries(count: int, seed: int) -> FuzzReport:
+    total = FuzzReport()
+    for registry in [builtin, *hostile_registries()]:
+        for name in registry.names():
+            total.add(fuzz_tool(registry, name, calls=count, seed=seed, secrets=PLANTED))
+    return total
+
+
+def fuzz_loop(runs: int, seed: int) -> tuple[int, list[str]]:
+    """Random scripted turns (unknown tools, broken JSON, failing tools) through the loop."""
+    rng = random.Random(seed)
+    (registry, *_) = hostile_registries()
+    names = [*registry.names(), "missing_tool", ""]
+    crashes: list[str] = []
+    for run in range(runs):
+        turns: list[Any] = []
+        for _ in range(rng.randrange(1, 4)):
+            specs = [
+                (rng.choice(names), rng.choice(['{"x": 1}', "{", "", "null", '{"kind": "nan"}']))
+                for _ in range(rng.randrange(1, 4))
+            ]
+            turns.append(calls(*specs))
+        turns.append(text("done"))
+        try:
+            transcript = run_agent(ScriptedModel(turns).client(), registry, "go", max_steps=5)
+            str(transcript)
+            transcript.to_json()
+        except Exception as exc:
+            crashes.append(f"run {run}: {type(exc).__name__}: {exc}"[:300])
+    return runs, crashes
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--calls", type=int, default=10_000, help="calls per tool")
+    parser.add_argument("--loop-runs", type=int, default=300, help="agent-loop runs")
+    parser.add_argument("--seed", type=int, default=0)
+    options = parser.parse_args()
+    os.environ.setdefault("TOOLSYS_OFFLINE", "1")
+    started = time.perf_counter()
+    report = fuzz_registries(options.calls, options.seed)
+    runs, crashes = fuzz_loop(options.loop_runs, options.seed)
+    seconds = time.perf_counter() - started
+    print(f"{report} loop_runs={runs} loop_crashes={len(crashes)} seconds={seconds:.0f}")
+    for problem in [*report.problems[:10], *crashes[:10]]:
+        print("  " + problem)
+    return 0 if report.clean and not crashes else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
