@@ -6,10 +6,17 @@
 The loop knows the registry through two methods only: `export("openai")` (what exists) and
 `aexecute(name, raw_arguments)` (run it; never raises). Each model turn's tool calls run
 concurrently (async tools overlap; sync tools run one after another, see `Registry.aexecute`),
-and exactly one tool message per `tool_call_id` goes back, in the order of the
+and exactly one tool message per distinct `tool_call_id` goes back, in the order of the
 calls, whether each succeeded or failed. The run stops when the model answers in text
 ("completed"), after `max_steps` model requests ("max_steps"), or when a request to the model
-fails ("model_error": reported, never raised).
+fails or its reply breaks the protocol ("model_error": reported, never raised).
+
+No reply is trusted: `toolsys._reply` checks each one before the loop acts on it. It ends the
+run on a reply it cannot act on (no choices, not JSON, a tool call without a function name...),
+reads null or non-string arguments as JSON text, gives a call without an id a stable
+`toolsys_call_<step>_<n>` id (in the assistant message and its tool message alike: the API
+rejects `tool_call_id: null`), and runs and answers a call id used twice in one turn once,
+recording the duplicate in the transcript as not run.
 
 Everything that happens is an event, recorded in the `Transcript` in order and passed to
 `on_event` as it happens (a widget, a logger); an exception raised by `on_event` is recorded as
@@ -29,7 +36,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from toolsys._reply import BadReply, Call, Turn, read_reply
 from toolsys._sync import run_sync
+from toolsys.errors import ErrorCode, ErrorInfo
 from toolsys.execution import ToolExecutor
 from toolsys.failures import execution_error
 from toolsys.result import ToolResult
@@ -94,7 +103,7 @@ class FinalAnswer:
 
 @dataclass(frozen=True)
 class ModelErrorEvent:
-    """A request to the model failed (HTTP error, bad request, no connection...)."""
+    """A request to the model failed (HTTP error, no connection...) or its reply was unusable."""
 
     step: int
     error_type: str
@@ -257,21 +266,6 @@ def _start_messages(
     return messages
 
 
-def _assistant_message(message: Any) -> dict[str, Any]:
-    """The SDK's assistant message as the plain dict to send back next time."""
-    out: dict[str, Any] = {"role": "assistant", "content": message.content}
-    if message.tool_calls:
-        out["tool_calls"] = [
-            {
-                "id": c.id,
-                "type": "function",
-                "function": {"name": c.function.name, "arguments": c.function.arguments},
-            }
-            for c in message.tool_calls
-        ]
-    return out
-
-
 async def _create(client: Any, **request: Any) -> Any:
     """One chat completion from a sync or async client, without blocking the event loop."""
     create = client.chat.completions.create
@@ -280,19 +274,56 @@ async def _create(client: Any, **request: Any) -> Any:
     return await asyncio.to_thread(create, **request)
 
 
+async def _ask(client: Any, request: dict[str, Any], step: int) -> Turn | ModelErrorEvent:
+    """The model's checked turn, or the event that ends the run: the request or its reply failed."""
+    try:
+        response = await _create(client, **request)
+    except Exception as exc:  # any failed request ends the run, reported: HTTP, JSON, encoding
+        return ModelErrorEvent(step, type(exc).__name__, _api_message(exc))
+    try:
+        return read_reply(response, step)
+    except BadReply as exc:
+        return ModelErrorEvent(step, "BadReply", str(exc))
+
+
 async def _execute(registry: ToolExecutor, name: str, arguments: str, **ids: Any) -> ToolResult:
     try:
-        return await registry.aexecute(name, arguments, **ids)
+        result = await registry.aexecute(name, arguments, **ids)
     except Exception as exc:  # aexecute promises never to raise; keep the promise for it
-        return ToolResult.failure(execution_error(name, exc), exception=exc, tool=name)
+        return _failed(name, exc)
+    if not isinstance(result, ToolResult):
+        return _failed(
+            name, TypeError(f"aexecute returned {type(result).__name__}, not a ToolResult")
+        )
+    return result
 
 
-def _add_usage(total: dict[str, int] | None, usage: Any) -> dict[str, int] | None:
+def _failed(name: str, exc: Exception) -> ToolResult:
+    try:
+        error = execution_error(name, exc)
+    except Exception:  # the exception's own text could not be read
+        error = ErrorInfo(ErrorCode.EXECUTION_ERROR, f"Tool {name!r} failed: {type(exc).__name__}")
+    return ToolResult.failure(error, exception=exc, tool=name)
+
+
+def _not_run(call: Call) -> ToolResult:
+    """The transcript's record of a duplicate call: the model is answered for its id once."""
+    return ToolResult.failure(
+        ErrorInfo(
+            "DUPLICATE_CALL_ID",
+            f"Not run: the model used tool call id {call.id!r} more than once in one turn; only "
+            "the first call with that id was run and answered (one tool message per id).",
+        ),
+        tool=call.name,
+    )
+
+
+def _add_usage(total: dict[str, int] | None, usage: dict[str, int] | None) -> dict[str, int] | None:
     if usage is None:
         return total
     total = dict(total or {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0})
     for key in total:
-        total[key] += getattr(usage, key, 0) or 0
+        total[key] += usage.get(key, 0)
     return total
 
 
@@ -317,8 +348,6 @@ async def arun_agent(
     `tool_choice` ("required" or a named function) applies to the first request only, then
     "auto", so the model can answer; "none" applies to every request.
     """
-    import openai
-
     if max_steps < 1:
         raise ValueError(
             f"max_steps={max_steps!r}: a run needs at least one model request; "
@@ -343,7 +372,7 @@ async def arun_agent(
             on_event(event)
         except Exception as exc:
             transcript.events.append(
-                ObserverError(type(event).__name__, type(exc).__name__, str(exc))
+                ObserverError(type(event).__name__, type(exc).__name__, _text(exc))
             )
 
     user = next((m for m in reversed(messages) if m["role"] == "user"), None)
@@ -357,50 +386,49 @@ async def arun_agent(
         request: dict[str, Any] = {"model": model, "messages": messages}
         if tools:
             request.update(tools=tools, tool_choice=choice)
-        try:
-            response = await _create(client, **request)
-        except openai.OpenAIError as exc:
-            emit(ModelErrorEvent(step, type(exc).__name__, _api_message(exc)))
+        turn = await _ask(client, request, step)
+        if isinstance(turn, ModelErrorEvent):
+            emit(turn)
             transcript.status = "model_error"
             break
-        message = response.choices[0].message
-        transcript.usage = _add_usage(transcript.usage, response.usage)
-        messages.append(_assistant_message(message))
+        transcript.usage = _add_usage(transcript.usage, turn.usage)
+        messages.append(turn.assistant_message())
         emit(
             ModelResponse(
-                step,
-                message.content,
-                messages[-1].get("tool_calls", []),
-                response.usage.model_dump() if response.usage else None,
-                response.model,
+                step, turn.content, [c.to_dict() for c in turn.calls], turn.usage, turn.model
             )
         )
-        if not message.tool_calls:
-            emit(FinalAnswer(step, message.content or ""))
+        if not turn.calls:
+            emit(FinalAnswer(step, turn.content or ""))
             transcript.status = "completed"
             break
-        calls = message.tool_calls
-        for call in calls:
-            emit(ToolCallEvent(step, call.id, call.function.name, call.function.arguments))
+        for call in turn.calls:
+            emit(ToolCallEvent(step, call.event_id, call.name, call.arguments))
+        runs = [c for c in turn.calls if not c.duplicate]
         results = await asyncio.gather(
             *(
                 _execute(
                     registry,
-                    c.function.name,
-                    c.function.arguments,
+                    c.name,
+                    c.arguments,
                     context=context,
                     run_id=run_id,
                     step=step,
                     call_id=c.id,
                 )
-                for c in calls
+                for c in runs
             )
         )
-        for call, result in zip(calls, results, strict=True):
+        answered = dict(zip((c.id for c in runs), results, strict=True))
+        for call in turn.calls:
+            if call.duplicate:
+                emit(ToolResultEvent(step, call.event_id, call.name, _not_run(call)))
+                continue
+            result = answered[call.id]
             messages.append(
                 {"role": "tool", "tool_call_id": call.id, "content": result.to_message()}
             )
-            emit(ToolResultEvent(step, call.id, call.function.name, result))
+            emit(ToolResultEvent(step, call.id, call.name, result))
     else:
         transcript.status = "max_steps"
     transcript.duration_s = time.perf_counter() - started
@@ -409,11 +437,24 @@ async def arun_agent(
 
 
 def _api_message(exc: Exception) -> str:
-    """The endpoint's own error message when it sent one, else the exception's text."""
+    """The endpoint's own error message when it sent one, else what went wrong, in words."""
     body = getattr(exc, "body", None)
     if isinstance(body, dict) and isinstance(body.get("message"), str):
         return body["message"]
-    return str(exc)
+    if isinstance(exc, json.JSONDecodeError):
+        return (
+            f"The endpoint's reply is not valid JSON ({exc.msg} at character {exc.pos}). Check "
+            "that base_url points at a chat completions endpoint."
+        )
+    return _text(exc)
+
+
+def _text(exc: BaseException) -> str:
+    """`str(exc)`, or its type name when even that fails."""
+    try:
+        return str(exc)
+    except Exception:
+        return f"{type(exc).__name__} (its message could not be read)"
 
 
 def run_agent(
