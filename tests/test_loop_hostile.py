@@ -414,7 +414,9 @@ def test_a_registry_that_raises_or_returns_garbage_is_contained():
     assert transcript.status == "completed"
     assert [r.result.error.code for r in transcript.results] == ["EXECUTION_ERROR"] * 3
     messages = [r.result.error.message for r in transcript.results]
-    assert messages[0] == "Tool 'add' failed: Unprintable"
+    assert (
+        messages[0] == "Tool 'add' failed: Unprintable: (the exception's message could not be read)"
+    )
     assert "registry bug" in messages[1]
     assert "not a ToolResult" in messages[2]
     assert_sound(transcript, endpoint)
