@@ -38,8 +38,8 @@ from typing import Any
 
 from toolsys._reply import BadReply, Call, Turn, read_reply
 from toolsys._sync import run_sync
-from toolsys.errors import ErrorCode, ErrorInfo
-from toolsys.execution import ToolExecutor
+from toolsys.errors import ErrorInfo
+from toolsys.execution import ToolExecutor, failure
 from toolsys.failures import execution_error
 from toolsys.result import ToolResult
 
@@ -299,11 +299,7 @@ async def _execute(registry: ToolExecutor, name: str, arguments: str, **ids: Any
 
 
 def _failed(name: str, exc: Exception) -> ToolResult:
-    try:
-        error = execution_error(name, exc)
-    except Exception:  # the exception's own text could not be read
-        error = ErrorInfo(ErrorCode.EXECUTION_ERROR, f"Tool {name!r} failed: {type(exc).__name__}")
-    return ToolResult.failure(error, exception=exc, tool=name)
+    return failure(execution_error, name, exc, exception=exc)
 
 
 def _not_run(call: Call) -> ToolResult:
