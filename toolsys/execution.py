@@ -34,7 +34,7 @@ import logging
 import threading
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from types import MappingProxyType
+from types import CoroutineType, MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pydantic import BaseModel
@@ -265,7 +265,7 @@ def invoke(tool: Tool, arguments: BaseModel) -> ToolResult:
     """Call a tool synchronously (an async tool is run to completion); the result, never a raise."""
     try:
         value = tool.call(arguments)
-        if asyncio.iscoroutine(value):
+        if type(value) is CoroutineType:
             from toolsys._sync import run_sync
 
             value = run_sync(value)
@@ -289,7 +289,7 @@ async def ainvoke(call: Call) -> ToolResult:
             value = await _on_thread(tool.call, arguments)
         else:
             value = tool.call(arguments)
-        if asyncio.iscoroutine(value):
+        if type(value) is CoroutineType:  # a sync-looking callable that returned a coroutine
             value = await value
     except ToolError as exc:
         return _tool_error(exc)

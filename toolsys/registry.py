@@ -282,7 +282,9 @@ class Registry:
         else:
             validated = validate(tool, arguments, coerce=self.coerce)
             result = validated if isinstance(validated, ToolResult) else invoke(tool, validated)
-        result.meta.update(tool=name, attempt=1, duration_ms=_ms(start))
+        meta = result.meta
+        meta["tool"], meta["attempt"] = name, 1
+        meta["duration_ms"] = (time.perf_counter() - start) * 1000
         return result
 
     async def aexecute(
@@ -311,7 +313,8 @@ class Registry:
             call_id=call_id,
         )
         result = await self._handler(call)
-        meta = {"tool": call.name, "attempt": 1, **result.meta, "duration_ms": _ms(start)}
+        meta = {"tool": call.name, "attempt": 1, **result.meta}
+        meta["duration_ms"] = (time.perf_counter() - start) * 1000
         return ToolResult(result.ok, result.value, result.error, meta, result.exception)
 
     def _lookup(self, name: str) -> Tool | None:
@@ -338,10 +341,6 @@ def _shown_name(name: object) -> str:
         return repr(name)[:100]
     except Exception:
         return f"<{type(name).__name__}>"
-
-
-def _ms(start: float) -> float:
-    return round((time.perf_counter() - start) * 1000, 3)
 
 
 def discover(package: str | ModuleType) -> list[str]:
