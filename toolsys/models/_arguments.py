@@ -1,76 +1,72 @@
 """Filling a tool's arguments from a sentence, guided by the tool's JSON schema.
 
-Each parameter is first given a *kind* from its schema (type, enum, format) and, failing that,
+Each parameter is first given a `Kind` from its schema (type, enum, format) and, failing that,
 from its name and description: a `date` named "date" or described "YYYY-MM-DD", an `email`,
-a `place` ("city", "location"), an `expression`, a `timezone`, an `id`, free `text`...
-Then the sentence is searched for evidence of that kind: numbers, quoted strings, e-mail
+a `place` ("city", "location"), a `symbol` ("ticker symbol", "currency code"), an `expression`,
+a `timezone`, an `id`, search `query` words, free `text`... Then the sentence is searched for
+evidence of that kind (`FINDERS`, one small function per kind): numbers, quoted strings, e-mail
 addresses, dates ("tomorrow", "next Monday" against the fixed clock), times, capitalised names,
-enum words. Cue words decide between candidates ("between 1 and 6" -> min 1, max 6; "from C to F"
--> from_unit, to_unit). Optional parameters are filled only when the sentence mentions them;
-a required parameter not found in its own clause is looked for in the whole message.
+upper-case codes, enum words. Cue words decide between candidates ("between 1 and 6" -> min 1,
+max 6; "from C to F" -> from_unit, to_unit; "from Paris to Rome" -> origin, destination).
+Optional parameters are filled only when the sentence mentions them; a required parameter not
+found in its own clause is looked for in the whole message. A value the text does not support
+is left out, never guessed: "Apple's share price" names no ticker symbol.
 
-The richer the schema, the better this works, which is the point of chapter 05.
+Every value comes with its evidence (`Found`: the span of the text and the rule that read it),
+which is what `OfflineModel.explain` prints. The richer the schema, the better this works,
+which is the point of chapter 05.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
 
-from toolsys.models._dates import MONTHS, WEEKDAYS, find_dates, find_times
-from toolsys.models._text import STOP_WORDS, concept, expression, name_words, stem
-
-Span = tuple[int, int]
+from toolsys.models import _evidence as ev
+from toolsys.models._dates import find_dates, find_times
+from toolsys.models._evidence import Span, before
+from toolsys.models._text import concept, expression, name_words
 
 _LOWER_NAMES = {"min", "minimum", "low", "lower", "start", "from", "lo", "floor", "least", "begin"}
 _UPPER_NAMES = {"max", "maximum", "high", "upper", "end", "to", "hi", "ceil", "ceiling", "most"}
-_COMMON_VERBS = {
-    "convert",
-    "schedule",
-    "search",
-    "find",
-    "send",
-    "give",
-    "tell",
-    "show",
-    "roll",
-    "pick",
-    "book",
-    "create",
-    "add",
-    "look",
-    "check",
-    "compute",
-    "calculate",
-    "email",
-    "remind",
-    "list",
-    "get",
-    "set",
-    "make",
-    "write",
-    "draw",
-    "generate",
-    "call",
-    "cancel",
-    "refund",
-    "what",
-    "how",
-    "is",
-    "whats",
-    "please",
-    "can",
-    "could",
-    "will",
-    "would",
-    "where",
-    "when",
-    "who",
-    "which",
-    "do",
-}
-_CONNECTORS = {"de", "del", "da", "do", "la", "le", "van", "von", "of"}
+_FROM_WORDS = {"from", "origin", "source", "depart", "departure", "departing", "leaving"}
+_TO_WORDS = {"to", "destination", "dest", "target", "arrival", "into"}
+_SYMBOL_WORDS = r"\b(ticker|symbol|(currency|airport|country|language|iata) code|iso ?4217)\b"
+_TEXT_CUES = ("about", "called", "named", "titled", "saying", "that says", "regarding", "say")
+
+
+class Kind(StrEnum):
+    """What kind of value a parameter wants; each has a finder in `FINDERS`."""
+
+    ENUM = "enum"
+    NUMBER = "number"
+    BOOLEAN = "boolean"
+    LIST = "list"
+    EMAILS = "emails"
+    EMAIL = "email"
+    DATETIME = "datetime"
+    DATE = "date"
+    TIME = "time"
+    TIMEZONE = "timezone"
+    EXPRESSION = "expression"
+    SYMBOL = "symbol"
+    ID = "id"
+    PLACE = "place"
+    PERSON = "person"
+    QUERY = "query"
+    TEXT = "text"
+
+
+class Found(NamedTuple):
+    """A value read from the text: where (`span`; (0, 0) for the whole text), what, and how."""
+
+    span: Span
+    value: Any
+    rule: str
 
 
 def _unwrap(schema: dict[str, Any]) -> dict[str, Any]:
@@ -85,49 +81,56 @@ def _unwrap(schema: dict[str, Any]) -> dict[str, Any]:
     return schema
 
 
-def param_kind(name: str, schema: dict[str, Any]) -> str:
+def param_kind(name: str, schema: dict[str, Any]) -> Kind:
     """What kind of value a parameter wants, from its schema first, then its name and wording."""
     schema = _unwrap(schema)
     kind_type, fmt = schema.get("type"), schema.get("format", "")
     described = f"{name} {schema.get('description', '')}".lower()
     nwords = set(re.split(r"[_\W]+", name.lower()))
     if "enum" in schema:
-        return "enum"
+        return Kind.ENUM
     if kind_type in ("number", "integer"):
-        return "number"
+        return Kind.NUMBER
     if kind_type == "boolean":
-        return "boolean"
+        return Kind.BOOLEAN
     if kind_type == "array":
         item = param_kind(name, schema.get("items", {"type": "string"}))
-        return "emails" if item == "email" or "email" in described else "list"
+        return Kind.EMAILS if item == Kind.EMAIL or "email" in described else Kind.LIST
     if fmt == "email" or re.search(r"e-?mail", described):
-        return "email"
+        return Kind.EMAIL
     if fmt == "date-time" or re.search(r"date-?time|yyyy-mm-ddthh", described):
-        return "datetime"
+        return Kind.DATETIME
     if (
         fmt == "date"
         or nwords & {"date", "day", "when"}
         or re.search(r"yyyy-mm-dd|\bdate\b", described)
     ):
-        return "date"
+        return Kind.DATE
     if fmt == "time" or nwords & {"time", "at"} or "hh:mm" in described:
-        return "time"
+        return Kind.TIME
     if described_choices(schema):
-        return "enum"
+        return Kind.ENUM
     if re.search(r"time ?zone|iana", described):
-        return "timezone"
+        return Kind.TIMEZONE
     if re.search(r"expression|formula|arithmetic", described):
-        return "expression"
+        return Kind.EXPRESSION
+    if re.search(_SYMBOL_WORDS, described):
+        return Kind.SYMBOL
     if nwords & {"id", "number", "code", "sku"} or re.search(r"\bid\b|identifier", described):
-        return "id"
+        return Kind.ID
     if re.search(r"\b(city|cities|location|place|country|town|destination|where)\b", described):
-        return "place"
-    if (
-        re.search(r"\b(person|name|recipient|user|customer|who)\b", described)
-        and "title" not in nwords
-    ):
-        return "person"
-    return "text"
+        return Kind.PLACE
+    if re.search(r"\b(person|name|recipient|user|customer|who)\b", described) and not nwords & {
+        "title",
+        "text",
+        "message",
+        "body",
+        "subject",
+    }:
+        return Kind.PERSON
+    if re.search(r"\b(query|keywords?|search)\b", described):
+        return Kind.QUERY
+    return Kind.TEXT
 
 
 def described_choices(schema: dict[str, Any]) -> list[str]:
@@ -146,140 +149,67 @@ def enum_values(schema: dict[str, Any]) -> list[Any]:
     return list(schema["enum"]) if "enum" in schema else described_choices(schema)
 
 
-# --- evidence --------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Ask:
+    """One parameter to look for, in one text, with the spans other parameters already took."""
+
+    name: str
+    schema: dict[str, Any]  # unwrapped
+    text: str
+    used: set[Span]
+    required: bool
+    tool_words: set[str]
+
+    def fresh(self, found: list[tuple[Span, Any]]) -> list[tuple[Span, Any]]:
+        return [(s, v) for s, v in found if ev.free(s, self.used)]
+
+    def quote(self, span: Span) -> str:
+        return self.text[span[0] : span[1]]
 
 
-def _free(span: Span, used: set[Span]) -> bool:
-    return all(span[1] <= a or span[0] >= b for a, b in used)
+# --- one finder per kind -----------------------------------------------------------------------
 
 
-def quoted(text: str) -> list[tuple[Span, str]]:
-    found = re.finditer(r"\"([^\"]+)\"|“([^”]+)”|(?<!\w)'([^']+)'(?!\w)", text)
-    return [(m.span(), next(g for g in m.groups() if g)) for m in found]
-
-
-def numbers(text: str) -> list[tuple[Span, float]]:
-    """Numbers not part of a date, time, id or e-mail: '17', '-3.5', '1,000'."""
-    blocked = {(a, b) for a, b, _ in find_dates(text) + find_times(text)}
-    blocked |= {m.span() for m in re.finditer(r"\S*[A-Za-z#@]\S*\d\S*|\S*\d[A-Za-z]\S*", text)}
-    found = []
-    for m in re.finditer(
-        r"(?<![\w.])-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\w.])-?\d+(?:\.\d+)?", text
-    ):
-        if _free(m.span(), blocked):
-            found.append((m.span(), float(m.group().replace(",", ""))))
-    return found
-
-
-def emails(text: str) -> list[tuple[Span, str]]:
-    return [(m.span(), m.group()) for m in re.finditer(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+", text)]
-
-
-def ids(text: str) -> list[tuple[Span, str]]:
-    """Identifier-like tokens: '#1234', 'A-1042', 'ORD7', '1042'."""
-    found = re.finditer(r"#?\b(?=[A-Za-z0-9-]*\d)[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*\b", text)
-    return [
-        (m.span(), m.group().lstrip("#"))
-        for m in found
-        if not re.fullmatch(r"#?\d{4}-\d\d-\d\d", m.group())
-    ]
-
-
-def names(text: str, skip: set[str]) -> list[tuple[Span, str]]:
-    """Capitalised phrases ('New York', 'Ada Lovelace'), minus sentence-initial verbs and such."""
-    found = []
-    pattern = r"[A-ZÀ-Þ][\w'’-]*(?:\s+(?:(?:de|del|da|do|la|le|van|von)\s+)?[A-ZÀ-Þ][\w'’-]*)*"
-    for m in re.finditer(pattern, text):
-        phrase = m.group()
-        first = phrase.split()[0].lower()
-        at_start = not text[: m.start()].strip() or text[: m.start()].rstrip()[-1] in ".!?:"
-        if at_start and (first in STOP_WORDS or first in _COMMON_VERBS or first in skip):
-            rest = phrase.split(None, 1)
-            if len(rest) == 1:
-                continue
-            phrase = rest[1]
-        lowered = phrase.lower()
-        if (
-            len(phrase) < 2
-            or lowered in STOP_WORDS
-            or lowered in skip
-            or lowered in WEEKDAYS
-            or lowered in MONTHS
-            or lowered.split()[0] in MONTHS
-            or lowered == "i"
-        ):
-            continue
-        found.append(((m.end() - len(phrase), m.end()), phrase))
-    return found
-
-
-def _before(text: str, span: Span, n: int = 2) -> list[str]:
-    return [w.lower() for w in re.findall(r"[\w°]+", text[: span[0]])[-n:]]
-
-
-# --- one parameter ---------------------------------------------------------------------------
-
-
-def _enum_mentions(text: str, values: list[Any]) -> list[tuple[Span, Any]]:
-    """Where enum values are mentioned: the value itself, its stem, or its initial ('30 C')."""
-    found = []
-    for m in re.finditer(r"°?[\w-]+", text):
-        token = m.group().lstrip("°")
-        for value in values:
-            v = str(value).lower()
-            if (
-                token.lower() in (v, v.replace("_", " "))
-                or stem(token) == stem(v)
-                or (
-                    len(token) == 1
-                    and token.isupper()
-                    and v.startswith(token.lower())
-                    and sum(str(x).lower().startswith(token.lower()) for x in values) == 1
-                )
-            ):
-                found.append((m.span(), value))
-                break
-    return found
-
-
-def _gloss_mentions(text: str, schema: dict[str, Any], values: list[Any]) -> list[tuple[Span, Any]]:
-    """Values named by their meaning: "desc: newest first." lets "newest first" pick 'desc'.
-
-    A description that glosses each allowed value ("v: words", "v = words", "'v' (words)") is
-    what a real model reads to map a user's phrasing onto an enum; the offline model does the
-    same when every content word of a gloss appears in the request.
-    """
-    description = str(_unwrap(schema).get("description", ""))
-    found = []
-    for value in values:
-        pattern = rf"[\"'`]?\b{re.escape(str(value))}\b[\"'`]?\s*(?:[:=]|\(|means\b)\s*([^,;.()]+)"
-        for gloss in re.findall(pattern, description, re.I):
-            words = [w for w in re.findall(r"[\w'-]+", gloss) if w.lower() not in STOP_WORDS]
-            spans = [re.search(rf"\b{re.escape(w)}\b", text, re.I) for w in words]
-            if words and all(spans):
-                found.append(((min(m.start() for m in spans), max(m.end() for m in spans)), value))
-                break
-    return sorted(found)
+def _enum(a: Ask) -> Found | None:
+    values = enum_values(a.schema)
+    mentions = [(s, v, "named") for s, v in a.fresh(ev.enum_mentions(a.text, values))]
+    if not mentions:
+        glossed = ev.gloss_mentions(a.text, str(a.schema.get("description", "")), values)
+        mentions = [(s, v, f"by the description's gloss '{g}'") for s, v, g in glossed]
+        mentions = [m for m in mentions if ev.free(m[0], a.used)]
+    side = _side(a.name) or ("upper" if re.search(r"target|into|dest", a.name) else None)
+    for span, value, how in mentions:
+        cue = before(a.text, span, 1)
+        cue_side = {"to": "upper", "into": "upper", "in": "upper", "from": "lower"}.get(
+            cue[0] if cue else ""
+        )
+        if side and cue_side == side:
+            return Found(span, value, f"allowed value {how}, after '{cue[0]}'")
+    for span, value, how in mentions:
+        cue = before(a.text, span, 1)
+        if not (cue and cue[0] in ("to", "into") and side == "lower"):
+            return Found(span, value, f"allowed value {how}")
+    return None
 
 
 def _number_cue(name: str, description: str, text: str, span: Span) -> str | None:
     """'lower' / 'upper' / 'named' when the words around a number tie it to a parameter."""
-    before = _before(text, span, 3)
+    words = before(text, span, 3)
     own = set(re.split(r"[_\W]+", name.lower())) | {concept(w) for w in name_words(description)}
-    if before[-2:] in (["up", "to"], ["at", "most"]) or (
-        before and before[-1] in ("below", "under", "max", "maximum")
+    if words[-2:] in (["up", "to"], ["at", "most"]) or (
+        words and words[-1] in ("below", "under", "max", "maximum")
     ):
         return "upper"
-    if before[-2:] == ["at", "least"] or (before and before[-1] in ("above", "over", "min")):
+    if words[-2:] == ["at", "least"] or (words and words[-1] in ("above", "over", "min")):
         return "lower"
-    if before and before[-1] in ("and", "to") and len(before) >= 1:
+    if words and words[-1] in ("and", "to"):
         start = text.lower().rfind("between", 0, span[0])
-        if start >= 0 or (before[-1] == "to" and "from" in text.lower()[: span[0]]):
+        if start >= 0 or (words[-1] == "to" and "from" in text.lower()[: span[0]]):
             return "upper"
-    if before and before[-1] in ("between", "from"):
+    if words and words[-1] in ("between", "from"):
         return "lower"
     after = re.findall(r"\w+", text[span[1] :])[:1]
-    if {concept(w) for w in before[-2:] + after} & {concept(w) for w in own}:
+    if {concept(w) for w in words[-2:] + after} & {concept(w) for w in own}:
         return "named"
     return None
 
@@ -293,43 +223,263 @@ def _side(name: str) -> str | None:
     return None
 
 
-def _find_number(
-    name: str, schema: dict[str, Any], text: str, used: set[Span], required: bool
-) -> tuple[Span, Any] | None:
-    candidates = [(s, v) for s, v in numbers(text) if _free(s, used)]
-    side = _side(name)
-    for span, value in candidates:
-        cue = _number_cue(name, schema.get("description", ""), text, span)
-        if cue == "named" or (cue and cue == side):
-            return span, value
-    if side is None and required and candidates:
-        return candidates[0]
-    return None
-
-
 def _as_type(value: Any) -> Any:
     """Whole numbers are sent as integers: 30, not 30.0."""
     return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
-def _text_value(text: str, used: set[Span], tool_words: set[str]) -> tuple[Span, str] | None:
-    """Free text: a quoted string, the words after 'about/for/called', or the content words."""
-    for span, value in quoted(text):
-        if _free(span, used):
-            return span, value
+def _number(a: Ask) -> Found | None:
+    candidates = a.fresh(ev.numbers(a.text))
+    side = _side(a.name)
+    rules = {"named": "number next to a word of its name or description"}
+    rules |= {"lower": "number after a lower-bound cue", "upper": "number after an upper-bound cue"}
+    for span, value in candidates:
+        cue = _number_cue(a.name, a.schema.get("description", ""), a.text, span)
+        if cue == "named" or (cue and cue == side):
+            return Found(span, _as_type(value), rules[cue])
+    if side is None and a.required and candidates:
+        return Found(candidates[0][0], _as_type(candidates[0][1]), "first free number (required)")
+    return None
+
+
+def _expression(a: Ask) -> Found | None:
+    expr = expression(a.text)
+    return Found((0, 0), expr, "arithmetic in the text, normalised") if expr else None
+
+
+def _date_or_datetime(a: Ask, with_time: bool) -> Found | None:
+    dates = a.fresh([((s, e), v) for s, e, v in find_dates(a.text)])
+    times = a.fresh([((s, e), v) for s, e, v in find_times(a.text)])
+    if not dates and not (with_time and times):
+        return None
+    if not with_time:
+        span, day = dates[0]
+        return Found(span, day, f"date '{a.quote(span)}' on the fixed clock")
+    if not dates:
+        span, clock = times[0]
+        day = find_dates("today")[0][2]
+        return Found(span, f"{day}T{clock}:00", f"time '{a.quote(span)}', today on the fixed clock")
+    (start, end), day = dates[0]
+    if not times:
+        return Found((start, end), f"{day}T09:00:00", "date on the fixed clock, at 09:00")
+    (t_start, t_end), clock = times[0]
+    gap = a.text[min(end, t_end) : max(start, t_start)]
+    if re.fullmatch(r"\s*(?:at|on|,)?\s*", gap):  # "tomorrow at 3pm": one span
+        start, end = min(start, t_start), max(end, t_end)
+    return Found((start, end), f"{day}T{clock}:00", "date and time on the fixed clock")
+
+
+def _time(a: Ask) -> Found | None:
+    times = a.fresh([((s, e), v) for s, e, v in find_times(a.text)])
+    return Found(times[0][0], times[0][1], "clock time") if times else None
+
+
+def _email(a: Ask) -> Found | None:
+    found = a.fresh(ev.emails(a.text))
+    return Found(found[0][0], found[0][1], "e-mail address") if found else None
+
+
+def _emails(a: Ask) -> Found | None:
+    found = a.fresh(ev.emails(a.text))
+    if not found:
+        return None
+    return Found((found[0][0][0], found[-1][0][1]), [v for _, v in found], "e-mail addresses")
+
+
+def _id(a: Ask) -> Found | None:
+    found = a.fresh(ev.ids(a.text))
+    if not found:
+        return None
+    span, value = found[0]
+    if a.schema.get("type") == "integer" and value.isdigit():
+        return Found(span, int(value), "identifier (a token with a digit)")
+    return Found(span, value, "identifier (a token with a digit)")
+
+
+def _boolean(a: Ask) -> Found | None:
+    word = re.escape(a.name.split("_")[-1])
+    m = re.search(rf"\b(no|without|don't|do not|not)?\s*\b{word}", a.text, re.I)
+    if not m:
+        return None
+    return Found(m.span(), not m.group(1), "its name, negated" if m.group(1) else "its name")
+
+
+def _direction(name: str) -> str | None:
+    parts = set(re.split(r"[_\W]+", name.lower()))
+    return "from" if parts & _FROM_WORDS else "to" if parts & _TO_WORDS else None
+
+
+def _directed(a: Ask, found: list[tuple[Span, Any]], to_cues: tuple[str, ...], what: str):
+    """The mention that fits a 'from'/'to' parameter: cued the same way, else not the other."""
+    direction = _direction(a.name)
+
+    def cue(span: Span) -> str:
+        words = before(a.text, span, 1)
+        return words[0] if words else ""
+
+    def way(span: Span) -> str | None:
+        return "from" if cue(span) == "from" else "to" if cue(span) in to_cues else None
+
+    for span, value in found:
+        if direction and way(span) == direction:
+            return Found(span, value, f"{what} after '{cue(span)}'")
+    for span, value in found:
+        if direction is None or way(span) is None:
+            return Found(span, value, f"{what}, no 'from'/'to' cue")
+    return None
+
+
+def _place_or_person(a: Ask, kind: Kind) -> Found | None:
+    found = a.fresh(ev.names(a.text, a.tool_words))
+    what = "capitalised name"
+    if kind == Kind.PLACE and _direction(a.name):
+        picked = _directed(a, found, ("to", "into"), what)
+        return picked if a.required or (picked and "after" in picked.rule) else None
+    preferred = (
+        ("in", "at", "for", "from", "to")
+        if kind == Kind.PLACE
+        else ("to", "for", "with", "named", "called", "from")
+    )
+    for span, value in found:
+        words = before(a.text, span, 1)
+        if words and words[0] in preferred:
+            return Found(span, value, f"{what} after '{words[0]}'")
+    if a.required and found:
+        return Found(found[0][0], found[0][1], f"first {what} (required)")
+    return None
+
+
+def _place(a: Ask) -> Found | None:
+    return _place_or_person(a, Kind.PLACE)
+
+
+def _person(a: Ask) -> Found | None:
+    return _place_or_person(a, Kind.PERSON)
+
+
+def _symbol(a: Ask) -> Found | None:
+    found = [(s, v) for s, v in a.fresh(ev.symbols(a.text)) if v not in ("AM", "PM", "OK", "ID")]
+    picked = _directed(a, found, ("to", "into", "in"), "upper-case symbol") if found else None
+    if picked:
+        return picked
+    for code, meaning in ev.described_examples(str(a.schema.get("description", ""))):
+        m = re.search(rf"\b{re.escape(meaning)}\b", a.text, re.I)
+        if m and ev.free(m.span(), a.used):
+            return Found(m.span(), code, f"the description's example '{code} for {meaning}'")
+    return None
+
+
+def _list(a: Ask) -> Found | None:
+    found = a.fresh(ev.quoted(a.text))
+    if found:
+        return Found((found[0][0][0], found[-1][0][1]), [v for _, v in found], "quoted strings")
+    listed = ev.word_list(a.text, a.used)
+    if listed:
+        return Found(listed[0], listed[1], "items after 'with'/'using'/'of'")
+    found = a.fresh(ev.names(a.text, a.tool_words))
+    if found:
+        span = (found[0][0][0], found[-1][0][1])
+        return Found(span, [v for _, v in found], "capitalised names")
+    return None
+
+
+def _timezone(a: Ask) -> Found | None:
+    """An IANA zone named outright ('Asia/Tokyo', 'UTC') or found from a city ('Tokyo')."""
+    m = re.search(r"\b[A-Z][a-z]+/[A-Za-z_]+(?:/[A-Za-z_]+)?\b|\b(?:UTC|GMT)\b", a.text)
+    if m:
+        return Found(m.span(), m.group(), "time zone named outright")
+    for span, phrase in ev.names(a.text, set()):
+        zone = _zones_by_city().get(phrase.lower())
+        if ev.free(span, a.used) and zone:
+            return Found(span, zone, f"city '{phrase}' in the time zone database")
+    return None
+
+
+def _query(a: Ask) -> Found | None:
+    """Search words: a quoted string, the words after 'about/for/called', or the content words."""
+    if not a.required:
+        return None
+    for span, value in a.fresh(ev.quoted(a.text)):
+        return Found(span, value, "quoted string")
     cues = r"about|for|on|called|named|titled|saying|that says|regarding"
-    m = re.search(rf"\b(?:{cues})\s+(.+)$", text, re.I)
+    m = re.search(rf"\b(?:{cues})\s+(.+)$", a.text, re.I)
     start = m.start(1) if m else 0
-    end = min([a for a, _ in used if a > start] + [len(text)])
-    tail = text[start:end]
+    end = min([s for s, _ in a.used if s > start] + [len(a.text)])
     kept = [
         w
-        for w in re.findall(r"[\w'-]+", tail)
-        if w.lower() not in STOP_WORDS and concept(w) not in tool_words
+        for w in re.findall(r"[\w'-]+", a.text[start:end])
+        if w.lower() not in ev.STOP_WORDS and concept(w) not in a.tool_words
     ]
     if not kept:
         return None
-    return (start, end), " ".join(kept)
+    rule = f"content words after '{m.group().split()[0]}'" if m else "content words"
+    return Found((start, end), " ".join(kept), rule)
+
+
+def _text(a: Ask) -> Found | None:
+    """Free text: a quoted string, the words after a cue ('called', its own name), or the rest."""
+    if not a.required:
+        return None
+    for span, value in a.fresh(ev.quoted(a.text)):
+        return Found(span, value, "quoted string")
+    own = [w for w in re.split(r"[_\W]+", a.name.lower()) if w]
+    cues = [m for c in own + list(_TEXT_CUES) for m in re.finditer(rf"\b{c}\b:?\s*", a.text, re.I)]
+    stops = {m.start() for m in cues}
+    for cue in cues:
+        for region in ev.regions(a.text, a.used, cue.end())[:1]:
+            end = min([s for s in stops if s > region[0]] + [region[1]])
+            span = ev.trimmed(a.text, (region[0], end), a.tool_words)
+            if span:
+                return Found(span, a.quote(span), f"words after '{cue.group().strip()}'")
+    spans = [ev.trimmed(a.text, r, a.tool_words) for r in ev.regions(a.text, a.used)]
+    spans = [s for s in spans if s]
+    if not spans:
+        return None
+    span = max(spans, key=lambda s: s[1] - s[0])
+    return Found(span, a.quote(span), "the words no other parameter took")
+
+
+FINDERS: dict[Kind, Callable[[Ask], Found | None]] = {
+    Kind.ENUM: _enum,
+    Kind.NUMBER: _number,
+    Kind.BOOLEAN: _boolean,
+    Kind.LIST: _list,
+    Kind.EMAILS: _emails,
+    Kind.EMAIL: _email,
+    Kind.DATETIME: lambda a: _date_or_datetime(a, with_time=True),
+    Kind.DATE: lambda a: _date_or_datetime(a, with_time=False),
+    Kind.TIME: _time,
+    Kind.TIMEZONE: _timezone,
+    Kind.EXPRESSION: _expression,
+    Kind.SYMBOL: _symbol,
+    Kind.ID: _id,
+    Kind.PLACE: _place,
+    Kind.PERSON: _person,
+    Kind.QUERY: _query,
+    Kind.TEXT: _text,
+}
+"""How each kind is read from the text: a new kind is one entry here and one in `param_kind`."""
+
+LOOKS_FOR: dict[Kind, str] = {
+    Kind.ENUM: "one of its allowed values, by name or by the description's gloss",
+    Kind.NUMBER: "a number tied to it by a cue word (or any number, if required)",
+    Kind.BOOLEAN: "its name, possibly negated",
+    Kind.LIST: "quoted strings, items after 'with'/'using'/'of', or capitalised names",
+    Kind.EMAILS: "e-mail addresses",
+    Kind.EMAIL: "an e-mail address",
+    Kind.DATETIME: "a date and/or a time",
+    Kind.DATE: "a date ('tomorrow', 'next Monday', 'March 3', '2025-01-31')",
+    Kind.TIME: "a clock time ('3pm', '15:30', 'noon')",
+    Kind.TIMEZONE: "an IANA zone or a city in the time zone database",
+    Kind.EXPRESSION: "arithmetic ('17 * 38', '2 plus 2')",
+    Kind.SYMBOL: "an upper-case symbol such as AAPL, or a name the description gives a code for",
+    Kind.ID: "an identifier (a token with a digit)",
+    Kind.PLACE: "a capitalised name (a place)",
+    Kind.PERSON: "a capitalised name (a person)",
+    Kind.QUERY: "search words (required only)",
+    Kind.TEXT: "quoted text or words left after a cue (required only)",
+}
+"""What each kind looks for, to explain a value that was not found."""
 
 
 def find_value(
@@ -340,109 +490,71 @@ def find_value(
     *,
     required: bool,
     tool_words: set[str],
-) -> tuple[Span, Any] | None:
-    """Evidence in `text` for one parameter, as (span, value), or None."""
-    kind = param_kind(name, schema)
-    fresh = lambda found: [(s, v) for s, v in found if _free(s, used)]  # noqa: E731
-    if kind == "enum":
-        values = enum_values(schema)
-        mentions = fresh(_enum_mentions(text, values)) or fresh(
-            _gloss_mentions(text, schema, values)
-        )
-        side = _side(name) or ("upper" if re.search(r"target|into|dest", name) else None)
-        for span, value in mentions:
-            cue = _before(text, span, 1)
-            cue_side = {"to": "upper", "into": "upper", "in": "upper", "from": "lower"}.get(
-                cue[0] if cue else ""
-            )
-            if side and cue_side == side:
-                return span, value
-        plain = [
-            (s, v)
-            for s, v in mentions
-            if not (
-                _before(text, s, 1) and _before(text, s, 1)[0] in ("to", "into") and side == "lower"
-            )
-        ]
-        return plain[0] if plain else None
-    if kind == "number":
-        found = _find_number(name, schema, text, used, required)
-        return (found[0], _as_type(found[1])) if found else None
-    if kind == "expression":
-        expr = expression(text)
-        return ((0, 0), expr) if expr else None
-    if kind in ("date", "datetime"):
-        dates = fresh([((a, b), v) for a, b, v in find_dates(text)])
-        if not dates:
-            return None
-        if kind == "date":
-            return dates[0]
-        times = [v for _, _, v in find_times(text)]
-        return dates[0][0], f"{dates[0][1]}T{times[0] if times else '09:00'}:00"
-    if kind == "time":
-        times = fresh([((a, b), v) for a, b, v in find_times(text)])
-        return times[0] if times else None
-    if kind == "email":
-        found = fresh(emails(text))
-        return found[0] if found else None
-    if kind == "emails":
-        found = fresh(emails(text))
-        return ((found[0][0][0], found[-1][0][1]), [v for _, v in found]) if found else None
-    if kind == "timezone":
-        return _timezone(text, used)
-    if kind == "id":
-        found = fresh(ids(text))
-        if found and _unwrap(schema).get("type") == "integer" and found[0][1].isdigit():
-            return found[0][0], int(found[0][1])
-        return found[0] if found else None
-    if kind == "boolean":
-        m = re.search(
-            rf"\b(no|without|don't|do not|not)?\s*\b{re.escape(name.split('_')[-1])}", text, re.I
-        )
-        return (m.span(), not m.group(1)) if m else None
-    if kind in ("place", "person"):
-        found = fresh(names(text, tool_words))
-        preferred = (
-            ("in", "at", "for", "from", "to")
-            if kind == "place"
-            else ("to", "for", "with", "named", "called", "from")
-        )
-        cued = [
-            (s, v) for s, v in found if _before(text, s, 1) and _before(text, s, 1)[0] in preferred
-        ]
-        return (cued or found or [None])[0] if required or cued else None
-    if kind == "list":
-        found = fresh(quoted(text)) or fresh(names(text, tool_words))
-        return ((found[0][0][0], found[-1][0][1]), [v for _, v in found]) if found else None
-    if not required:
-        return None
-    return _text_value(text, used, tool_words)
+) -> Found | None:
+    """Evidence in `text` for one parameter, or None."""
+    ask = Ask(name, _unwrap(schema), text, used, required, tool_words)
+    return FINDERS[param_kind(name, schema)](ask)
 
 
 @cache
 def _zones_by_city() -> dict[str, str]:
-    """'new york' -> 'America/New_York', from the system's time zone database."""
+    """'new york' -> 'America/New_York', from the system's time zone database.
+
+    A city in several zones gets the longest (most specific) name: 'America/Argentina/Cordoba'.
+    """
     from zoneinfo import available_timezones
 
     return {
         z.rsplit("/", 1)[-1].replace("_", " ").lower(): z
-        for z in available_timezones()
+        for z in sorted(available_timezones(), key=lambda z: (len(z), z))
         if "/" in z and not z.startswith(("Etc/", "SystemV/", "US/"))
     }
 
 
-def _timezone(text: str, used: set[Span]) -> tuple[Span, str] | None:
-    """An IANA zone named outright ('Asia/Tokyo', 'UTC') or found from a city ('Tokyo')."""
-    m = re.search(r"\b[A-Z][a-z]+/[A-Za-z_]+(?:/[A-Za-z_]+)?\b|\b(?:UTC|GMT)\b", text)
-    if m:
-        return m.span(), m.group()
-    for span, phrase in names(text, set()):
-        if _free(span, used) and phrase.lower() in _zones_by_city():
-            return span, _zones_by_city()[phrase.lower()]
-    return None
-
-
 # --- all parameters --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Reading:
+    """How one parameter was read: the value and its evidence, or nothing (and why)."""
+
+    name: str
+    kind: Kind
+    required: bool
+    found: Found | None
+    text: str  # the text it was read from: its clause, or the whole message
+    whole_message: bool = False  # required, not in its own clause, found in the whole message
+
+    @property
+    def excerpt(self) -> str:
+        if self.found is None or self.found.span == (0, 0):
+            return ""
+        return self.text[self.found.span[0] : self.found.span[1]]
+
+
+def read_arguments(function: dict[str, Any], clause: str, full_text: str) -> list[Reading]:
+    """How each parameter of `function` is read from `clause` (required ones also `full_text`)."""
+    params = function.get("parameters") or {}
+    properties: dict[str, Any] = params.get("properties", {})
+    required = set(params.get("required", []))
+    tool_words = set(name_words(function["name"]))
+    readings: dict[str, Reading] = {}
+    used: set[Span] = set()
+    # Constrained kinds claim their evidence before free text could swallow it.
+    free_kinds = (Kind.TEXT, Kind.QUERY, Kind.LIST)
+    order = sorted(properties, key=lambda p: param_kind(p, properties[p]) in free_kinds)
+    for name in order:
+        schema, needed = properties[name], name in required
+        kind = param_kind(name, schema)
+        found = find_value(name, schema, clause, used, required=needed, tool_words=tool_words)
+        reading = Reading(name, kind, needed, found, clause)
+        if found is None and needed and clause != full_text:
+            found = find_value(name, schema, full_text, set(), required=True, tool_words=tool_words)
+            reading = Reading(name, kind, needed, found, full_text, found is not None)
+        elif found is not None and found.span != (0, 0):
+            used.add(found.span)
+        readings[name] = reading
+    return [readings[name] for name in properties]
 
 
 def fill(function: dict[str, Any], clause: str, full_text: str) -> dict[str, Any]:
@@ -450,26 +562,8 @@ def fill(function: dict[str, Any], clause: str, full_text: str) -> dict[str, Any
 
     Parameters with no evidence are left out (the model does not invent values).
     """
-    params = function.get("parameters") or {}
-    properties: dict[str, Any] = params.get("properties", {})
-    required = set(params.get("required", []))
-    tool_words = set(name_words(function["name"]))
-    args: dict[str, Any] = {}
-    used: set[Span] = set()
-    # Constrained kinds claim their evidence before free text could swallow it.
-    order = sorted(properties, key=lambda p: param_kind(p, properties[p]) in ("text", "list"))
-    for name in order:
-        schema = properties[name]
-        found = find_value(
-            name, schema, clause, used, required=name in required, tool_words=tool_words
-        )
-        if found is None and name in required and clause != full_text:
-            found = find_value(name, schema, full_text, set(), required=True, tool_words=tool_words)
-        elif found is not None and found[0] != (0, 0):
-            used.add(found[0])
-        if found is not None:
-            args[name] = found[1]
-    return {name: args[name] for name in properties if name in args}
+    readings = read_arguments(function, clause, full_text)
+    return {r.name: r.found.value for r in readings if r.found is not None}
 
 
 def missing_required(function: dict[str, Any], args: dict[str, Any]) -> list[str]:
