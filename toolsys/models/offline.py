@@ -43,9 +43,17 @@ from typing import TYPE_CHECKING, Any
 
 from toolsys.models import _imperfect, transport
 from toolsys.models._arguments import fill, missing_required
+from toolsys.models._messages import (
+    by_name,
+    content_text,
+    functions_of,
+    request_text,
+    tool_turns,
+)
 from toolsys.models._repair import read_result, repair
-from toolsys.models._text import best_tool, clauses, rank_tools
+from toolsys.models._text import THRESHOLD, ToolScore, clauses, score_tools
 from toolsys.models.config import OFFLINE_MARK, OFFLINE_MODEL
+from toolsys.models.explanation import Explanation, Step, planned_call
 
 if TYPE_CHECKING:
     import openai
@@ -64,13 +72,10 @@ class Task:
     value: Any = None
     error: str = ""
     notes: list[str] = field(default_factory=list)
+    source: str = ""  # the text its arguments were read from
 
 
-def _content_text(content: Any) -> str:
-    """The text of a message's content: a string, or the text parts of a list."""
-    if isinstance(content, list):
-        return " ".join(p.get("text", "") for p in content if isinstance(p, dict))
-    return content or ""
+_GLUED = "no call of its own: {}, so it is read together with the previous clause"
 
 
 def _summary(value: Any, limit: int = 160) -> str:
@@ -134,41 +139,63 @@ class OfflineModel:
     # --- 1. plan -------------------------------------------------------------------------
 
     def plan(
-        self, text: str, functions: list[dict[str, Any]], tool_choice: Any = "auto"
+        self,
+        text: str,
+        functions: list[dict[str, Any]],
+        tool_choice: Any = "auto",
+        trace: list[Step] | None = None,
     ) -> list[Task]:
-        """The calls this request asks for, before any mistake: one Task per sub-request."""
+        """The calls this request asks for, before any mistake: one Task per sub-request.
+
+        With a `trace` list, each clause's scores and what was made of it are appended to it.
+        """
         by_name = {f["name"]: f for f in functions}
+
+        def task(tool: str, source: str) -> Task:
+            return Task(tool, fill(by_name[tool], source, text), source=source)
+
+        def note(clause: str, scores: list[ToolScore], outcome: str) -> None:
+            if trace is not None:
+                trace.append(Step(clause, tuple(scores), outcome))
+
         if isinstance(tool_choice, dict):
             name = tool_choice["function"]["name"]
-            return [Task(name, fill(by_name[name], text, text))]
+            note(text, score_tools(text, functions), f"tool_choice names {name}: a call to it")
+            return [task(name, text)]
         tasks: list[Task] = []
-        previous_clause = ""
         for clause in clauses(text):
-            tool = best_tool(clause, functions)
-            if tool is None and tasks:  # "... and in Tokyo": the same tool, if it completes it
+            scores = score_tools(clause, functions)
+            tool = scores[0].tool if scores and scores[0].score >= THRESHOLD else None
+            reached = f"{tool} reaches the threshold {THRESHOLD:g}" if tool else ""
+            if tool is None and not tasks:
+                note(clause, scores, f"no tool reaches the threshold {THRESHOLD:g}")
+                continue
+            if tool is None:  # "... and in Tokyo": the same tool, if it completes it
                 previous = by_name[tasks[-1].tool]
                 args = fill(previous, clause, clause)
-                if args and not missing_required(previous, args):
-                    tool = previous["name"]
-                else:  # "between 1 | and 100": glue the clause back and read both again
-                    previous_clause = f"{previous_clause} and {clause}"
-                    tasks[-1].args = fill(previous, previous_clause, text)
+                if not args or missing_required(previous, args):  # "between 1 | and 100"
+                    tasks[-1] = task(previous["name"], f"{tasks[-1].source} and {clause}")
+                    note(clause, scores, _GLUED.format(f"it does not complete {previous['name']}"))
                     continue
-            if tool is not None and tasks and tasks[-1].tool == tool:
+                tool, reached = previous["name"], f"it completes {previous['name']} on its own"
+            if tasks[-1:] and tasks[-1].tool == tool:
                 alone = fill(by_name[tool], clause, clause)
                 refines = not alone.keys() & tasks[-1].args.keys()  # "roll dice, | sides 20"
                 if refines or missing_required(by_name[tool], alone):  # "orders, | newest first"
-                    previous_clause = f"{previous_clause}, {clause}"
-                    tasks[-1].args = fill(by_name[tool], previous_clause, text)
+                    tasks[-1] = task(tool, f"{tasks[-1].source}, {clause}")
+                    note(clause, scores, _GLUED.format(f"{tool} again, only adding to its call"))
                     continue
-            if tool is not None:
-                tasks.append(Task(tool, fill(by_name[tool], clause, text)))
-                previous_clause = clause
+            tasks.append(task(tool, clause))
+            note(clause, scores, f"{reached}: a call to {tool}")
         unique = {(t.tool, json.dumps(t.args, sort_keys=True)): t for t in tasks}
+        if len(unique) < len(tasks) and trace is not None:
+            trace.append(Step(text, (), "the same call asked twice is sent once"))
         tasks = list(unique.values())
         if not tasks and tool_choice == "required":
-            tool = rank_tools(text, functions)[0][1]
-            tasks = [Task(tool, fill(by_name[tool], text, text))]
+            scores = score_tools(text, functions)
+            tool = scores[0].tool
+            note(text, scores, f"tool_choice 'required': the best-ranked tool, a call to {tool}")
+            tasks = [task(tool, text)]
         return tasks
 
     # --- 2. replay -----------------------------------------------------------------------
@@ -228,8 +255,8 @@ class OfflineModel:
         functions = [t["function"] for t in request.get("tools") or []]
         messages = request["messages"]
         start = max((i for i, m in enumerate(messages) if m["role"] == "user"), default=-1)
-        user_text = _content_text(messages[start]["content"]) if start >= 0 else ""
-        turns = _turns(messages[start + 1 :])
+        user_text = content_text(messages[start]["content"]) if start >= 0 else ""
+        turns = tool_turns(messages[start + 1 :])
         choice = request.get("tool_choice") or "auto"
         if not functions or choice == "none":
             return _text(
@@ -238,15 +265,7 @@ class OfflineModel:
         parallel = request.get("parallel_tool_calls", True)
         tasks = self.plan(user_text, functions, choice)
         self._replay(tasks, turns, functions, user_text, parallel)
-        if choice == "auto":  # a required value the user did not give: ask, do not invent it
-            for task in (t for t in tasks if t.status == "pending"):
-                needed = missing_required(_by_name(functions, task.tool), task.args)
-                if needed:
-                    task.status = "failed"
-                    task.error = (
-                        f"I need {', '.join(needed)} to use {task.tool}, and your message does "
-                        "not say"
-                    )
+        _ask_for_missing(tasks, functions, choice)
         due = self._expected(tasks, parallel)
         if due:
             return {
@@ -254,7 +273,7 @@ class OfflineModel:
                 "tool_calls": [
                     {"name": t.next_call[0], "arguments": t.next_call[1]}
                     if t.status == "retry"
-                    else self._first_call(t, _by_name(functions, t.tool))
+                    else self._first_call(t, by_name(functions, t.tool))
                     for t in due
                 ],
             }
@@ -271,24 +290,79 @@ class OfflineModel:
             )
         return _text(_answer(tasks))
 
+    # --- why ------------------------------------------------------------------------------
 
-def _by_name(functions: list[dict[str, Any]], name: str) -> dict[str, Any]:
-    return next(f for f in functions if f["name"] == name)
+    def explain(
+        self,
+        request: str | list[dict[str, Any]],
+        tools: Any,
+        *,
+        tool_choice: Any = "auto",
+        parallel_tool_calls: bool = True,
+    ) -> Explanation:
+        """Why this model answers `request` (a prompt or messages) with `tools` as it does.
+
+        `tools`: a `Registry`, or tool definitions in the OpenAI format (or their "function"
+        parts). The explanation covers the last user message: every tool's score and evidence
+        per clause, each planned call's arguments and their evidence, and the calls sent first
+        (`.calls`, the same as through the client) or the values asked for (`.asks`).
+        Imperfect mode makes its mistakes after this plan, on first attempts.
+        """
+        text, later = request_text(request)
+        functions = functions_of(tools)
+        choice = tool_choice or "auto"
+        names = [f["name"] for f in functions]
+        if isinstance(choice, dict) and choice.get("function", {}).get("name") not in names:
+            raise ValueError(
+                f"tool_choice names {choice.get('function', {}).get('name')!r}, which is not "
+                f"among the tools ({', '.join(names) or 'none'}); name one of them."
+            )
+        trace: list[Step] = []
+        plan_choice = "auto" if choice == "none" else choice
+        tasks = self.plan(text, functions, plan_choice, trace) if functions else []
+        planned = {
+            id(t): planned_call(t.tool, t.source, t.args, by_name(functions, t.tool), text)
+            for t in tasks
+        }
+        sent: list[Task] = []
+        if functions and choice != "none":
+            _ask_for_missing(tasks, functions, choice)
+            sent = self._expected(tasks, parallel_tool_calls)
+        notes = []
+        if later:
+            notes.append(
+                f"(The conversation goes on after this message with {later} tool turn(s); the "
+                "next reply first replays them, retrying what failed.)"
+            )
+        if self.imperfect:
+            notes.append("(Imperfect mode: first attempts may then carry the mistakes it makes.)")
+        return Explanation(
+            request=text,
+            tools=tuple(names),
+            tool_choice=choice,
+            steps=tuple(trace),
+            planned=tuple(planned.values()),
+            calls=tuple((t.tool, dict(t.args)) for t in sent),
+            asks=tuple(planned[id(t)] for t in tasks if t.status == "failed"),
+            notes=tuple(notes),
+        )
+
+
+def _ask_for_missing(tasks: list[Task], functions: list[dict[str, Any]], choice: Any) -> None:
+    """With tool_choice "auto", a task missing a required value asks for it: no invented value."""
+    if choice != "auto":
+        return
+    for task in (t for t in tasks if t.status == "pending"):
+        needed = missing_required(by_name(functions, task.tool), task.args)
+        if needed:
+            task.status = "failed"
+            task.error = (
+                f"I need {', '.join(needed)} to use {task.tool}, and your message does not say"
+            )
 
 
 def _text(content: str) -> dict[str, Any]:
     return {"content": content, "tool_calls": []}
-
-
-def _turns(messages: list[dict[str, Any]]) -> list[tuple[list[dict], dict[str, str]]]:
-    """(tool calls, {call id: result text}) for each assistant turn with calls."""
-    turns: list[tuple[list[dict], dict[str, str]]] = []
-    for message in messages:
-        if message["role"] == "assistant" and message.get("tool_calls"):
-            turns.append((message["tool_calls"], {}))
-        elif message["role"] == "tool" and turns:
-            turns[-1][1][message["tool_call_id"]] = _content_text(message.get("content"))
-    return turns
 
 
 def _without_tools(tasks: list[Task], turns: list[tuple[list[dict], dict[str, str]]]) -> str:
