@@ -28,7 +28,10 @@ a an the me us to for of on in at with and or please my our your that this these
 about by from into can could would will you do does how what what's whats is are it its
 """
 FUNCTION_WORDS = frozenset(_FUNCTION_WORDS.split())
-"""Words trimmed from the ends of free text: 'remind me to call mom' -> 'call mom'."""
+"""Words trimmed from the start of free text: 'remind me to call mom' -> 'call mom'."""
+_TRAILING_WORDS = "a an the to for of on in at with and or by from into about please my our your"
+TRAILING_WORDS = frozenset(_TRAILING_WORDS.split())
+"""Words trimmed from the end of free text: 'hello in' -> 'hello' (but 'thank you' stays)."""
 
 
 def free(span: Span, used: set[Span]) -> bool:
@@ -121,21 +124,31 @@ def described_examples(description: str) -> list[tuple[str, str]]:
 
 
 def word_list(text: str, used: set[Span]) -> tuple[Span, list[str]] | None:
-    """Items after a cue: 'with eggs, spinach and feta' -> ['eggs', 'spinach', 'feta']."""
+    """Items after a cue: 'with eggs, spinach and feta' -> ['eggs', 'spinach', 'feta'].
+
+    An item after a bare comma that the sentence then continues is not one: in 'with lentils,
+    ready in 40 minutes' the list is ['lentils'].
+    """
     for cue in re.finditer(r"\b(?:with|using|containing|including|of):?\s+", text, re.I):
-        items: list[tuple[int, int]] = []
-        current: list[tuple[int, int]] = []
+        items: list[Span] = []
+        current: list[Span] = []
+        separator = ""
         for tok in re.finditer(r"[A-Za-z][\w'-]*|\S", text[cue.end() :]):
             span = (cue.end() + tok.start(), cue.end() + tok.end())
             word = tok.group().lower()
             if word in (",", "&", "and", "or"):
-                items += [(current[0][0], current[-1][1])] if current else []
-                current = []
+                if current:
+                    items.append((current[0][0], current[-1][1]))
+                    current, separator = [], word
+                elif word != ",":  # ", and feta"
+                    separator = word
             elif not current and word in ("a", "an", "the", "some"):
                 continue
             elif tok.group()[0].isalpha() and word not in STOP_WORDS and free(span, used):
                 current.append(span)
             else:
+                if separator == "," and tok.group()[0].isalpha():
+                    current = []  # 'lentils, ready in ...': the sentence goes on
                 break
         items += [(current[0][0], current[-1][1])] if current else []
         if items:
@@ -193,7 +206,8 @@ def trimmed(text: str, span: Span, tool_words: set[str]) -> Span | None:
     def weak(token: Span, leading: bool) -> bool:
         word = text[token[0] : token[1]].lower()
         verb = leading and word in COMMON_VERBS and before(text, token, 1) != ["to"]
-        return word in FUNCTION_WORDS or verb or concept(word) in tool_words
+        weak_word = word in (FUNCTION_WORDS if leading else TRAILING_WORDS)
+        return weak_word or verb or concept(word) in tool_words
 
     while tokens and weak(tokens[0], True):
         tokens.pop(0)

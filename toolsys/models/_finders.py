@@ -202,10 +202,18 @@ def _directed(a: Ask, found: list[tuple[Span, Any]], to_cues: tuple[str, ...], w
     for span, value in found:
         if direction and way(span) == direction:
             return Found(span, value, f"{what} after '{cue(span)}'")
-    for span, value in found:
-        if direction is None or way(span) is None:
-            return Found(span, value, f"{what}, no 'from'/'to' cue")
-    return None
+
+    def after_number(span: Span) -> bool:  # '1000 CHF': the unit of an amount is its 'from'
+        return bool(re.search(r"\d\s*$", a.text[: span[0]]))
+
+    plain = [(s, v) for s, v in found if direction is None or way(s) is None]
+    if direction:
+        plain.sort(key=lambda m: after_number(m[0]) != (direction == "from"))
+    if not plain:
+        return None
+    span, value = plain[0]
+    how = "right after a number" if direction and after_number(span) else "no 'from'/'to' cue"
+    return Found(span, value, f"{what}, {how}")
 
 
 def _place_or_person(a: Ask, kind: Kind) -> Found | None:

@@ -39,7 +39,7 @@ _GROUPS = {
     "time": "time clock hour",
     "random": "random dice die roll",
     "number": "number integer int",
-    "convert": "convert conversion convers exchange",
+    "convert": "convert conversion convers",
     "doc": "doc documentation document manual",
     "email": "email mail e-mail",
     "event": "event meeting appointment calendar schedule",

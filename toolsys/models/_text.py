@@ -232,14 +232,20 @@ _SPLIT = re.compile(r"\s*(?:\band\b|\bthen\b|\balso\b|,|;|\?|!|\.(?=\s|$))\s*", 
 _QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|(?<!\w)'[^']*'(?!\w)")
 
 
-def clauses(text: str) -> list[str]:
-    """Split a request into candidate sub-requests at 'and', 'then', commas, '?' (not in quotes)."""
+def clause_spans(text: str) -> list[tuple[int, int]]:
+    """Where the sub-requests are: split at 'and', 'then', commas, '?' (not in quotes)."""
     quoted = [m.span() for m in _QUOTED.finditer(text)]
     parts, start = [], 0
     for m in _SPLIT.finditer(text):
         if any(a <= m.start() < b for a, b in quoted):
             continue
-        parts.append(text[start : m.start()])
+        parts.append((start, m.start()))
         start = m.end()
-    parts.append(text[start:])
-    return [p.strip() for p in parts if p.strip()]
+    parts.append((start, len(text)))
+    spans = []
+    for a, b in parts:
+        part = text[a:b]
+        if part.strip():
+            a += len(part) - len(part.lstrip())
+            spans.append((a, a + len(part.strip())))
+    return spans

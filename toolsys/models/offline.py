@@ -51,7 +51,7 @@ from toolsys.models._messages import (
     tool_turns,
 )
 from toolsys.models._repair import read_result, repair
-from toolsys.models._text import THRESHOLD, ToolScore, clauses, score_tools
+from toolsys.models._text import THRESHOLD, ToolScore, clause_spans, score_tools
 from toolsys.models.config import OFFLINE_MARK, OFFLINE_MODEL
 from toolsys.models.explanation import Explanation, Step, planned_call
 
@@ -72,7 +72,8 @@ class Task:
     value: Any = None
     error: str = ""
     notes: list[str] = field(default_factory=list)
-    source: str = ""  # the text its arguments were read from
+    source: str = ""  # the text its arguments were read from: its clause(s) of the message
+    start: int = 0  # where that text starts in the message
 
 
 _GLUED = "no call of its own: {}, so it is read together with the previous clause"
@@ -151,8 +152,9 @@ class OfflineModel:
         """
         by_name = {f["name"]: f for f in functions}
 
-        def task(tool: str, source: str) -> Task:
-            return Task(tool, fill(by_name[tool], source, text), source=source)
+        def task(tool: str, start: int, end: int) -> Task:
+            source = text[start:end]
+            return Task(tool, fill(by_name[tool], source, text), source=source, start=start)
 
         def note(clause: str, scores: list[ToolScore], outcome: str) -> None:
             if trace is not None:
@@ -161,9 +163,10 @@ class OfflineModel:
         if isinstance(tool_choice, dict):
             name = tool_choice["function"]["name"]
             note(text, score_tools(text, functions), f"tool_choice names {name}: a call to it")
-            return [task(name, text)]
+            return [task(name, 0, len(text))]
         tasks: list[Task] = []
-        for clause in clauses(text):
+        for start, end in clause_spans(text):
+            clause = text[start:end]
             scores = score_tools(clause, functions)
             tool = scores[0].tool if scores and scores[0].score >= THRESHOLD else None
             reached = f"{tool} reaches the threshold {THRESHOLD:g}" if tool else ""
@@ -174,7 +177,7 @@ class OfflineModel:
                 previous = by_name[tasks[-1].tool]
                 args = fill(previous, clause, clause)
                 if not args or missing_required(previous, args):  # "between 1 | and 100"
-                    tasks[-1] = task(previous["name"], f"{tasks[-1].source} and {clause}")
+                    tasks[-1] = task(previous["name"], tasks[-1].start, end)
                     note(clause, scores, _GLUED.format(f"it does not complete {previous['name']}"))
                     continue
                 tool, reached = previous["name"], f"it completes {previous['name']} on its own"
@@ -182,10 +185,10 @@ class OfflineModel:
                 alone = fill(by_name[tool], clause, clause)
                 refines = not alone.keys() & tasks[-1].args.keys()  # "roll dice, | sides 20"
                 if refines or missing_required(by_name[tool], alone):  # "orders, | newest first"
-                    tasks[-1] = task(tool, f"{tasks[-1].source}, {clause}")
+                    tasks[-1] = task(tool, tasks[-1].start, end)
                     note(clause, scores, _GLUED.format(f"{tool} again, only adding to its call"))
                     continue
-            tasks.append(task(tool, clause))
+            tasks.append(task(tool, start, end))
             note(clause, scores, f"{reached}: a call to {tool}")
         unique = {(t.tool, json.dumps(t.args, sort_keys=True)): t for t in tasks}
         if len(unique) < len(tasks) and trace is not None:
@@ -195,7 +198,7 @@ class OfflineModel:
             scores = score_tools(text, functions)
             tool = scores[0].tool
             note(text, scores, f"tool_choice 'required': the best-ranked tool, a call to {tool}")
-            tasks = [task(tool, text)]
+            tasks = [task(tool, 0, len(text))]
         return tasks
 
     # --- 2. replay -----------------------------------------------------------------------
