@@ -323,7 +323,7 @@ def test_synonyms_do_not_drag_learner_requests_onto_builtin_tools(model, prompt,
 
 def test_every_text_value_is_a_span_of_the_request(model):
     """Names, symbols and free text are copied from the request, never invented or padded."""
-    for prompt, tool, _ in CASES:
+    for prompt, *_ in CASES:
         (planned,) = model.plan(prompt, LEARNER_TOOLS)
         for name, value in planned.args.items():
             if name in ("text", "title", "subject", "body", "origin", "destination", "ticker"):

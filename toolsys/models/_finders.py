@@ -20,6 +20,7 @@ from toolsys.models._evidence import Span, before
 from toolsys.models._kinds import Found, Kind, enum_values
 from toolsys.models._synonyms import STOP_WORDS
 from toolsys.models._text import concept, expression, name_words
+from toolsys.models.config import FIXED_NOW
 
 _LOWER_NAMES = {"min", "minimum", "low", "lower", "start", "from", "lo", "floor", "least", "begin"}
 _UPPER_NAMES = {"max", "maximum", "high", "upper", "end", "to", "hi", "ceil", "ceiling", "most"}
@@ -133,19 +134,21 @@ def _date_or_datetime(a: Ask, with_time: bool) -> Found | None:
         return None
     if not with_time:
         span, day = dates[0]
-        return Found(span, day, f"date '{a.quote(span)}' on the fixed clock")
+        return Found(span, day, "a date, on the fixed clock")
     if not dates:
         span, clock = times[0]
-        day = find_dates("today")[0][2]
-        return Found(span, f"{day}T{clock}:00", f"time '{a.quote(span)}', today on the fixed clock")
+        day = FIXED_NOW.date().isoformat()
+        return Found(span, f"{day}T{clock}:00", "a time, today on the fixed clock")
     (start, end), day = dates[0]
     if not times:
-        return Found((start, end), f"{day}T09:00:00", "date on the fixed clock, at 09:00")
+        return Found(
+            (start, end), f"{day}T09:00:00", "a date, on the fixed clock; no time, so 09:00"
+        )
     (t_start, t_end), clock = times[0]
     gap = a.text[min(end, t_end) : max(start, t_start)]
     if re.fullmatch(r"\s*(?:at|on|,)?\s*", gap):  # "tomorrow at 3pm": one span
         start, end = min(start, t_start), max(end, t_end)
-    return Found((start, end), f"{day}T{clock}:00", "date and time on the fixed clock")
+    return Found((start, end), f"{day}T{clock}:00", "a date and a time, on the fixed clock")
 
 
 def _time(a: Ask) -> Found | None:
