@@ -190,9 +190,10 @@ def gloss_mentions(text: str, description: str, values: list[Any]) -> list[tuple
         pattern = rf"[\"'`]?\b{re.escape(str(value))}\b[\"'`]?\s*(?:[:=]|\(|means\b)\s*([^,;.()]+)"
         for gloss in re.findall(pattern, description, re.I):
             words = [w for w in re.findall(r"[\w'-]+", gloss) if w.lower() not in STOP_WORDS]
-            spans = [re.search(rf"\b{re.escape(w)}\b", text, re.I) for w in words]
-            if words and all(spans):
-                start, end = min(m.start() for m in spans), max(m.end() for m in spans)
+            found_words = [re.search(rf"\b{re.escape(w)}\b", text, re.I) for w in words]
+            spans = [m.span() for m in found_words if m]
+            if words and len(spans) == len(words):
+                start, end = min(a for a, _ in spans), max(b for _, b in spans)
                 found.append(((start, end), value, gloss.strip()))
                 break
     return sorted(found, key=lambda f: f[0])

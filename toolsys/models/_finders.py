@@ -26,6 +26,7 @@ _LOWER_NAMES = {"min", "minimum", "low", "lower", "start", "from", "lo", "floor"
 _UPPER_NAMES = {"max", "maximum", "high", "upper", "end", "to", "hi", "ceil", "ceiling", "most"}
 _FROM_WORDS = {"from", "origin", "source", "depart", "departure", "departing", "leaving"}
 _TO_WORDS = {"to", "destination", "dest", "target", "arrival", "into"}
+_NOT_SYMBOLS = {"AM", "PM", "OK", "ID"}
 _TEXT_CUES = ("about", "called", "named", "titled", "saying", "that says", "regarding", "say")
 
 
@@ -191,7 +192,9 @@ def _direction(name: str) -> str | None:
     return "from" if parts & _FROM_WORDS else "to" if parts & _TO_WORDS else None
 
 
-def _directed(a: Ask, found: list[tuple[Span, Any]], to_cues: tuple[str, ...], what: str):
+def _directed(
+    a: Ask, found: list[tuple[Span, Any]], to_cues: tuple[str, ...], what: str, cued_only: bool
+) -> Found | None:
     """The mention that fits a 'from'/'to' parameter: cued the same way, else not the other."""
     direction = _direction(a.name)
 
@@ -205,6 +208,8 @@ def _directed(a: Ask, found: list[tuple[Span, Any]], to_cues: tuple[str, ...], w
     for span, value in found:
         if direction and way(span) == direction:
             return Found(span, value, f"{what} after '{cue(span)}'")
+    if cued_only and direction:  # an optional 'from'/'to' is filled only when cued
+        return None
 
     def after_number(span: Span) -> bool:  # '1000 CHF': the unit of an amount is its 'from'
         return bool(re.search(r"\d\s*$", a.text[: span[0]]))
@@ -223,8 +228,7 @@ def _place_or_person(a: Ask, kind: Kind) -> Found | None:
     found = a.fresh(ev.names(a.text, a.tool_words))
     what = "capitalised name"
     if kind == Kind.PLACE and _direction(a.name):
-        picked = _directed(a, found, ("to", "into"), what)
-        return picked if a.required or (picked and "after" in picked.rule) else None
+        return _directed(a, found, ("to", "into"), what, cued_only=not a.required)
     preferred = (
         ("in", "at", "for", "from", "to")
         if kind == Kind.PLACE
@@ -248,8 +252,8 @@ def _person(a: Ask) -> Found | None:
 
 
 def _symbol(a: Ask) -> Found | None:
-    found = [(s, v) for s, v in a.fresh(ev.symbols(a.text)) if v not in ("AM", "PM", "OK", "ID")]
-    picked = _directed(a, found, ("to", "into", "in"), "upper-case symbol") if found else None
+    found = [(s, v) for s, v in a.fresh(ev.symbols(a.text)) if v not in _NOT_SYMBOLS]
+    picked = _directed(a, found, ("to", "into", "in"), "upper-case symbol", not a.required)
     if picked:
         return picked
     for code, meaning in ev.described_examples(str(a.schema.get("description", ""))):
@@ -313,20 +317,24 @@ def _text(a: Ask) -> Found | None:
     for span, value in a.fresh(ev.quoted(a.text)):
         return Found(span, value, "quoted string")
     own = [w for w in re.split(r"[_\W]+", a.name.lower()) if w]
-    cues = [m for c in own + list(_TEXT_CUES) for m in re.finditer(rf"\b{c}\b:?\s*", a.text, re.I)]
+    cues = [
+        m
+        for c in own + list(_TEXT_CUES)
+        for m in re.finditer(rf"\b{re.escape(c)}\b:?\s*", a.text, re.I)
+    ]
     stops = {m.start() for m in cues}
     for cue in cues:
         for region in ev.regions(a.text, a.used, cue.end())[:1]:
             end = min([s for s in stops if s > region[0]] + [region[1]])
-            span = ev.trimmed(a.text, (region[0], end), a.tool_words)
-            if span:
-                return Found(span, a.quote(span), f"words after '{cue.group().strip()}'")
-    spans = [ev.trimmed(a.text, r, a.tool_words) for r in ev.regions(a.text, a.used)]
-    spans = [s for s in spans if s]
+            after = ev.trimmed(a.text, (region[0], end), a.tool_words)
+            if after:
+                return Found(after, a.quote(after), f"words after '{cue.group().strip()}'")
+    left = [ev.trimmed(a.text, r, a.tool_words) for r in ev.regions(a.text, a.used)]
+    spans = [s for s in left if s]
     if not spans:
         return None
-    span = max(spans, key=lambda s: s[1] - s[0])
-    return Found(span, a.quote(span), "the words no other parameter took")
+    longest = max(spans, key=lambda s: s[1] - s[0])
+    return Found(longest, a.quote(longest), "the words no other parameter took")
 
 
 FINDERS: dict[Kind, Callable[[Ask], Found | None]] = {

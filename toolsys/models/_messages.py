@@ -15,9 +15,9 @@ def content_text(content: Any) -> str:
     return content or ""
 
 
-def tool_turns(messages: list[dict[str, Any]]) -> list[tuple[list[dict], dict[str, str]]]:
+def tool_turns(messages: list[dict[str, Any]]) -> list[tuple[list[dict[str, Any]], dict[str, str]]]:
     """(tool calls, {call id: result text}) for each assistant turn with calls."""
-    found: list[tuple[list[dict], dict[str, str]]] = []
+    found: list[tuple[list[dict[str, Any]], dict[str, str]]] = []
     for message in messages:
         if message["role"] == "assistant" and message.get("tool_calls"):
             found.append((message["tool_calls"], {}))

@@ -8,15 +8,16 @@ ends with "(offline teaching model)".
 How it decides, each request, from the messages and tools alone (it keeps no memory):
 
 1. **Plan.** The last user message is split into clauses ("weather in Paris and in Tokyo"). Each
-   clause picks the tool whose name, description and parameters share most words with it
-   (`_text.rank_tools`); a clause that matches no tool but completes the previous clause's tool
-   ("... and in Tokyo") repeats that tool; one that completes nothing is glued back ("between 1
-   and 100"), and so is one that names the same tool but only adds new arguments or cannot stand
-   alone ("open orders, newest first"). Arguments are filled from the clause by the schema
-   (`_arguments.fill`): numbers, quoted text, dates, e-mails, names, and enum values named
-   outright or by the meaning the description gives them ("desc: newest first" lets "the newest
-   first" pick "desc"). No tool fits -> a plain-text answer saying so. A required argument the
-   text does not give -> it asks.
+   clause picks the tool whose name, description and parameters share most words with it, a few
+   everyday synonyms included ("fly" -> flight; `_text.score_tools`); a clause that matches no
+   tool but completes the previous clause's tool ("... and in Tokyo") repeats that tool; one
+   that completes nothing is glued back ("between 1 and 100"), and so is one that names the same
+   tool but only adds new arguments or cannot stand alone ("open orders, newest first").
+   Arguments are filled from the clause by the schema (`_arguments.fill`): numbers, quoted text,
+   dates, e-mails, names, symbols, and enum values named outright or by the meaning the
+   description gives them ("desc: newest first" lets "the newest first" pick "desc"). No tool
+   fits -> a plain-text answer saying so. A required argument the text does not give -> it asks
+   (it never guesses one).
 2. **Replay.** The assistant turns and tool results since that user message are matched to the
    plan, task by task, in the order the model itself would have sent them.
 3. **Act.** A failed result whose text says how to fix the call (`_repair`) is retried with the
@@ -27,6 +28,9 @@ How it decides, each request, from the messages and tools alone (it keeps no mem
 `tool_choice`: "none" -> text; "required" -> a call even when no tool matches well; a named
 function -> that function. As with real models, a forced choice forces a call on *every*
 request; `run_agent` therefore forces only its first request.
+
+`explain(request, tools)` runs the same plan and returns what it saw and decided: the scores and
+their evidence, each argument's evidence, and the calls sent (see `explanation`).
 
 Imperfect mode (`imperfect=True`) makes, on first attempts, the mistakes real models make, at
 rates that depend on the schema (see `_imperfect`). Perfect mode: the same request always gets
@@ -274,7 +278,7 @@ class OfflineModel:
             return {
                 "content": None,
                 "tool_calls": [
-                    {"name": t.next_call[0], "arguments": t.next_call[1]}
+                    _retry_call(t)
                     if t.status == "retry"
                     else self._first_call(t, by_name(functions, t.tool))
                     for t in due
@@ -349,6 +353,12 @@ class OfflineModel:
             asks=tuple(planned[id(t)] for t in tasks if t.status == "failed"),
             notes=tuple(notes),
         )
+
+
+def _retry_call(task: Task) -> dict[str, str]:
+    """The corrected call `_replay` prepared for a task to retry."""
+    name, raw = task.next_call or (task.tool, json.dumps(task.args))
+    return {"name": name, "arguments": raw}
 
 
 def _ask_for_missing(tasks: list[Task], functions: list[dict[str, Any]], choice: Any) -> None:
