@@ -17,6 +17,8 @@ from tests.test_offline_model_learner_tools import CASES, LEARNER_TOOLS
 from tests.test_offline_model_table import FUNCTIONS, TABLE
 from toolsys import Registry, models
 from toolsys.models import Explanation, OfflineModel
+from toolsys.models._finders import FINDERS
+from toolsys.models._kinds import LOOKS_FOR, Kind
 from toolsys.models.config import OFFLINE_MODEL
 from toolsys.models.explanation import planned_call
 from toolsys.tools import registry as builtin_tools
@@ -261,6 +263,10 @@ def test_no_tools_is_explained_as_a_text_answer():
     explanation = models.explain("weather in Paris", Registry())
     assert explanation.calls == () and explanation.planned == ()
     assert "Tools: (none)" in str(explanation)
+
+
+def test_every_kind_has_a_finder_and_words_for_what_it_looks_for():
+    assert set(FINDERS) == set(LOOKS_FOR) == set(Kind)
 
 
 def test_an_explanation_that_disagrees_with_the_plan_is_an_error_not_a_story():

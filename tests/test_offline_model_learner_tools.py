@@ -14,6 +14,7 @@ import pytest
 
 from toolsys import Registry
 from toolsys.models import OfflineModel, client
+from toolsys.models._text import name_words, stem
 from toolsys.models.config import OFFLINE_MODEL
 from toolsys.tools import registry as builtin_tools
 
@@ -420,11 +421,24 @@ def test_trigger_words_come_from_the_learners_own_name_and_description(model):
         ),
         fn("tend_garden", "Water the plants in the garden.", {}, []),
         fn("bookHotelRoom", "Reserve a room.", {}, []),
+        fn("cancelBooking", "Cancel a reservation.", {}, []),
     ]
     assert [t.tool for t in model.plan("please frobnicate my gadgets", tools)] == [
         "frobnicate_gadget"
     ]
     assert [t.tool for t in model.plan("can you water my plants", tools)] == ["tend_garden"]
     assert [t.tool for t in model.plan("I need a hotel room in Rome", tools)] == ["bookHotelRoom"]
+    assert [t.tool for t in model.plan("cancel my bookings", tools)] == ["cancelBooking"]
     renamed = [{**tools[1], "description": "Look after the flowers."}, tools[2]]
     assert model.plan("can you water my plants", renamed) == []
+
+
+def test_names_are_split_and_words_lightly_stemmed():
+    assert name_words("bookHotelRoom") == name_words("book_hotel_room") == ["book", "hotel", "room"]
+    assert [stem(w) for w in ("flights", "booking", "bookings", "cities", "planned")] == [
+        "flight",
+        "book",
+        "book",
+        "city",
+        "plan",
+    ]

@@ -17,7 +17,7 @@ _SYMBOL_WORDS = r"\b(ticker|symbol|(currency|airport|country|language|iata) code
 
 
 class Kind(StrEnum):
-    """What kind of value a parameter wants; each has a finder in `FINDERS`."""
+    """What kind of value a parameter wants; each has a finder in `_finders.FINDERS`."""
 
     ENUM = "enum"
     NUMBER = "number"

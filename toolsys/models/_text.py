@@ -79,9 +79,8 @@ class ToolScore:
     bonus: float = 0.0  # ARITHMETIC_BONUS when the request calculates and the tool does
 
 
-def stem(word: str) -> str:
-    """Light suffix stripping: enough to make 'cities'/'city', 'converting'/'convert' meet."""
-    w = word.lower().removesuffix("'s")
+def _strip(w: str) -> str:
+    """One suffix off: 'cities' -> 'city', 'converting' -> 'convert', 'planned' -> 'plan'."""
     for suffix, keep in (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
         if w.endswith(suffix) and len(w) - len(suffix) >= 3 and not w.endswith("ss"):
             if suffix == "es" and not re.search(r"(s|x|z|ch|sh)es$", w):
@@ -93,10 +92,25 @@ def stem(word: str) -> str:
     return w
 
 
+def _forms(word: str) -> list[str]:
+    """The word and its shorter forms, longest first: 'bookings' -> bookings, booking, book."""
+    forms = [word.lower().removesuffix("'s")]
+    if _strip(forms[-1]) != forms[-1]:
+        forms.append(_strip(forms[-1]))
+    if forms[0].endswith("ings") and _strip(forms[-1]) != forms[-1]:  # 'meetings' -> 'meet'
+        forms.append(_strip(forms[-1]))
+    return forms
+
+
+def stem(word: str) -> str:
+    """Light suffix stripping: enough to make 'cities'/'city', 'bookings'/'booking' meet."""
+    return _forms(word)[-1]
+
+
 def _term(word: str) -> Term:
-    lowered = word.lower()
-    known = CONCEPTS.get(lowered) or CONCEPTS.get(stem(lowered))
-    return Term(word, known, "synonym") if known else Term(word, stem(lowered))
+    forms = _forms(word)
+    known = next((CONCEPTS[f] for f in [word.lower(), *forms] if f in CONCEPTS), None)
+    return Term(word, known, "synonym") if known else Term(word, forms[-1])
 
 
 def concept(word: str) -> str:
