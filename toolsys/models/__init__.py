@@ -4,6 +4,7 @@
     client = models.client()                # a real openai.OpenAI
     print(models.describe())                # which backend answers it
     client.chat.completions.create(model=models.default_model(), messages=..., tools=...)
+    print(models.explain("fly me to Rome tomorrow", registry))  # why the offline model chose
 
 With no configuration the client is answered in-process by the offline teaching model (a
 simulation, see `offline`). With `OPENAI_API_KEY` set (and optionally `OPENAI_BASE_URL`, e.g.
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolsys.models import config
 from toolsys.models._imperfect import BASE_RATES, first_call_success
+from toolsys.models.explanation import Explanation
 from toolsys.models.offline import OfflineModel
 from toolsys.models.scripted import ScriptedModel, calls, text
 
@@ -26,6 +28,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BASE_RATES",
+    "Explanation",
     "OfflineModel",
     "ScriptedModel",
     "async_client",
@@ -33,6 +36,7 @@ __all__ = [
     "client",
     "default_model",
     "describe",
+    "explain",
     "first_call_success",
     "text",
 ]
@@ -54,6 +58,15 @@ def describe() -> str:
         )
     _, base_url, model = endpoint
     return f"real endpoint at {base_url or 'https://api.openai.com/v1'}, model {model}"
+
+
+def explain(request: str | list[dict[str, Any]], tools: Any, **options: Any) -> Explanation:
+    """Why the offline teaching model answers `request` with `tools` as it does (print it).
+
+    `tools`: a `Registry` or OpenAI tool definitions; `options`: `tool_choice`,
+    `parallel_tool_calls`. See `OfflineModel.explain`.
+    """
+    return OfflineModel().explain(request, tools, **options)
 
 
 def client() -> openai.OpenAI:

@@ -29,8 +29,8 @@ import random
 import re
 from typing import Any
 
-from toolsys.models._arguments import _unwrap, param_kind
 from toolsys.models._dates import human_date
+from toolsys.models._kinds import _unwrap, param_kind
 
 BASE_RATES: dict[str, float] = {
     "number_as_string": 0.15,

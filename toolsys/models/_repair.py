@@ -15,8 +15,9 @@ import json
 import re
 from typing import Any
 
-from toolsys.models._arguments import find_value, param_kind
+from toolsys.models._arguments import find_value
 from toolsys.models._dates import find_dates
+from toolsys.models._kinds import param_kind
 from toolsys.models._text import name_words
 
 _PROBLEM = re.compile(

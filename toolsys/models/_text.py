@@ -1,12 +1,14 @@
 """Words, and which tool a sentence is about.
 
-The offline model picks a tool the way a search engine ranks documents: the user's words, after
-dropping stop words and light stemming ("cities" -> "city"), are matched against each tool's
-name (weight 3), description (weight 1) and parameters (weight 0.5: names, descriptions, enum
-values). A word found in several tools counts less (divided by how many tools contain it). A
-few everyday synonyms map to one concept ("times", "multiply" -> "multiply"), and a sentence that
-contains arithmetic ("17 * 38", "2 plus 2") favours tools about calculating. A tool is chosen
-when its score reaches `THRESHOLD`.
+The offline model picks a tool the way a search engine ranks documents, with a vocabulary built
+for each request from the tools offered: the user's words, after dropping stop words and light
+stemming ("cities" -> "city", "booking" -> "book"), are matched against each tool's name (weight
+3), description (weight 1) and parameters (weight 0.5: names, descriptions, enum values), with
+names split at underscores and camelCase. A word found in several tools counts less (divided by
+how many tools contain it). Everyday synonyms and a few phrases map to one concept ("fly" ->
+flight, "... in French" -> translate; see `_synonyms`), and a sentence that contains arithmetic
+("17 * 38", "2 plus 2") favours tools about calculating. A tool is chosen when its score
+reaches `THRESHOLD`. `score_tools` keeps the evidence: which word met which, where, and why.
 
 This is why good tool names and descriptions matter even to a toy model, and it is the first
 thing chapter 02 lets a student break on purpose.
@@ -15,85 +17,70 @@ thing chapter 02 lets a student break on purpose.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
+
+from toolsys.models._synonyms import CONCEPTS, PHRASES, STOP_WORDS
 
 THRESHOLD = 1.5
 NAME_WEIGHT, DESCRIPTION_WEIGHT, PARAMETER_WEIGHT = 3.0, 1.0, 0.5
 ARITHMETIC_BONUS = 3.0
 
-_STOP_WORDS = """
-a about above after again all also am an and any are as at be been before being below between
-both but by can could did do does doing done for from further get give had has have having he
-her here hers him his how i if in into is it its itself just know let like me more most my need
-no nor not now of off on once only or other our out over own please quick same she should show so
-some such tell than that the their them then there these they this those through to too under
-until up us use using very want was way we were what when where which while who whom why will
-with would you your yours whats what's hello hi hey thanks thank current currently right
-"""
-STOP_WORDS = frozenset(_STOP_WORDS.split())
 
-CONCEPTS = {
-    "multiply": "multiply",
-    "times": "multiply",
-    "multipli": "multiply",
-    "product": "multiply",
-    "add": "add",
-    "plus": "add",
-    "sum": "add",
-    "addition": "add",
-    "addend": "add",
-    "subtract": "subtract",
-    "minus": "subtract",
-    "difference": "subtract",
-    "divide": "divide",
-    "divid": "divide",
-    "quotient": "divide",
-    "division": "divide",
-    "calculate": "calculate",
-    "calculator": "calculate",
-    "calculat": "calculate",
-    "compute": "calculate",
-    "comput": "calculate",
-    "arithmetic": "calculate",
-    "math": "calculate",
-    "evaluate": "calculate",
-    "evaluat": "calculate",
-    "expression": "calculate",
-    "weather": "weather",
-    "forecast": "weather",
-    "rain": "weather",
-    "sunny": "weather",
-    "clock": "time",
-    "hour": "time",
-    "time": "time",
-    "random": "random",
-    "dice": "random",
-    "die": "random",
-    "roll": "random",
-    "integer": "number",
-    "number": "number",
-    "int": "number",
-    "convert": "convert",
-    "conversion": "convert",
-    "convers": "convert",
-    "doc": "doc",
-    "documentation": "doc",
-    "document": "doc",
-    "manual": "doc",
-    "email": "email",
-    "mail": "email",
-    "e-mail": "email",
-    "meeting": "event",
-    "event": "event",
-    "appointment": "event",
-    "calendar": "event",
-    "schedule": "event",
-}
+@dataclass(frozen=True)
+class Term:
+    """A word of a text and the concept it is compared by ("flights" -> "flight")."""
+
+    word: str
+    concept: str
+    via: str = ""  # "synonym" (from the synonym table), "phrase", or "" (the word or its stem)
 
 
-def stem(word: str) -> str:
-    """Light suffix stripping: enough to make 'cities'/'city', 'converting'/'convert' meet."""
-    w = word.lower().removesuffix("'s")
+@dataclass(frozen=True)
+class Source:
+    """Where a concept appears in a tool: the word as written, the place, and its weight."""
+
+    word: str
+    where: str  # "name", "description" or "parameter <name>"
+    weight: float
+
+
+@dataclass(frozen=True)
+class Match:
+    """One word of the request found in a tool, shared by `shared` of the tools offered."""
+
+    term: Term
+    source: Source
+    shared: int
+
+    @property
+    def points(self) -> float:
+        return self.source.weight / self.shared
+
+    @property
+    def how(self) -> str:
+        """Why the two words meet: the same word, the same stem, synonyms, or a phrase."""
+        if self.term.via == "phrase":
+            return "phrase"
+        if self.term.word.lower() == self.source.word.lower():
+            return "same word"
+        if stem(self.term.word) == stem(self.source.word):
+            return "same stem"
+        return "synonyms"
+
+
+@dataclass(frozen=True)
+class ToolScore:
+    """A tool's score for a request, with the evidence it is the sum of."""
+
+    tool: str
+    score: float
+    matches: tuple[Match, ...]
+    bonus: float = 0.0  # ARITHMETIC_BONUS when the request calculates and the tool does
+
+
+def _strip(w: str) -> str:
+    """One suffix off: 'cities' -> 'city', 'converting' -> 'convert', 'planned' -> 'plan'."""
     for suffix, keep in (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
         if w.endswith(suffix) and len(w) - len(suffix) >= 3 and not w.endswith("ss"):
             if suffix == "es" and not re.search(r"(s|x|z|ch|sh)es$", w):
@@ -105,21 +92,61 @@ def stem(word: str) -> str:
     return w
 
 
+def _forms(word: str) -> list[str]:
+    """The word and its shorter forms, longest first: 'bookings' -> bookings, booking, book."""
+    forms = [word.lower().removesuffix("'s")]
+    if _strip(forms[-1]) != forms[-1]:
+        forms.append(_strip(forms[-1]))
+    if forms[0].endswith("ings") and _strip(forms[-1]) != forms[-1]:  # 'meetings' -> 'meet'
+        forms.append(_strip(forms[-1]))
+    return forms
+
+
+def stem(word: str) -> str:
+    """Light suffix stripping: enough to make 'cities'/'city', 'bookings'/'booking' meet."""
+    return _forms(word)[-1]
+
+
+def _term(word: str) -> Term:
+    forms = _forms(word)
+    known = next((CONCEPTS[f] for f in [word.lower(), *forms] if f in CONCEPTS), None)
+    return Term(word, known, "synonym") if known else Term(word, forms[-1])
+
+
 def concept(word: str) -> str:
     """The canonical form of a word: its concept if it has one, else its stem."""
-    lowered = word.lower()
-    return CONCEPTS.get(lowered) or CONCEPTS.get(stem(lowered)) or stem(lowered)
+    return _term(word).concept
+
+
+def terms(text: str) -> list[Term]:
+    """Content words of `text`, in order, stop words removed; camelCase is split."""
+    tokens = re.findall(r"[a-zA-Z][a-zA-Z'-]*", re.sub(r"([a-z])([A-Z])", r"\1 \2", text))
+    return [_term(t) for t in tokens if t.lower() not in STOP_WORDS and len(t) > 1]
 
 
 def words(text: str) -> list[str]:
     """Content words of `text` as concepts, in order, stop words removed."""
-    tokens = re.findall(r"[a-zA-Z][a-zA-Z'-]*", re.sub(r"([a-z])([A-Z])", r"\1 \2", text))
-    return [concept(t) for t in tokens if t.lower() not in STOP_WORDS and len(t) > 1]
+    return [t.concept for t in terms(text)]
 
 
 def name_words(name: str) -> list[str]:
     """'get_weather' / 'getWeather' -> ['weather'] (stop words such as 'get' removed)."""
-    return words(name.replace("_", " ").replace("-", " ").replace(".", " "))
+    return words(_spaced(name))
+
+
+def _spaced(name: str) -> str:
+    return name.replace("_", " ").replace("-", " ").replace(".", " ")
+
+
+def request_terms(text: str) -> list[Term]:
+    """The request's terms, each concept once (first mention), then the phrases' concepts."""
+    found = terms(text) + [
+        Term(m.group(), name, "phrase") for pattern, name in PHRASES for m in pattern.finditer(text)
+    ]
+    first: dict[str, Term] = {}
+    for term in found:
+        first.setdefault(term.concept, term)
+    return list(first.values())
 
 
 _OPERATOR_WORDS = [
@@ -165,37 +192,48 @@ def has_arithmetic(text: str) -> bool:
     return expression(text) is not None
 
 
-def tool_vocabulary(function: dict[str, Any]) -> dict[str, float]:
-    """Concept -> weight for one tool: the best weight at which it appears in the tool's text."""
-    vocab: dict[str, float] = {}
+def tool_vocabulary(function: dict[str, Any]) -> dict[str, Source]:
+    """Concept -> where it appears in one tool, at the best weight it appears with."""
+    vocab: dict[str, Source] = {}
 
-    def add(text: str, weight: float) -> None:
-        for w in words(text):
-            vocab[w] = max(vocab.get(w, 0.0), weight)
+    def add(text: str, weight: float, where: str) -> None:
+        for term in terms(text):
+            if term.concept not in vocab or vocab[term.concept].weight < weight:
+                vocab[term.concept] = Source(term.word, where, weight)
 
     for prop, schema in (function.get("parameters") or {}).get("properties", {}).items():
-        add(prop.replace("_", " "), PARAMETER_WEIGHT)
-        add(str(schema.get("description", "")), PARAMETER_WEIGHT)
-        add(" ".join(str(v) for v in schema.get("enum", [])), PARAMETER_WEIGHT)
-    add(function.get("description", "") or "", DESCRIPTION_WEIGHT)
-    for w in name_words(function["name"]):
-        vocab[w] = NAME_WEIGHT
+        where = f"parameter {prop}"
+        add(prop.replace("_", " "), PARAMETER_WEIGHT, where)
+        add(str(schema.get("description", "")), PARAMETER_WEIGHT, where)
+        add(" ".join(str(v) for v in schema.get("enum", [])), PARAMETER_WEIGHT, where)
+    add(function.get("description", "") or "", DESCRIPTION_WEIGHT, "description")
+    for term in terms(_spaced(function["name"])):
+        vocab[term.concept] = Source(term.word, "name", NAME_WEIGHT)
     return vocab
+
+
+def score_tools(text: str, functions: list[dict[str, Any]]) -> list[ToolScore]:
+    """Every tool's score for `text` with its evidence, best first; ties keep the offered order."""
+    vocabs = {f["name"]: tool_vocabulary(f) for f in functions}
+    wanted = request_terms(text)
+    arithmetic = has_arithmetic(text)
+    ranked = []
+    for index, (name, vocab) in enumerate(vocabs.items()):
+        matches = tuple(
+            Match(t, vocab[t.concept], sum(t.concept in v for v in vocabs.values()))
+            for t in wanted
+            if t.concept in vocab
+        )
+        bonus = ARITHMETIC_BONUS if arithmetic and "calculate" in vocab else 0.0
+        score = round(sum(m.points for m in matches) + bonus, 3)
+        ranked.append((score, -index, ToolScore(name, score, matches, bonus)))
+    ranked.sort(key=lambda r: r[:2], reverse=True)
+    return [r[2] for r in ranked]
 
 
 def rank_tools(text: str, functions: list[dict[str, Any]]) -> list[tuple[float, str]]:
     """(score, tool name) for every tool, best first; ties keep the order tools were offered."""
-    vocabs = {f["name"]: tool_vocabulary(f) for f in functions}
-    wanted = set(words(text))
-    arithmetic = has_arithmetic(text)
-    ranked = []
-    for index, (name, vocab) in enumerate(vocabs.items()):
-        score = sum(vocab[w] / sum(w in v for v in vocabs.values()) for w in wanted if w in vocab)
-        if arithmetic and "calculate" in vocab:
-            score += ARITHMETIC_BONUS
-        ranked.append((round(score, 3), -index, name))
-    ranked.sort(reverse=True)
-    return [(score, name) for score, _, name in ranked]
+    return [(s.score, s.tool) for s in score_tools(text, functions)]
 
 
 def best_tool(text: str, functions: list[dict[str, Any]]) -> str | None:
@@ -208,14 +246,20 @@ _SPLIT = re.compile(r"\s*(?:\band\b|\bthen\b|\balso\b|,|;|\?|!|\.(?=\s|$))\s*", 
 _QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|(?<!\w)'[^']*'(?!\w)")
 
 
-def clauses(text: str) -> list[str]:
-    """Split a request into candidate sub-requests at 'and', 'then', commas, '?' (not in quotes)."""
+def clause_spans(text: str) -> list[tuple[int, int]]:
+    """Where the sub-requests are: split at 'and', 'then', commas, '?' (not in quotes)."""
     quoted = [m.span() for m in _QUOTED.finditer(text)]
     parts, start = [], 0
     for m in _SPLIT.finditer(text):
         if any(a <= m.start() < b for a, b in quoted):
             continue
-        parts.append(text[start : m.start()])
+        parts.append((start, m.start()))
         start = m.end()
-    parts.append(text[start:])
-    return [p.strip() for p in parts if p.strip()]
+    parts.append((start, len(text)))
+    spans = []
+    for a, b in parts:
+        part = text[a:b]
+        if part.strip():
+            a += len(part) - len(part.lstrip())
+            spans.append((a, a + len(part.strip())))
+    return spans

@@ -8,15 +8,16 @@ ends with "(offline teaching model)".
 How it decides, each request, from the messages and tools alone (it keeps no memory):
 
 1. **Plan.** The last user message is split into clauses ("weather in Paris and in Tokyo"). Each
-   clause picks the tool whose name, description and parameters share most words with it
-   (`_text.rank_tools`); a clause that matches no tool but completes the previous clause's tool
-   ("... and in Tokyo") repeats that tool; one that completes nothing is glued back ("between 1
-   and 100"), and so is one that names the same tool but only adds new arguments or cannot stand
-   alone ("open orders, newest first"). Arguments are filled from the clause by the schema
-   (`_arguments.fill`): numbers, quoted text, dates, e-mails, names, and enum values named
-   outright or by the meaning the description gives them ("desc: newest first" lets "the newest
-   first" pick "desc"). No tool fits -> a plain-text answer saying so. A required argument the
-   text does not give -> it asks.
+   clause picks the tool whose name, description and parameters share most words with it, a few
+   everyday synonyms included ("fly" -> flight; `_text.score_tools`); a clause that matches no
+   tool but completes the previous clause's tool ("... and in Tokyo") repeats that tool; one
+   that completes nothing is glued back ("between 1 and 100"), and so is one that names the same
+   tool but only adds new arguments or cannot stand alone ("open orders, newest first").
+   Arguments are filled from the clause by the schema (`_arguments.fill`): numbers, quoted text,
+   dates, e-mails, names, symbols, and enum values named outright or by the meaning the
+   description gives them ("desc: newest first" lets "the newest first" pick "desc"). No tool
+   fits -> a plain-text answer saying so. A required argument the text does not give -> it asks
+   (it never guesses one).
 2. **Replay.** The assistant turns and tool results since that user message are matched to the
    plan, task by task, in the order the model itself would have sent them.
 3. **Act.** A failed result whose text says how to fix the call (`_repair`) is retried with the
@@ -27,6 +28,9 @@ How it decides, each request, from the messages and tools alone (it keeps no mem
 `tool_choice`: "none" -> text; "required" -> a call even when no tool matches well; a named
 function -> that function. As with real models, a forced choice forces a call on *every*
 request; `run_agent` therefore forces only its first request.
+
+`explain(request, tools)` runs the same plan and returns what it saw and decided: the scores and
+their evidence, each argument's evidence, and the calls sent (see `explanation`).
 
 Imperfect mode (`imperfect=True`) makes, on first attempts, the mistakes real models make, at
 rates that depend on the schema (see `_imperfect`). Perfect mode: the same request always gets
@@ -43,9 +47,17 @@ from typing import TYPE_CHECKING, Any
 
 from toolsys.models import _imperfect, transport
 from toolsys.models._arguments import fill, missing_required
+from toolsys.models._messages import (
+    by_name,
+    content_text,
+    functions_of,
+    request_text,
+    tool_turns,
+)
 from toolsys.models._repair import read_result, repair
-from toolsys.models._text import best_tool, clauses, rank_tools
+from toolsys.models._text import THRESHOLD, ToolScore, clause_spans, score_tools
 from toolsys.models.config import OFFLINE_MARK, OFFLINE_MODEL
+from toolsys.models.explanation import Explanation, Step, planned_call
 
 if TYPE_CHECKING:
     import openai
@@ -64,13 +76,11 @@ class Task:
     value: Any = None
     error: str = ""
     notes: list[str] = field(default_factory=list)
+    source: str = ""  # the text its arguments were read from: its clause(s) of the message
+    start: int = 0  # where that text starts in the message
 
 
-def _content_text(content: Any) -> str:
-    """The text of a message's content: a string, or the text parts of a list."""
-    if isinstance(content, list):
-        return " ".join(p.get("text", "") for p in content if isinstance(p, dict))
-    return content or ""
+_GLUED = "no call of its own: {}, so it is read together with the previous clause"
 
 
 def _summary(value: Any, limit: int = 160) -> str:
@@ -134,41 +144,65 @@ class OfflineModel:
     # --- 1. plan -------------------------------------------------------------------------
 
     def plan(
-        self, text: str, functions: list[dict[str, Any]], tool_choice: Any = "auto"
+        self,
+        text: str,
+        functions: list[dict[str, Any]],
+        tool_choice: Any = "auto",
+        trace: list[Step] | None = None,
     ) -> list[Task]:
-        """The calls this request asks for, before any mistake: one Task per sub-request."""
+        """The calls this request asks for, before any mistake: one Task per sub-request.
+
+        With a `trace` list, each clause's scores and what was made of it are appended to it.
+        """
         by_name = {f["name"]: f for f in functions}
+
+        def task(tool: str, start: int, end: int) -> Task:
+            source = text[start:end]
+            return Task(tool, fill(by_name[tool], source, text), source=source, start=start)
+
+        def note(clause: str, scores: list[ToolScore], outcome: str) -> None:
+            if trace is not None:
+                trace.append(Step(clause, tuple(scores), outcome))
+
         if isinstance(tool_choice, dict):
             name = tool_choice["function"]["name"]
-            return [Task(name, fill(by_name[name], text, text))]
+            note(text, score_tools(text, functions), f"tool_choice names {name}: a call to it")
+            return [task(name, 0, len(text))]
         tasks: list[Task] = []
-        previous_clause = ""
-        for clause in clauses(text):
-            tool = best_tool(clause, functions)
-            if tool is None and tasks:  # "... and in Tokyo": the same tool, if it completes it
+        for start, end in clause_spans(text):
+            clause = text[start:end]
+            scores = score_tools(clause, functions)
+            tool = scores[0].tool if scores and scores[0].score >= THRESHOLD else None
+            reached = f"{tool} reaches the threshold {THRESHOLD:g}" if tool else ""
+            if tool is None and not tasks:
+                note(clause, scores, f"no tool reaches the threshold {THRESHOLD:g}")
+                continue
+            if tool is None:  # "... and in Tokyo": the same tool, if it completes it
                 previous = by_name[tasks[-1].tool]
                 args = fill(previous, clause, clause)
-                if args and not missing_required(previous, args):
-                    tool = previous["name"]
-                else:  # "between 1 | and 100": glue the clause back and read both again
-                    previous_clause = f"{previous_clause} and {clause}"
-                    tasks[-1].args = fill(previous, previous_clause, text)
+                if not args or missing_required(previous, args):  # "between 1 | and 100"
+                    tasks[-1] = task(previous["name"], tasks[-1].start, end)
+                    note(clause, scores, _GLUED.format(f"it does not complete {previous['name']}"))
                     continue
-            if tool is not None and tasks and tasks[-1].tool == tool:
+                tool, reached = previous["name"], f"it completes {previous['name']} on its own"
+            if tasks[-1:] and tasks[-1].tool == tool:
                 alone = fill(by_name[tool], clause, clause)
                 refines = not alone.keys() & tasks[-1].args.keys()  # "roll dice, | sides 20"
                 if refines or missing_required(by_name[tool], alone):  # "orders, | newest first"
-                    previous_clause = f"{previous_clause}, {clause}"
-                    tasks[-1].args = fill(by_name[tool], previous_clause, text)
+                    tasks[-1] = task(tool, tasks[-1].start, end)
+                    note(clause, scores, _GLUED.format(f"{tool} again, only adding to its call"))
                     continue
-            if tool is not None:
-                tasks.append(Task(tool, fill(by_name[tool], clause, text)))
-                previous_clause = clause
+            tasks.append(task(tool, start, end))
+            note(clause, scores, f"{reached}: a call to {tool}")
         unique = {(t.tool, json.dumps(t.args, sort_keys=True)): t for t in tasks}
+        if len(unique) < len(tasks) and trace is not None:
+            trace.append(Step(text, (), "the same call asked twice is sent once"))
         tasks = list(unique.values())
         if not tasks and tool_choice == "required":
-            tool = rank_tools(text, functions)[0][1]
-            tasks = [Task(tool, fill(by_name[tool], text, text))]
+            scores = score_tools(text, functions)
+            tool = scores[0].tool
+            note(text, scores, f"tool_choice 'required': the best-ranked tool, a call to {tool}")
+            tasks = [task(tool, 0, len(text))]
         return tasks
 
     # --- 2. replay -----------------------------------------------------------------------
@@ -228,8 +262,8 @@ class OfflineModel:
         functions = [t["function"] for t in request.get("tools") or []]
         messages = request["messages"]
         start = max((i for i, m in enumerate(messages) if m["role"] == "user"), default=-1)
-        user_text = _content_text(messages[start]["content"]) if start >= 0 else ""
-        turns = _turns(messages[start + 1 :])
+        user_text = content_text(messages[start]["content"]) if start >= 0 else ""
+        turns = tool_turns(messages[start + 1 :])
         choice = request.get("tool_choice") or "auto"
         if not functions or choice == "none":
             return _text(
@@ -238,23 +272,15 @@ class OfflineModel:
         parallel = request.get("parallel_tool_calls", True)
         tasks = self.plan(user_text, functions, choice)
         self._replay(tasks, turns, functions, user_text, parallel)
-        if choice == "auto":  # a required value the user did not give: ask, do not invent it
-            for task in (t for t in tasks if t.status == "pending"):
-                needed = missing_required(_by_name(functions, task.tool), task.args)
-                if needed:
-                    task.status = "failed"
-                    task.error = (
-                        f"I need {', '.join(needed)} to use {task.tool}, and your message does "
-                        "not say"
-                    )
+        _ask_for_missing(tasks, functions, choice)
         due = self._expected(tasks, parallel)
         if due:
             return {
                 "content": None,
                 "tool_calls": [
-                    {"name": t.next_call[0], "arguments": t.next_call[1]}
+                    _retry_call(t)
                     if t.status == "retry"
-                    else self._first_call(t, _by_name(functions, t.tool))
+                    else self._first_call(t, by_name(functions, t.tool))
                     for t in due
                 ],
             }
@@ -271,24 +297,85 @@ class OfflineModel:
             )
         return _text(_answer(tasks))
 
+    # --- why ------------------------------------------------------------------------------
 
-def _by_name(functions: list[dict[str, Any]], name: str) -> dict[str, Any]:
-    return next(f for f in functions if f["name"] == name)
+    def explain(
+        self,
+        request: str | list[dict[str, Any]],
+        tools: Any,
+        *,
+        tool_choice: Any = "auto",
+        parallel_tool_calls: bool = True,
+    ) -> Explanation:
+        """Why this model answers `request` (a prompt or messages) with `tools` as it does.
+
+        `tools`: a `Registry`, or tool definitions in the OpenAI format (or their "function"
+        parts). The explanation covers the last user message: every tool's score and evidence
+        per clause, each planned call's arguments and their evidence, and the calls sent first
+        (`.calls`, the same as through the client) or the values asked for (`.asks`).
+        Imperfect mode makes its mistakes after this plan, on first attempts.
+        """
+        text, later = request_text(request)
+        functions = functions_of(tools)
+        choice = tool_choice or "auto"
+        names = [f["name"] for f in functions]
+        if isinstance(choice, dict) and choice.get("function", {}).get("name") not in names:
+            raise ValueError(
+                f"tool_choice names {choice.get('function', {}).get('name')!r}, which is not "
+                f"among the tools ({', '.join(names) or 'none'}); name one of them."
+            )
+        trace: list[Step] = []
+        plan_choice = "auto" if choice == "none" else choice
+        tasks = self.plan(text, functions, plan_choice, trace) if functions else []
+        planned = {
+            id(t): planned_call(t.tool, t.source, t.args, by_name(functions, t.tool), text)
+            for t in tasks
+        }
+        sent: list[Task] = []
+        if functions and choice != "none":
+            _ask_for_missing(tasks, functions, choice)
+            sent = self._expected(tasks, parallel_tool_calls)
+        notes = []
+        if later:
+            notes.append(
+                f"(The conversation goes on after this message with {later} tool turn(s); the "
+                "next reply first replays them, retrying what failed.)"
+            )
+        if self.imperfect:
+            notes.append("(Imperfect mode: first attempts may then carry the mistakes it makes.)")
+        return Explanation(
+            request=text,
+            tools=tuple(names),
+            tool_choice=choice,
+            steps=tuple(trace),
+            planned=tuple(planned.values()),
+            calls=tuple((t.tool, dict(t.args)) for t in sent),
+            asks=tuple(planned[id(t)] for t in tasks if t.status == "failed"),
+            notes=tuple(notes),
+        )
+
+
+def _retry_call(task: Task) -> dict[str, str]:
+    """The corrected call `_replay` prepared for a task to retry."""
+    name, raw = task.next_call or (task.tool, json.dumps(task.args))
+    return {"name": name, "arguments": raw}
+
+
+def _ask_for_missing(tasks: list[Task], functions: list[dict[str, Any]], choice: Any) -> None:
+    """With tool_choice "auto", a task missing a required value asks for it: no invented value."""
+    if choice != "auto":
+        return
+    for task in (t for t in tasks if t.status == "pending"):
+        needed = missing_required(by_name(functions, task.tool), task.args)
+        if needed:
+            task.status = "failed"
+            task.error = (
+                f"I need {', '.join(needed)} to use {task.tool}, and your message does not say"
+            )
 
 
 def _text(content: str) -> dict[str, Any]:
     return {"content": content, "tool_calls": []}
-
-
-def _turns(messages: list[dict[str, Any]]) -> list[tuple[list[dict], dict[str, str]]]:
-    """(tool calls, {call id: result text}) for each assistant turn with calls."""
-    turns: list[tuple[list[dict], dict[str, str]]] = []
-    for message in messages:
-        if message["role"] == "assistant" and message.get("tool_calls"):
-            turns.append((message["tool_calls"], {}))
-        elif message["role"] == "tool" and turns:
-            turns[-1][1][message["tool_call_id"]] = _content_text(message.get("content"))
-    return turns
 
 
 def _without_tools(tasks: list[Task], turns: list[tuple[list[dict], dict[str, str]]]) -> str:

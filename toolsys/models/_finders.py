@@ -1,0 +1,374 @@
+"""One small function per `Kind`: where a parameter's value is in a sentence, and how it was read.
+
+Cue words decide between candidates ("between 1 and 6" -> min 1, max 6; "from C to F" ->
+from_unit, to_unit; "from Paris to Rome" -> origin, destination). A finder returns a `Found`
+(the span, the value, the rule in words) or None: a value the text does not support is left
+out, never guessed ("Apple's share price" names no ticker symbol).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from toolsys.models import _evidence as ev
+from toolsys.models._dates import find_dates, find_times
+from toolsys.models._evidence import Span, before
+from toolsys.models._kinds import Found, Kind, enum_values
+from toolsys.models._synonyms import STOP_WORDS
+from toolsys.models._text import concept, expression, name_words
+from toolsys.models.config import FIXED_NOW
+
+_LOWER_NAMES = {"min", "minimum", "low", "lower", "start", "from", "lo", "floor", "least", "begin"}
+_UPPER_NAMES = {"max", "maximum", "high", "upper", "end", "to", "hi", "ceil", "ceiling", "most"}
+_FROM_WORDS = {"from", "origin", "source", "depart", "departure", "departing", "leaving"}
+_TO_WORDS = {"to", "destination", "dest", "target", "arrival", "into"}
+_NOT_SYMBOLS = {"AM", "PM", "OK", "ID"}
+_TEXT_CUES = ("about", "called", "named", "titled", "saying", "that says", "regarding", "say")
+
+
+@dataclass(frozen=True)
+class Ask:
+    """One parameter to look for, in one text, with the spans other parameters already took."""
+
+    name: str
+    schema: dict[str, Any]  # unwrapped
+    text: str
+    used: set[Span]
+    required: bool
+    tool_words: set[str]
+
+    def fresh(self, found: list[tuple[Span, Any]]) -> list[tuple[Span, Any]]:
+        return [(s, v) for s, v in found if ev.free(s, self.used)]
+
+    def quote(self, span: Span) -> str:
+        return self.text[span[0] : span[1]]
+
+
+# --- one finder per kind -----------------------------------------------------------------------
+
+
+def _enum(a: Ask) -> Found | None:
+    values = enum_values(a.schema)
+    mentions = [(s, v, "named") for s, v in a.fresh(ev.enum_mentions(a.text, values))]
+    if not mentions:
+        glossed = ev.gloss_mentions(a.text, str(a.schema.get("description", "")), values)
+        mentions = [(s, v, f"by the description's gloss '{g}'") for s, v, g in glossed]
+        mentions = [m for m in mentions if ev.free(m[0], a.used)]
+    side = _side(a.name) or ("upper" if re.search(r"target|into|dest", a.name) else None)
+    for span, value, how in mentions:
+        cue = before(a.text, span, 1)
+        cue_side = {"to": "upper", "into": "upper", "in": "upper", "from": "lower"}.get(
+            cue[0] if cue else ""
+        )
+        if side and cue_side == side:
+            return Found(span, value, f"allowed value {how}, after '{cue[0]}'")
+    for span, value, how in mentions:
+        cue = before(a.text, span, 1)
+        if not (cue and cue[0] in ("to", "into") and side == "lower"):
+            return Found(span, value, f"allowed value {how}")
+    return None
+
+
+def _number_cue(name: str, description: str, text: str, span: Span) -> str | None:
+    """'lower' / 'upper' / 'named' when the words around a number tie it to a parameter."""
+    words = before(text, span, 3)
+    own = set(re.split(r"[_\W]+", name.lower())) | {concept(w) for w in name_words(description)}
+    if words[-2:] in (["up", "to"], ["at", "most"]) or (
+        words and words[-1] in ("below", "under", "max", "maximum")
+    ):
+        return "upper"
+    if words[-2:] == ["at", "least"] or (words and words[-1] in ("above", "over", "min")):
+        return "lower"
+    if words and words[-1] in ("and", "to"):
+        start = text.lower().rfind("between", 0, span[0])
+        if start >= 0 or (words[-1] == "to" and "from" in text.lower()[: span[0]]):
+            return "upper"
+    if words and words[-1] in ("between", "from"):
+        return "lower"
+    after = re.findall(r"\w+", text[span[1] :])[:1]
+    if {concept(w) for w in words[-2:] + after} & {concept(w) for w in own}:
+        return "named"
+    return None
+
+
+def _side(name: str) -> str | None:
+    parts = set(re.split(r"[_\W]+", name.lower()))
+    if parts & _LOWER_NAMES:
+        return "lower"
+    if parts & _UPPER_NAMES:
+        return "upper"
+    return None
+
+
+def _as_type(value: Any) -> Any:
+    """Whole numbers are sent as integers: 30, not 30.0."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+def _number(a: Ask) -> Found | None:
+    candidates = a.fresh(ev.numbers(a.text))
+    side = _side(a.name)
+    rules = {"named": "number next to a word of its name or description"}
+    rules |= {"lower": "number after a lower-bound cue", "upper": "number after an upper-bound cue"}
+    for span, value in candidates:
+        cue = _number_cue(a.name, a.schema.get("description", ""), a.text, span)
+        if cue == "named" or (cue and cue == side):
+            return Found(span, _as_type(value), rules[cue])
+    if side is None and a.required and candidates:
+        return Found(candidates[0][0], _as_type(candidates[0][1]), "first free number (required)")
+    return None
+
+
+def _expression(a: Ask) -> Found | None:
+    expr = expression(a.text)
+    return Found((0, 0), expr, "arithmetic in the text, normalised") if expr else None
+
+
+def _date_or_datetime(a: Ask, with_time: bool) -> Found | None:
+    dates = a.fresh([((s, e), v) for s, e, v in find_dates(a.text)])
+    times = a.fresh([((s, e), v) for s, e, v in find_times(a.text)])
+    if not dates and not (with_time and times):
+        return None
+    if not with_time:
+        span, day = dates[0]
+        return Found(span, day, "a date, on the fixed clock")
+    if not dates:
+        span, clock = times[0]
+        day = FIXED_NOW.date().isoformat()
+        return Found(span, f"{day}T{clock}:00", "a time, today on the fixed clock")
+    (start, end), day = dates[0]
+    if not times:
+        return Found(
+            (start, end), f"{day}T09:00:00", "a date, on the fixed clock; no time, so 09:00"
+        )
+    (t_start, t_end), clock = times[0]
+    gap = a.text[min(end, t_end) : max(start, t_start)]
+    if re.fullmatch(r"\s*(?:at|on|,)?\s*", gap):  # "tomorrow at 3pm": one span
+        start, end = min(start, t_start), max(end, t_end)
+    return Found((start, end), f"{day}T{clock}:00", "a date and a time, on the fixed clock")
+
+
+def _time(a: Ask) -> Found | None:
+    times = a.fresh([((s, e), v) for s, e, v in find_times(a.text)])
+    return Found(times[0][0], times[0][1], "clock time") if times else None
+
+
+def _email(a: Ask) -> Found | None:
+    found = a.fresh(ev.emails(a.text))
+    return Found(found[0][0], found[0][1], "e-mail address") if found else None
+
+
+def _emails(a: Ask) -> Found | None:
+    found = a.fresh(ev.emails(a.text))
+    if not found:
+        return None
+    return Found((found[0][0][0], found[-1][0][1]), [v for _, v in found], "e-mail addresses")
+
+
+def _id(a: Ask) -> Found | None:
+    found = a.fresh(ev.ids(a.text))
+    if not found:
+        return None
+    span, value = found[0]
+    if a.schema.get("type") == "integer" and value.isdigit():
+        return Found(span, int(value), "identifier (a token with a digit)")
+    return Found(span, value, "identifier (a token with a digit)")
+
+
+def _boolean(a: Ask) -> Found | None:
+    word = re.escape(a.name.split("_")[-1])
+    m = re.search(rf"\b(no|without|don't|do not|not)?\s*\b{word}", a.text, re.I)
+    if not m:
+        return None
+    return Found(m.span(), not m.group(1), "its name, negated" if m.group(1) else "its name")
+
+
+def _direction(name: str) -> str | None:
+    parts = set(re.split(r"[_\W]+", name.lower()))
+    return "from" if parts & _FROM_WORDS else "to" if parts & _TO_WORDS else None
+
+
+def _directed(
+    a: Ask, found: list[tuple[Span, Any]], to_cues: tuple[str, ...], what: str, cued_only: bool
+) -> Found | None:
+    """The mention that fits a 'from'/'to' parameter: cued the same way, else not the other."""
+    direction = _direction(a.name)
+
+    def cue(span: Span) -> str:
+        words = before(a.text, span, 1)
+        return words[0] if words else ""
+
+    def way(span: Span) -> str | None:
+        return "from" if cue(span) == "from" else "to" if cue(span) in to_cues else None
+
+    for span, value in found:
+        if direction and way(span) == direction:
+            return Found(span, value, f"{what} after '{cue(span)}'")
+    if cued_only and direction:  # an optional 'from'/'to' is filled only when cued
+        return None
+
+    def after_number(span: Span) -> bool:  # '1000 CHF': the unit of an amount is its 'from'
+        return bool(re.search(r"\d\s*$", a.text[: span[0]]))
+
+    plain = [(s, v) for s, v in found if direction is None or way(s) is None]
+    if direction:
+        plain.sort(key=lambda m: after_number(m[0]) != (direction == "from"))
+    if not plain:
+        return None
+    span, value = plain[0]
+    how = "right after a number" if direction and after_number(span) else "no 'from'/'to' cue"
+    return Found(span, value, f"{what}, {how}")
+
+
+def _place_or_person(a: Ask, kind: Kind) -> Found | None:
+    found = a.fresh(ev.names(a.text, a.tool_words))
+    what = "capitalised name"
+    if kind == Kind.PLACE and _direction(a.name):
+        return _directed(a, found, ("to", "into"), what, cued_only=not a.required)
+    preferred = (
+        ("in", "at", "for", "from", "to")
+        if kind == Kind.PLACE
+        else ("to", "for", "with", "named", "called", "from")
+    )
+    for span, value in found:
+        words = before(a.text, span, 1)
+        if words and words[0] in preferred:
+            return Found(span, value, f"{what} after '{words[0]}'")
+    if a.required and found:
+        return Found(found[0][0], found[0][1], f"first {what} (required)")
+    return None
+
+
+def _place(a: Ask) -> Found | None:
+    return _place_or_person(a, Kind.PLACE)
+
+
+def _person(a: Ask) -> Found | None:
+    return _place_or_person(a, Kind.PERSON)
+
+
+def _symbol(a: Ask) -> Found | None:
+    found = [(s, v) for s, v in a.fresh(ev.symbols(a.text)) if v not in _NOT_SYMBOLS]
+    picked = _directed(a, found, ("to", "into", "in"), "upper-case symbol", not a.required)
+    if picked:
+        return picked
+    for code, meaning in ev.described_examples(str(a.schema.get("description", ""))):
+        m = re.search(rf"\b{re.escape(meaning)}\b", a.text, re.I)
+        if m and ev.free(m.span(), a.used):
+            return Found(m.span(), code, f"the description's example '{code} for {meaning}'")
+    return None
+
+
+def _list(a: Ask) -> Found | None:
+    found = a.fresh(ev.quoted(a.text))
+    if found:
+        return Found((found[0][0][0], found[-1][0][1]), [v for _, v in found], "quoted strings")
+    listed = ev.word_list(a.text, a.used)
+    if listed:
+        return Found(listed[0], listed[1], "items after 'with'/'using'/'of'")
+    found = a.fresh(ev.names(a.text, a.tool_words))
+    if found:
+        span = (found[0][0][0], found[-1][0][1])
+        return Found(span, [v for _, v in found], "capitalised names")
+    return None
+
+
+def _timezone(a: Ask) -> Found | None:
+    """An IANA zone named outright ('Asia/Tokyo', 'UTC') or found from a city ('Tokyo')."""
+    m = re.search(r"\b[A-Z][a-z]+/[A-Za-z_]+(?:/[A-Za-z_]+)?\b|\b(?:UTC|GMT)\b", a.text)
+    if m:
+        return Found(m.span(), m.group(), "time zone named outright")
+    for span, phrase in ev.names(a.text, set()):
+        zone = _zones_by_city().get(phrase.lower())
+        if ev.free(span, a.used) and zone:
+            return Found(span, zone, f"city '{phrase}' in the time zone database")
+    return None
+
+
+def _query(a: Ask) -> Found | None:
+    """Search words: a quoted string, the words after 'about/for/called', or the content words."""
+    if not a.required:
+        return None
+    for span, value in a.fresh(ev.quoted(a.text)):
+        return Found(span, value, "quoted string")
+    cues = r"about|for|on|called|named|titled|saying|that says|regarding"
+    m = re.search(rf"\b(?:{cues})\s+(.+)$", a.text, re.I)
+    start = m.start(1) if m else 0
+    end = min([s for s, _ in a.used if s > start] + [len(a.text)])
+    kept = [
+        w
+        for w in re.findall(r"[\w'-]+", a.text[start:end])
+        if w.lower() not in STOP_WORDS and concept(w) not in a.tool_words
+    ]
+    if not kept:
+        return None
+    rule = f"content words after '{m.group().split()[0]}'" if m else "content words"
+    return Found((start, end), " ".join(kept), rule)
+
+
+def _text(a: Ask) -> Found | None:
+    """Free text: a quoted string, the words after a cue ('called', its own name), or the rest."""
+    if not a.required:
+        return None
+    for span, value in a.fresh(ev.quoted(a.text)):
+        return Found(span, value, "quoted string")
+    own = [w for w in re.split(r"[_\W]+", a.name.lower()) if w]
+    cues = [
+        m
+        for c in own + list(_TEXT_CUES)
+        for m in re.finditer(rf"\b{re.escape(c)}\b:?\s*", a.text, re.I)
+    ]
+    stops = {m.start() for m in cues}
+    for cue in cues:
+        for region in ev.regions(a.text, a.used, cue.end())[:1]:
+            end = min([s for s in stops if s > region[0]] + [region[1]])
+            after = ev.trimmed(a.text, (region[0], end), a.tool_words)
+            if after:
+                return Found(after, a.quote(after), f"words after '{cue.group().strip()}'")
+    left = [ev.trimmed(a.text, r, a.tool_words) for r in ev.regions(a.text, a.used)]
+    spans = [s for s in left if s]
+    if not spans:
+        return None
+    longest = max(spans, key=lambda s: s[1] - s[0])
+    return Found(longest, a.quote(longest), "the words no other parameter took")
+
+
+FINDERS: dict[Kind, Callable[[Ask], Found | None]] = {
+    Kind.ENUM: _enum,
+    Kind.NUMBER: _number,
+    Kind.BOOLEAN: _boolean,
+    Kind.LIST: _list,
+    Kind.EMAILS: _emails,
+    Kind.EMAIL: _email,
+    Kind.DATETIME: lambda a: _date_or_datetime(a, with_time=True),
+    Kind.DATE: lambda a: _date_or_datetime(a, with_time=False),
+    Kind.TIME: _time,
+    Kind.TIMEZONE: _timezone,
+    Kind.EXPRESSION: _expression,
+    Kind.SYMBOL: _symbol,
+    Kind.ID: _id,
+    Kind.PLACE: _place,
+    Kind.PERSON: _person,
+    Kind.QUERY: _query,
+    Kind.TEXT: _text,
+}
+"""How each kind is read from the text: a new kind is one entry here and one in `param_kind`."""
+
+
+@cache
+def _zones_by_city() -> dict[str, str]:
+    """'new york' -> 'America/New_York', from the system's time zone database.
+
+    A city in several zones gets the longest (most specific) name: 'America/Argentina/Cordoba'.
+    """
+    from zoneinfo import available_timezones
+
+    return {
+        z.rsplit("/", 1)[-1].replace("_", " ").lower(): z
+        for z in sorted(available_timezones(), key=lambda z: (len(z), z))
+        if "/" in z and not z.startswith(("Etc/", "SystemV/", "US/"))
+    }

@@ -1,0 +1,67 @@
+"""The offline model's general knowledge of words: stop words, synonyms, a few phrases.
+
+Which tool a request is about is decided by the tools' own words (their names, descriptions and
+parameters, see `_text`); this module only adds what any speaker of English knows and a tool's
+author cannot be expected to write down: that "fly" is about a flight, "shares" about stocks,
+"EUR" about a currency, and that "... in French" asks for a translation. Each group maps its
+words to one *concept*; a request and a tool meet when they share a concept.
+
+The table is deliberately small and everyday: it is not tuned to the tools in this package, and
+a tool that is only findable through it has a description worth improving (chapter 02).
+"""
+
+from __future__ import annotations
+
+import re
+
+_STOP_WORDS = """
+a about above after again all also am an and any are as at be been before being below between
+both but by can could did do does doing done for from further get give had has have having he
+her here hers him his how i if in into is it its itself just know let like me more most my need
+no nor not now of off on once only or other our out over own please quick same she should show so
+some such tell than that the their them then there these they this those through to too under
+until up us use using very want was way we were what when where which while who whom why will
+with would you your yours whats what's hello hi hey thanks thank current currently right
+"""
+STOP_WORDS = frozenset(_STOP_WORDS.split())
+
+# concept: the words (or stems, see `_text.stem`) that mean it
+_GROUPS = {
+    # arithmetic
+    "multiply": "multiply times multipli product",
+    "add": "add plus sum addition addend",
+    "subtract": "subtract minus difference",
+    "divide": "divide divid quotient division",
+    "calculate": "calculate calculator calculat compute comput arithmetic math evaluate evaluat "
+    "expression",
+    # everyday topics
+    "weather": "weather forecast rain sunny",
+    "time": "time clock hour",
+    "random": "random dice die roll",
+    "number": "number integer int",
+    "convert": "convert conversion convers",
+    "doc": "doc documentation document manual",
+    "email": "email mail e-mail",
+    "event": "event meeting appointment calendar schedule",
+    "flight": "flight fly flying flie flew plane airplane airline airfare",
+    "book": "book reserve reserv reservation",
+    "translate": "translate translat translation translator",
+    "stock": "stock share ticker trading nasdaq equity",
+    "price": "price quote cost worth",
+    "currency": "currency money dollar euro pound yen franc usd eur gbp jpy chf cad aud cny",
+    "remind": "remind reminder alarm",
+    "recipe": "recipe cook dish meal",
+}
+CONCEPTS = {word: name for name, group in _GROUPS.items() for word in group.split()}
+
+_LANGUAGES = """
+english french german spanish italian portuguese dutch swedish norwegian danish finnish polish
+russian ukrainian greek turkish arabic hebrew hindi chinese mandarin japanese korean
+"""
+LANGUAGES = _LANGUAGES.split()
+
+PHRASES: list[tuple[re.Pattern[str], str]] = [
+    # "how do you say hello in French", "'thank you' in Japanese", "... into Spanish"
+    (re.compile(rf"\b(?:in|into|to) (?:{'|'.join(LANGUAGES)})\b", re.I), "translate"),
+]
+"""Phrases that name a concept no single word of them names: (pattern, concept)."""
