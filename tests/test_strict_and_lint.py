@@ -71,7 +71,7 @@ def test_optional_fields_become_required_and_nullable() -> None:
             Param("mode", "string", "Mode.", required=False, enum=["a", "b"]),
         ],
     )
-    registry.register(spec, lambda query, limit, mode: (query, limit, mode))
+    registry.register(spec, lambda query, limit, mode=None: (query, limit, mode))
     function = registry.export("openai", strict=True)[0]["function"]
     assert function["strict"] is True
     parameters = function["parameters"]

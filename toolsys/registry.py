@@ -62,7 +62,12 @@ class Registry:
             same = existing == tool.name
             raise ToolDefinitionError(
                 f"A tool named {existing!r} is already registered"
-                + ("" if same else f", and {tool.name!r} differs from it only by case or '-'/'_'")
+                + (
+                    ""
+                    if same
+                    else f", and {tool.name!r} differs from it only by case, '-'/'_' or "
+                    f"camelCase (both read as {key!r}; a model confuses them)"
+                )
                 + ". Choose another name, unregister the old tool first, or pass replace=True "
                 "to override it on purpose."
             )
@@ -170,16 +175,21 @@ class Registry:
     def export(self, target: str = "openai", *, strict: bool = False) -> list[dict[str, Any]]:
         """All tools in a provider's format. Cached: free until the tool set changes.
 
-        The list is shared between calls; copy it before changing it.
+        The list and everything in it are read-only, because they are shared between calls and
+        with the tools themselves: `copy.deepcopy(registry.export())` gives a copy to change.
         """
         key = (target, strict)
         cached = self._exports.get(key)
         if cached is None:
+            from toolsys._readonly import ReadOnlyList
+
             if target not in TARGETS:
                 raise ValueError(
                     f"Unknown export target {target!r}; use one of: {', '.join(TARGETS)}."
                 )
-            cached = [export_tool(tool, target, strict=strict) for tool in self._tools.values()]
+            cached = ReadOnlyList(
+                export_tool(tool, target, strict=strict) for tool in self._tools.values()
+            )
             self._exports[key] = cached
         return cached
 
