@@ -281,6 +281,7 @@ def test_what_the_strict_schema_accepts_the_validator_accepts(
 
 # -- hand-written arguments ---------------------------------------------------------------------
 
+TREE_WITH_NULL = {"tree": {"label": "a", "children": [{"label": "b", "children": None}]}}
 NESTED_OK = {"items": [{"sku": "A", "quantity": 2}], "customer": {"name": "N", "address": {}}}
 NESTED_OK["customer"]["address"] = {"street": "S", "city": "C"}
 
@@ -337,7 +338,10 @@ def test_hand_written_arguments_are_judged_alike(name: str, arguments: dict, val
     [
         ("blank_line_after_args", {"query": "q", "limit": None}),
         ("nested_model", {**NESTED_OK, "items": [{"sku": "A", "quantity": None}]}),
-        ("recursive_model", {"tree": {"label": "a", "children": [{"label": "b", "children": None}]}}),
+        (
+            "recursive_model",
+            {"tree": {"label": "a", "children": [{"label": "b", "children": None}]}},
+        ),
     ],
 )
 def test_null_for_an_omittable_argument_is_the_strict_schemas_reading(
