@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from toolsys._readonly import freeze
+from toolsys._readonly import ReadOnlyList, freeze
 
 if TYPE_CHECKING:
     from toolsys.tool import Tool
@@ -78,6 +78,15 @@ class LintIssue:
 def export_tool(tool: Tool, target: str, *, strict: bool = False) -> dict[str, Any]:
     """One tool in one provider's format, read-only (it shares the tool's own schema)."""
     return freeze(_envelope(tool, target, strict))
+
+
+def export_tools(
+    tools: Iterable[Tool], target: str, *, strict: bool = False
+) -> list[dict[str, Any]]:
+    """Several tools in one provider's format: a read-only list of read-only exports."""
+    if target not in TARGETS:
+        raise ValueError(f"Unknown export target {target!r}; use one of: {', '.join(TARGETS)}.")
+    return ReadOnlyList(export_tool(tool, target, strict=strict) for tool in tools)
 
 
 def _envelope(tool: Tool, target: str, strict: bool) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from pydantic_core import ValidationError
 
 from toolsys import failures
 from toolsys.errors import ToolDefinitionError, ToolError
-from toolsys.export import TARGETS, LintIssue, export_tool, lint
+from toolsys.export import LintIssue, export_tools, lint
 from toolsys.pipeline import Call, Layer, chain
 from toolsys.result import ToolResult
 from toolsys.spec import Category, ToolSpec
@@ -181,15 +181,7 @@ class Registry:
         key = (target, strict)
         cached = self._exports.get(key)
         if cached is None:
-            from toolsys._readonly import ReadOnlyList
-
-            if target not in TARGETS:
-                raise ValueError(
-                    f"Unknown export target {target!r}; use one of: {', '.join(TARGETS)}."
-                )
-            cached = ReadOnlyList(
-                export_tool(tool, target, strict=strict) for tool in self._tools.values()
-            )
+            cached = export_tools(self._tools.values(), target, strict=strict)
             self._exports[key] = cached
         return cached
 
