@@ -60,7 +60,8 @@ def freeze(value: Any) -> Any:
 
     Parts that are read-only already are shared, not copied: they cannot change either.
     """
-    if isinstance(value, ReadOnlyDict | ReadOnlyList):
+    kind = type(value)
+    if kind is ReadOnlyDict or kind is ReadOnlyList:
         return value
     if isinstance(value, dict):
         return ReadOnlyDict({key: freeze(item) for key, item in value.items()})

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from toolsys._readonly import ReadOnlyList, freeze
+from toolsys._readonly import ReadOnlyDict, ReadOnlyList, freeze
 
 if TYPE_CHECKING:
     from toolsys.tool import Tool
@@ -77,7 +77,22 @@ class LintIssue:
 
 def export_tool(tool: Tool, target: str, *, strict: bool = False) -> dict[str, Any]:
     """One tool in one provider's format, read-only (it shares the tool's own schema)."""
-    return freeze(_envelope(tool, target, strict))
+    schema = make_strict(tool.parameters, tool.name) if strict else tool.parameters
+    parameters = freeze(schema)  # the tool's own schema is read-only already: shared, not copied
+    if target == "openai":
+        function = {"name": tool.name, "description": tool.description, "parameters": parameters}
+        if strict:
+            function["strict"] = True
+        return ReadOnlyDict({"type": "function", "function": ReadOnlyDict(function)})
+    if target == "anthropic":
+        return ReadOnlyDict(
+            {"name": tool.name, "description": tool.description, "input_schema": parameters}
+        )
+    if target == "mcp":
+        return ReadOnlyDict(
+            {"name": tool.name, "description": tool.description, "inputSchema": parameters}
+        )
+    raise ValueError(f"Unknown export target {target!r}; use one of: {', '.join(TARGETS)}.")
 
 
 def export_tools(
@@ -87,24 +102,6 @@ def export_tools(
     if target not in TARGETS:
         raise ValueError(f"Unknown export target {target!r}; use one of: {', '.join(TARGETS)}.")
     return ReadOnlyList(export_tool(tool, target, strict=strict) for tool in tools)
-
-
-def _envelope(tool: Tool, target: str, strict: bool) -> dict[str, Any]:
-    parameters = make_strict(tool.parameters, tool.name) if strict else tool.parameters
-    if target == "openai":
-        function: dict[str, Any] = {
-            "name": tool.name,
-            "description": tool.description,
-            "parameters": parameters,
-        }
-        if strict:
-            function["strict"] = True
-        return {"type": "function", "function": function}
-    if target == "anthropic":
-        return {"name": tool.name, "description": tool.description, "input_schema": parameters}
-    if target == "mcp":
-        return {"name": tool.name, "description": tool.description, "inputSchema": parameters}
-    raise ValueError(f"Unknown export target {target!r}; use one of: {', '.join(TARGETS)}.")
 
 
 def make_strict(schema: dict[str, Any], tool: str = "tool") -> dict[str, Any]:
