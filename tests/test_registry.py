@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import copy
+import json
+import pickle
 import sys
 import textwrap
 from typing import Literal
@@ -319,3 +322,239 @@ def test_args_model_that_chose_its_own_extra_setting_keeps_it() -> None:
     reg = Registry()
     reg.register(lambda args: sorted(args.model_dump()), name="open_tool", args=Open)
     assert reg.execute("open_tool", {"q": "x", "more": 1}).value == ["more", "q"]
+
+
+# -- issue 9.2: what the schema promises is what execute does -------------------------------------
+
+
+def _search_spec(*params: Param) -> ToolSpec:
+    return ToolSpec("search", "Search.", [Param("query", "string", "Keywords."), *params])
+
+
+def test_an_omitted_spec_argument_leaves_the_implementations_default_in_place() -> None:
+    reg = Registry()
+    reg.register(
+        _search_spec(Param("limit", "integer", "Max results.", required=False)),
+        lambda query, limit=2: min(limit, 2),
+    )
+    assert reg.execute("search", {"query": "x"}).value == 2
+    assert reg.execute("search", '{"query": "x"}').value == 2
+    assert reg.execute("search", {"query": "x", "limit": 1}).value == 1
+
+
+def test_an_omitted_spec_argument_gets_the_declared_default() -> None:
+    reg = Registry()
+    reg.register(
+        _search_spec(Param("limit", "integer", "Max results.", required=False, default=5)),
+        lambda query, limit=2: limit,
+    )
+    assert reg.execute("search", {"query": "x"}).value == 5
+    assert reg.get("search").parameters["properties"]["limit"]["default"] == 5
+
+
+def test_a_nullable_spec_argument_without_a_declared_default_promises_no_default() -> None:
+    reg = Registry()
+    reg.register(
+        _search_spec(Param("version", "string", "Version.", required=False, nullable=True)),
+        lambda query, version="latest": version,
+    )
+    assert "default" not in reg.get("search").parameters["properties"]["version"]
+    assert reg.execute("search", {"query": "x"}).value == "latest"
+    assert reg.execute("search", {"query": "x", "version": None}).value is None
+
+
+def test_an_optional_spec_parameter_with_no_default_anywhere_is_refused_at_registration() -> None:
+    with pytest.raises(ToolDefinitionError, match=r"'limit' may be left out .* no default"):
+        Registry().register(
+            _search_spec(Param("limit", "integer", "Max.", required=False)),
+            lambda query, limit: limit,
+        )
+
+
+SHARED: list[int] = []
+
+
+def test_an_omitted_function_argument_is_not_passed() -> None:
+    reg = Registry()
+
+    def probe(a: int, seen: list[int] = SHARED) -> bool:
+        """Whether `seen` is the function's own default object (Pydantic would pass a copy).
+
+        Args:
+            a: A.
+            seen: Seen.
+        """
+        return seen is SHARED
+
+    reg.register(probe)
+    assert reg.execute("probe", {"a": 1}).value is True
+    assert reg.execute("probe", {"a": 1, "seen": []}).value is False
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("get_weather", "getWeather"),
+        ("getWeather", "get_weather"),
+        ("get_weather", "GetWeather"),
+        ("http_request", "HTTPRequest"),
+        ("get_weather", "get__weather"),
+        ("list_orders_v2", "listOrdersV2"),
+    ],
+)
+def test_names_that_differ_only_by_camel_case_collide(first: str, second: str) -> None:
+    reg = Registry()
+    reg.register(add, name=first)
+    with pytest.raises(ToolDefinitionError) as info:
+        reg.register(add, name=second)
+    message = str(info.value)
+    assert repr(first) in message and repr(second) in message and "camelCase" in message
+    assert reg.names() == [first]
+
+
+@pytest.mark.parametrize(
+    ("name", "normal"),
+    [
+        ("getWeather", "get_weather"),
+        ("HTTPRequest", "http_request"),
+        ("getHTTPResponse", "get_http_response"),
+        ("Get-Weather", "get_weather"),
+        ("get_weather", "get_weather"),
+        ("v2Api", "v2_api"),
+        ("ADD", "add"),
+    ],
+)
+def test_normalize_ignores_case_separators_and_camel_case(name: str, normal: str) -> None:
+    from toolsys.tool import normalize
+
+    assert normalize(name) == normal
+
+
+def test_different_names_still_register() -> None:
+    reg = Registry()
+    for name in ("get_weather", "get_weathers", "set_weather", "weather_get"):
+        reg.register(add, name=name)
+    assert len(reg) == 4
+
+
+def test_did_you_mean_finds_the_camel_case_spelling() -> None:
+    from toolsys.failures import did_you_mean
+
+    assert did_you_mean("getWeather", ["add", "get_weather"])[0] == "get_weather"
+
+
+def test_positional_only_parameters_are_accepted_and_passed_by_position() -> None:
+    reg = Registry()
+
+    def scale(x: float, factor: float = 2.0, /, *, offset: float = 0.0) -> float:
+        """Scale a number.
+
+        Args:
+            x: The number.
+            factor: The factor.
+            offset: Added at the end.
+        """
+        return x * factor + offset
+
+    reg.register(scale)
+    assert reg.get("scale").parameters["required"] == ["x"]
+    assert reg.execute("scale", {"x": 3}).value == 6.0
+    assert reg.execute("scale", {"x": 3, "factor": 3, "offset": 1}).value == 10.0
+    assert reg.execute("scale", '{"x": 3, "offset": 1}').value == 7.0
+    assert reg.execute("scale", {"factor": 3}).error.code == "INVALID_ARGUMENTS"
+
+
+def test_a_spec_implementation_may_take_positional_only_parameters() -> None:
+    reg = Registry()
+    spec = _search_spec(Param("limit", "integer", "Max.", required=False, default=3))
+    reg.register(spec, lambda query, limit=1, /: f"{query}:{limit}")
+    assert reg.execute("search", {"query": "q"}).value == "q:3"
+    assert reg.execute("search", {"query": "q", "limit": 7}).value == "q:7"
+
+
+def test_a_model_defined_in_the_enclosing_function_resolves_with_future_annotations() -> None:
+    # This module has `from __future__ import annotations`: `Box` below is stored as a string.
+    class Box(BaseModel):
+        width: int
+        label: str = ""
+
+    reg = Registry()
+
+    @reg.tool
+    def pack(box: Box, count: int = 1) -> str:
+        """Pack boxes.
+
+        Args:
+            box: The box.
+            count: How many.
+        """
+        return f"{count} x {box.width}"
+
+    assert reg.get("pack").parameters["properties"]["box"]["properties"]["width"] == {
+        "type": "integer"
+    }
+    assert reg.execute("pack", {"box": {"width": 3}, "count": 2}).value == "2 x 3"
+
+
+def test_a_name_defined_nowhere_is_still_reported_with_future_annotations() -> None:
+    def later(x: NotDefinedEither) -> None:  # type: ignore[name-defined] # noqa: F821
+        """Refers to a name that does not exist."""
+
+    with pytest.raises(ToolDefinitionError, match="NotDefinedEither"):
+        Registry().register(later)
+
+
+# -- exports are read-only ------------------------------------------------------------------------
+
+
+def test_an_export_cannot_be_changed_through_what_export_returns(registry: Registry) -> None:
+    exported = registry.export("openai")
+    before = json.dumps(exported)
+    parameters = exported[0]["function"]["parameters"]
+    attempts = [
+        lambda: parameters["properties"]["a"].__setitem__("type", "string"),
+        lambda: parameters["properties"].pop("a"),
+        lambda: parameters["required"].append("c"),
+        lambda: exported[0]["function"].update(name="x"),
+        lambda: exported.append({}),
+        lambda: parameters.setdefault("x", 1),
+        lambda: parameters["required"].clear(),
+    ]
+    for attempt in attempts:
+        with pytest.raises(TypeError, match="cannot be changed"):
+            attempt()
+    assert json.dumps(registry.export("openai")) == before
+    assert registry.export("anthropic")[0]["input_schema"] == parameters
+    assert registry.get("add").parameters["properties"]["a"]["type"] == "number"
+
+
+def test_a_deep_copy_of_an_export_is_plain_and_changes_nothing_else(registry: Registry) -> None:
+    copied = copy.deepcopy(registry.export("openai"))
+    assert type(copied) is list and type(copied[0]["function"]["parameters"]) is dict
+    copied[0]["function"]["parameters"]["properties"]["a"]["type"] = "string"
+    assert registry.export("openai")[0]["function"]["parameters"]["properties"]["a"] == {
+        "type": "number",
+        "description": "First addend.",
+    }
+    assert registry.export("mcp")[0]["inputSchema"]["properties"]["a"]["type"] == "number"
+    assert pickle.loads(pickle.dumps(registry.export("mcp"))) == registry.export("mcp")
+
+
+def test_a_tools_own_schema_is_read_only_too(registry: Registry) -> None:
+    with pytest.raises(TypeError):
+        registry.get("add").parameters["properties"]["b"] = {}
+    strict = registry.export("openai", strict=True)
+    with pytest.raises(TypeError):
+        strict[0]["function"]["parameters"]["required"].remove("a")
+
+
+def test_the_openai_client_accepts_read_only_exports(registry: Registry) -> None:
+    from toolsys import models
+
+    client = models.client()
+    reply = client.chat.completions.create(
+        model=models.default_model(),
+        messages=[{"role": "user", "content": "add 2 and 3"}],
+        tools=registry.export("openai"),
+    )
+    assert reply.choices[0].message.tool_calls[0].function.name == "add"

@@ -1,18 +1,23 @@
 """The schema the model sees and the validator that checks its arguments accept the same inputs.
 
-Both come from one Pydantic model; this property test holds them to it for every golden signature
-except `dates` (JSON Schema's `format` is only an annotation there; we validate dates for real).
-Two documented exceptions are kept out of the generated inputs: integral floats such as 3.0 (JSON
-Schema calls them integers, strict Pydantic does not), and null for an omittable, non-nullable
-argument, which the validator deliberately reads as "use the default" for strict-mode providers.
-A third, found by this test and not yet fixed: Pydantic accepts `true` for `Literal[1, 2, 3]`
-(True == 1 in Python), which JSON Schema's enum rejects; booleans are kept away from integer enums.
+The judge is the `jsonschema` library: on every golden signature, on random and on schema-shaped
+arguments, and on hand-written ones, whatever it accepts the validator accepts and vice versa,
+through both doors (`Tool.validate` for a decoded dict, `Tool.validate_json` for raw text). The
+strict export (OpenAI strict mode) is judged too: whatever it accepts, the validator accepts.
+
+Kept out, each for a stated reason:
+- `dates`: JSON Schema's `format` is only an annotation there; we validate dates for real.
+- null for an omittable, non-nullable property, at any depth: the validator reads it as "left
+  out" (a strict-mode model sends exactly that), where the plain schema says no. Such nulls are
+  dropped before the plain schema judges; the strict schema judges them as they are.
+- `true`/`false` for an integer enum such as `Literal[1, 2, 3]`: Pydantic accepts them (True == 1
+  in Python), JSON Schema's enum does not. Known, not fixed; pinned by a test below.
 """
 
 from __future__ import annotations
 
 import json
-import math
+from typing import Any
 
 import jsonschema
 import pytest
@@ -21,15 +26,25 @@ from hypothesis import strategies as st
 from pydantic_core import ValidationError
 
 from tests.schema_cases import CASES
+from toolsys.export import StrictSchemaError, make_strict
 from toolsys.tool import Tool, tool_from_function
 
 TOOLS = [tool_from_function(fn) for fn in CASES if fn.__name__ != "dates"]
+BY_NAME = {tool.name: tool for tool in TOOLS}
+SETTINGS = settings(
+    max_examples=60,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 
 scalars = (
     st.none()
     | st.booleans()
     | st.integers(-5, 200)
-    | st.floats(allow_nan=False, allow_infinity=False).filter(lambda x: not float(x).is_integer())
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.sampled_from([0.0, 1.0, 2.0, -3.0, 2.5, 1e20])  # integral floats are integers to JSON
     | st.text(max_size=6)
 )
 json_values = st.recursive(
@@ -41,22 +56,7 @@ json_values = st.recursive(
 )
 
 
-def _no_integral_floats(value: object) -> bool:
-    if isinstance(value, float):
-        return not value.is_integer() and math.isfinite(value)
-    if isinstance(value, list):
-        return all(_no_integral_floats(v) for v in value)
-    if isinstance(value, dict):
-        return all(_no_integral_floats(v) for v in value.values())
-    return True
-
-
-def _bool_for_int_enum(tool: Tool, arguments: dict) -> bool:
-    properties = tool.parameters["properties"]
-    return any(
-        isinstance(value, bool) and 1 in properties.get(key, {}).get("enum", [])
-        for key, value in arguments.items()
-    )
+# -- the judges ---------------------------------------------------------------------------------
 
 
 def _validator_accepts(tool: Tool, arguments: dict) -> bool:
@@ -67,31 +67,111 @@ def _validator_accepts(tool: Tool, arguments: dict) -> bool:
     return True
 
 
-def _schema_accepts(tool: Tool, arguments: dict) -> bool:
-    return jsonschema.Draft202012Validator(tool.parameters).is_valid(arguments)
+def _text_validator_accepts(tool: Tool, arguments: dict) -> bool:
+    try:
+        tool.validate_json(json.dumps(arguments))
+    except ValidationError:
+        return False
+    return True
+
+
+def _schema_accepts(schema: dict, arguments: Any) -> bool:
+    return jsonschema.Draft202012Validator(schema).is_valid(arguments)
+
+
+# -- the documented exceptions ------------------------------------------------------------------
+
+
+def _resolve(node: Any, root: dict) -> Any:
+    while isinstance(node, dict) and "$ref" in node:
+        node = root["$defs"][node["$ref"].split("/")[-1]]
+    return node
+
+
+def _options(node: Any, root: dict) -> list[dict]:
+    node = _resolve(node, root)
+    if not isinstance(node, dict):
+        return []
+    return [node, *(_resolve(option, root) for option in node.get("anyOf", ()))]
+
+
+def _nullable(node: Any, root: dict) -> bool:
+    for option in _options(node, root):
+        kind = option.get("type")
+        if kind == "null" or (isinstance(kind, list) and "null" in kind) or not option:
+            return True
+    return False
+
+
+def _drop_nulls_for_defaults(value: Any, node: Any, root: dict) -> Any:
+    """`value` as the validator reads it: a null for an omittable, non-nullable property dropped."""
+    options = _options(node, root)
+    if isinstance(value, dict):
+        for option in options:
+            properties = option.get("properties")
+            if properties is None:
+                continue
+            required = set(option.get("required", ()))
+            out = {}
+            for key, item in value.items():
+                sub = properties.get(key, option.get("additionalProperties", {}))
+                omittable = key in properties and key not in required
+                if item is None and omittable and not _nullable(sub, root):
+                    continue
+                out[key] = _drop_nulls_for_defaults(item, sub, root)
+            return out
+    if isinstance(value, list):
+        for option in options:
+            if isinstance(option.get("items"), dict):
+                return [_drop_nulls_for_defaults(item, option["items"], root) for item in value]
+    return value
+
+
+def _bool_for_int_enum(value: Any, node: Any, root: dict) -> bool:
+    options = _options(node, root)
+    if isinstance(value, bool):
+        return any(
+            any(type(v) is int for v in option.get("enum", ()))
+            for option in options
+            if "enum" in option
+        )
+    if isinstance(value, dict):
+        for option in options:
+            properties = option.get("properties", {})
+            if any(_bool_for_int_enum(v, properties.get(k, {}), root) for k, v in value.items()):
+                return True
+    if isinstance(value, list):
+        for option in options:
+            items = option.get("items")
+            if isinstance(items, dict) and any(_bool_for_int_enum(v, items, root) for v in value):
+                return True
+    return False
+
+
+def assert_judged_alike(tool: Tool, arguments: dict) -> None:
+    schema = tool.parameters
+    if _bool_for_int_enum(arguments, schema, schema):
+        return  # the known exception, pinned by test_true_for_an_integer_enum_is_a_known_exception
+    expected = _schema_accepts(schema, _drop_nulls_for_defaults(arguments, schema, schema))
+    shown = json.dumps(arguments)
+    assert _validator_accepts(tool, arguments) == expected, f"validate: {shown}"
+    assert _text_validator_accepts(tool, arguments) == expected, f"validate_json: {shown}"
+
+
+# -- random arguments ---------------------------------------------------------------------------
 
 
 def _arguments(tool: Tool) -> st.SearchStrategy[dict]:
     """Random arguments: some real parameter names, sometimes an unknown one, random values."""
     names = [*tool.parameters["properties"], "unexpected"]
-    return st.dictionaries(st.sampled_from(names), json_values, max_size=len(names)).filter(
-        lambda args: not _excluded(tool, args)
-    )
-
-
-def _excluded(tool: Tool, arguments: dict) -> bool:
-    null_for_default = any(v is None and k in tool.null_means_default for k, v in arguments.items())
-    return null_for_default or _bool_for_int_enum(tool, arguments)
+    return st.dictionaries(st.sampled_from(names), json_values, max_size=len(names))
 
 
 @pytest.mark.parametrize("tool", TOOLS, ids=lambda t: t.name)
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@SETTINGS
 @given(data=st.data())
 def test_random_arguments_are_judged_alike(tool: Tool, data: st.DataObject) -> None:
-    arguments = data.draw(_arguments(tool))
-    assert _validator_accepts(tool, arguments) == _schema_accepts(tool, arguments), json.dumps(
-        arguments
-    )
+    assert_judged_alike(tool, data.draw(_arguments(tool)))
 
 
 def _from_schema(node: dict, defs: dict, depth: int = 0) -> st.SearchStrategy:
@@ -99,7 +179,9 @@ def _from_schema(node: dict, defs: dict, depth: int = 0) -> st.SearchStrategy:
     if "$ref" in node:
         return _from_schema(defs[node["$ref"].split("/")[-1]], defs, depth + 1)
     if "enum" in node:
-        return st.sampled_from(node["enum"])
+        values = node["enum"]
+        integral = [float(v) for v in values if type(v) is int]  # 2.0 is in enum [1, 2, 3]
+        return st.sampled_from([*values, *integral, None])
     if "anyOf" in node:
         return st.one_of([_from_schema(option, defs, depth) for option in node["anyOf"]])
     kinds = node.get("type", [])
@@ -111,7 +193,7 @@ def _from_schema(node: dict, defs: dict, depth: int = 0) -> st.SearchStrategy:
         if kind == "string":
             strategies.append(st.text(max_size=45))
         elif kind == "integer":
-            strategies.append(st.integers(-5, 200))
+            strategies.append(st.integers(-5, 200) | st.integers(-5, 200).map(float))
         elif kind == "number":
             strategies.append(scalars.filter(lambda v: isinstance(v, int | float)))
         elif kind == "boolean":
@@ -148,28 +230,147 @@ def _object(node: dict, defs: dict, depth: int) -> st.SearchStrategy[dict]:
 
 
 @pytest.mark.parametrize("tool", TOOLS, ids=lambda t: t.name)
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@SETTINGS
 @given(data=st.data())
 def test_schema_shaped_arguments_are_judged_alike(tool: Tool, data: st.DataObject) -> None:
     defs = tool.parameters.get("$defs", {})
-    arguments = data.draw(
-        _object(tool.parameters, defs, 0).filter(lambda args: not _excluded(tool, args))
-    )
-    assert _validator_accepts(tool, arguments) == _schema_accepts(tool, arguments), json.dumps(
-        arguments
-    )
+    assert_judged_alike(tool, data.draw(_object(tool.parameters, defs, 0)))
 
 
 def test_schema_shaped_arguments_are_mostly_valid() -> None:
     """Guard against a vacuous property test: the generator must produce accepted inputs too."""
     accepted = 0
-    tool = next(t for t in TOOLS if t.name == "nested_model")
+    tool = BY_NAME["nested_model"]
 
-    @settings(max_examples=100, deadline=None, database=None)
+    @settings(max_examples=100, deadline=None, database=None, derandomize=True)
     @given(args=_object(tool.parameters, {}, 0))
     def count(args: dict) -> None:
         nonlocal accepted
-        accepted += _schema_accepts(tool, args)
+        accepted += _schema_accepts(tool.parameters, args)
 
     count()
     assert accepted >= 10
+
+
+# -- the strict export --------------------------------------------------------------------------
+
+
+def _strict(tool: Tool) -> dict | None:
+    try:
+        return make_strict(tool.parameters, tool.name)
+    except StrictSchemaError:
+        return None
+
+
+STRICT = [(tool, _strict(tool)) for tool in TOOLS if _strict(tool) is not None]
+
+
+@pytest.mark.parametrize(("tool", "strict"), STRICT, ids=lambda t: getattr(t, "name", "strict"))
+@SETTINGS
+@given(data=st.data())
+def test_what_the_strict_schema_accepts_the_validator_accepts(
+    tool: Tool, strict: dict, data: st.DataObject
+) -> None:
+    """A strict-mode model sends every key, null for "left out": all of it must validate."""
+    arguments = data.draw(_object(strict, strict.get("$defs", {}), 0))
+    if _bool_for_int_enum(arguments, strict, strict) or not _schema_accepts(strict, arguments):
+        return
+    assert _validator_accepts(tool, arguments), json.dumps(arguments)
+    assert _text_validator_accepts(tool, arguments), json.dumps(arguments)
+
+
+# -- hand-written arguments ---------------------------------------------------------------------
+
+TREE_WITH_NULL = {"tree": {"label": "a", "children": [{"label": "b", "children": None}]}}
+NESTED_OK = {"items": [{"sku": "A", "quantity": 2}], "customer": {"name": "N", "address": {}}}
+NESTED_OK["customer"]["address"] = {"street": "S", "city": "C"}
+
+HAND_WRITTEN: list[tuple[str, dict, bool]] = [
+    ("google_style", {"a": 1, "b": 2.5}, True),
+    ("google_style", {"a": "1", "b": 2}, False),
+    ("blank_line_after_args", {"query": "q", "limit": 2.0}, True),
+    ("blank_line_after_args", {"query": "q", "limit": 2.5}, False),
+    ("blank_line_after_args", {"query": "q", "limit": 1e20}, True),
+    ("blank_line_after_args", {"query": "q", "limit": -0.0}, True),
+    ("blank_line_after_args", {"query": "q", "limit": "2"}, False),
+    ("literal_enum", {"level": 2.0}, True),
+    ("literal_enum", {"level": 2.5}, False),
+    ("literal_enum", {"level": 4.0}, False),
+    ("enum_classes", {"unit": "celsius", "priority": 2.0}, True),
+    ("enum_classes", {"unit": "kelvin"}, False),
+    ("containers", {"tags": [], "scores": {"a": 1}, "pair": [1.0, "x"], "fixed": [1.0, 2]}, True),
+    ("containers", {"tags": [], "scores": {}, "pair": [1.5, "x"]}, False),
+    ("containers", {"tags": [], "scores": {}, "pair": [1, "x", 3]}, False),
+    ("union_types", {"target": 3.0}, True),
+    ("union_types", {"target": 3.5}, False),
+    ("union_types", {"target": "x", "value": 3.5}, True),
+    ("annotated_constraints", {"name": "n", "age": 150.0}, True),
+    ("annotated_constraints", {"name": "n", "age": 151.0}, False),
+    ("annotated_constraints", {"name": "", "age": 1}, False),
+    ("optional_versus_default", {"required_nullable": None}, True),
+    ("optional_versus_default", {"required_nullable": 1.0, "omittable": 2.0}, True),
+    ("optional_versus_default", {}, False),
+    ("nested_model", NESTED_OK, True),
+    ("nested_model", {**NESTED_OK, "items": [{"sku": "A", "quantity": 3.0}]}, True),
+    ("nested_model", {**NESTED_OK, "items": [{"sku": "A", "quantity": 0}]}, False),
+    ("nested_model", {**NESTED_OK, "items": [{"sku": "A", "quantity": 2.5}]}, False),
+    ("recursive_model", {"tree": {"label": "a", "children": [{"label": "b"}]}}, True),
+    ("recursive_model", {"tree": {"label": "a", "children": [{"label": 1}]}}, False),
+    ("dataclass_param", {"origin": {"x": 1, "y": 2.0}}, True),
+    ("dataclass_param", {"origin": {"x": 1, "y": 2}, "target": None}, True),
+    ("dataclass_param", {"origin": {"x": 1}}, False),
+    ("any_and_bool", {"payload": {"deep": [1, None, "x"]}, "dry_run": False}, True),
+    ("any_and_bool", {"payload": 1, "dry_run": 1}, False),
+    ("shadowing_names", {"json": "{}", "copy": True, "schema": "v2"}, True),
+]
+
+
+@pytest.mark.parametrize(("name", "arguments", "valid"), HAND_WRITTEN)
+def test_hand_written_arguments_are_judged_alike(name: str, arguments: dict, valid: bool) -> None:
+    tool = BY_NAME[name]
+    assert _schema_accepts(tool.parameters, arguments) is valid  # the judge agrees with us
+    assert _validator_accepts(tool, arguments) is valid
+    assert _text_validator_accepts(tool, arguments) is valid
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments"),
+    [
+        ("blank_line_after_args", {"query": "q", "limit": None}),
+        ("nested_model", {**NESTED_OK, "items": [{"sku": "A", "quantity": None}]}),
+        (
+            "recursive_model",
+            {"tree": {"label": "a", "children": [{"label": "b", "children": None}]}},
+        ),
+    ],
+)
+def test_null_for_an_omittable_argument_is_the_strict_schemas_reading(
+    name: str, arguments: dict
+) -> None:
+    tool = BY_NAME[name]
+    schema = tool.parameters
+    assert not _schema_accepts(schema, arguments)
+    assert _schema_accepts(schema, _drop_nulls_for_defaults(arguments, schema, schema))
+    strict = make_strict(schema, tool.name)
+    sent = _every_key(arguments, strict, strict)
+    assert _schema_accepts(strict, sent)
+    for judged in (arguments, sent):
+        assert _validator_accepts(tool, judged) and _text_validator_accepts(tool, judged)
+
+
+def _every_key(value: Any, node: Any, root: dict) -> Any:
+    """What a strict-mode model sends: every key at every depth, null for the ones left out."""
+    for option in _options(node, root):
+        if isinstance(value, dict) and "properties" in option:
+            return {k: _every_key(value.get(k), s, root) for k, s in option["properties"].items()}
+        if isinstance(value, list) and isinstance(option.get("items"), dict):
+            return [_every_key(item, option["items"], root) for item in value]
+    return value
+
+
+def test_true_for_an_integer_enum_is_a_known_exception() -> None:
+    """Pydantic reads `true` as 1 for `Literal[1, 2, 3]`; JSON Schema does not. If this starts
+    failing, the exception is gone: remove it from this module's docstring and judges."""
+    tool = BY_NAME["literal_enum"]
+    assert not _schema_accepts(tool.parameters, {"level": True})
+    assert _validator_accepts(tool, {"level": True})

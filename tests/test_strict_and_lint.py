@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
@@ -71,7 +71,7 @@ def test_optional_fields_become_required_and_nullable() -> None:
             Param("mode", "string", "Mode.", required=False, enum=["a", "b"]),
         ],
     )
-    registry.register(spec, lambda query, limit, mode: (query, limit, mode))
+    registry.register(spec, lambda query, limit, mode=None: (query, limit, mode))
     function = registry.export("openai", strict=True)[0]["function"]
     assert function["strict"] is True
     parameters = function["parameters"]
@@ -129,3 +129,85 @@ def test_lint_counts_tools_against_openais_limit() -> None:
 def test_lint_rejects_an_unknown_target() -> None:
     with pytest.raises(ValueError, match="Unknown lint target 'gemini'"):
         Registry().lint("gemini")
+
+
+def info(version: str | None = "latest", note: str = "", mode: Literal["a", "b"] | None = "a"):
+    """Show docs info.
+
+    Args:
+        version: Docs version; null for no version filter.
+        note: Free text.
+        mode: Display mode
+    """
+    return (version, note, mode)
+
+
+def test_strict_null_means_none_and_the_default_is_written_where_the_model_reads() -> None:
+    registry = Registry()
+    registry.register(info)
+    strict = registry.export("openai", strict=True)[0]["function"]["parameters"]["properties"]
+    assert strict["version"] == {
+        "type": ["string", "null"],
+        "description": 'Docs version; null for no version filter. Default: "latest"; to get the '
+        'default, send "latest" (null means no value).',
+    }
+    assert strict["mode"]["description"] == (
+        'Display mode. Default: "a"; to get the default, send "a" (null means no value).'
+    )
+    assert strict["note"] == {"type": ["string", "null"], "description": "Free text."}
+    # Every outcome of the plain schema stays reachable for a strict-mode model:
+    sent = {"version": None, "note": None, "mode": None}
+    assert registry.execute("info", sent).value == (None, "", None)  # null: None; left out: ""
+    sent = {"version": "latest", "note": None, "mode": "a"}
+    assert registry.execute("info", sent).value == ("latest", "", "a")  # the defaults, sent
+    assert registry.execute("info", {}).value == ("latest", "", "a")  # plain mode: left out
+
+
+def test_a_nullable_spec_parameter_with_a_declared_default_reads_the_same() -> None:
+    registry = Registry()
+    spec = ToolSpec(
+        "resize",
+        "Resize.",
+        [Param("scale", "number", "Factor.", required=False, default=1.0, nullable=True)],
+    )
+    registry.register(spec, lambda scale=2.0: scale)
+    strict = registry.export("openai", strict=True)[0]["function"]["parameters"]
+    assert strict["properties"]["scale"]["description"].endswith(
+        "Default: 1.0; to get the default, send 1.0 (null means no value)."
+    )
+    assert registry.execute("resize", {"scale": None}).value is None
+    assert registry.execute("resize", {}).value == 1.0
+
+
+def test_no_default_note_when_null_already_means_the_default() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "a": {"type": ["integer", "null"], "default": None},
+            "b": {"type": "integer", "default": 3},
+            "c": {"type": ["integer", "null"]},
+        },
+    }
+    strict = make_strict(schema)["properties"]
+    assert strict == {
+        "a": {"type": ["integer", "null"]},
+        "b": {"type": ["integer", "null"]},
+        "c": {"type": ["integer", "null"]},
+    }
+
+
+def test_strict_nested_nulls_mean_the_nested_defaults() -> None:
+    registry = Registry()
+    nested = next(fn for fn in CASES if fn.__name__ == "nested_model")
+    registry.register(nested)
+    strict = registry.export("openai", strict=True)[0]["function"]["parameters"]
+    item = strict["properties"]["items"]["items"]
+    assert item["required"] == ["sku", "quantity"]
+    assert item["properties"]["quantity"]["type"] == ["integer", "null"]
+    address = {"street": "S", "city": "C", "country": None}
+    sent = {
+        "items": [{"sku": "A", "quantity": None}],
+        "customer": {"name": "N", "address": address},
+    }
+    model = registry.get("nested_model").validate(sent)
+    assert model.items[0].quantity == 1 and model.customer.address.country == "FR"

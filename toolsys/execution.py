@@ -178,14 +178,14 @@ def validate(tool: Tool, raw: Any, *, coerce: bool = False) -> BaseModel | ToolR
 
 def _validate(tool: Tool, raw: Any, coerce: bool) -> BaseModel | ToolResult:
     kind = type(raw)
-    if kind is dict and not coerce and not tool.null_means_default:
+    if kind is dict and not (coerce or tool.null_means_default or tool.accepts_anything):
         try:  # the common case: a plain dict that is valid as it is
             return tool.validator.validate_python(raw, strict=True)
         except ValidationError:
             pass
     if kind is str and not coerce and len(raw) <= MAX_ARGUMENT_CHARS:
         try:  # the common case for models: JSON text that is valid as it is
-            return tool.validator.validate_json(raw or "{}", strict=True)
+            return tool.validate_json(raw or "{}")
         except ValidationError:
             pass  # the general path below finds out exactly what is wrong
     if isinstance(raw, str | bytes | bytearray):

@@ -5,16 +5,23 @@ Anthropic's `{"name", "description", "input_schema"}` and MCP's `{"name", "descr
 "inputSchema"}`. Strict mode (OpenAI) asks more of the schema; `make_strict` does the rewriting
 and says exactly where and why when a schema cannot be made strict.
 
+What this module hands out is read-only (toolsys/_readonly.py): an export shares the tool's
+schema, so editing one would edit the tool and every other format. `copy.deepcopy` gives a copy
+you may change.
+
 Chapter 03 builds this by hand first: notebooks/03_schemas.ipynb.
 """
 
 from __future__ import annotations
 
 import copy
+import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
+
+from toolsys._readonly import ReadOnlyDict, ReadOnlyList, freeze
 
 if TYPE_CHECKING:
     from toolsys.tool import Tool
@@ -69,29 +76,42 @@ class LintIssue:
 
 
 def export_tool(tool: Tool, target: str, *, strict: bool = False) -> dict[str, Any]:
-    """One tool in one provider's format."""
-    parameters = make_strict(tool.parameters, tool.name) if strict else tool.parameters
+    """One tool in one provider's format, read-only (it shares the tool's own schema)."""
+    schema = make_strict(tool.parameters, tool.name) if strict else tool.parameters
+    parameters = freeze(schema)  # the tool's own schema is read-only already: shared, not copied
     if target == "openai":
-        function: dict[str, Any] = {
-            "name": tool.name,
-            "description": tool.description,
-            "parameters": parameters,
-        }
+        function = {"name": tool.name, "description": tool.description, "parameters": parameters}
         if strict:
             function["strict"] = True
-        return {"type": "function", "function": function}
+        return ReadOnlyDict({"type": "function", "function": ReadOnlyDict(function)})
     if target == "anthropic":
-        return {"name": tool.name, "description": tool.description, "input_schema": parameters}
+        return ReadOnlyDict(
+            {"name": tool.name, "description": tool.description, "input_schema": parameters}
+        )
     if target == "mcp":
-        return {"name": tool.name, "description": tool.description, "inputSchema": parameters}
+        return ReadOnlyDict(
+            {"name": tool.name, "description": tool.description, "inputSchema": parameters}
+        )
     raise ValueError(f"Unknown export target {target!r}; use one of: {', '.join(TARGETS)}.")
+
+
+def export_tools(
+    tools: Iterable[Tool], target: str, *, strict: bool = False
+) -> list[dict[str, Any]]:
+    """Several tools in one provider's format: a read-only list of read-only exports."""
+    if target not in TARGETS:
+        raise ValueError(f"Unknown export target {target!r}; use one of: {', '.join(TARGETS)}.")
+    return ReadOnlyList(export_tool(tool, target, strict=strict) for tool in tools)
 
 
 def make_strict(schema: dict[str, Any], tool: str = "tool") -> dict[str, Any]:
     """Rewrite a schema for OpenAI strict mode, or raise `StrictSchemaError` saying why not.
 
     Objects get `additionalProperties: false` and list every property as required; a property
-    that could be left out becomes nullable instead (null then means "use the default").
+    that could be left out becomes nullable instead (null then means "use the default"). One
+    that was nullable already keeps null for None: if its default is something else, the
+    default (which strict mode must drop) goes into its description, and a model that wants it
+    sends it (`version: str | None = "latest"`: null means None, "latest" the default).
     """
     return _strict(copy.deepcopy(schema), tool, "$", 0)
 
@@ -128,8 +148,14 @@ def _strict(node: dict[str, Any], tool: str, path: str, depth: int) -> dict[str,
         properties = node.get("properties", {})
         required = set(node.get("required", ()))
         for name, sub in list(properties.items()):
+            default = sub.get("default")
             sub = _strict(sub, tool, f"{path}.{name}", depth + 1)
-            properties[name] = sub if name in required else _make_nullable(sub)
+            if name in required:
+                properties[name] = sub
+            elif default is not None and _allows_null(sub):
+                properties[name] = _say_default(sub, default)
+            else:
+                properties[name] = _make_nullable(sub)
         node["required"] = list(properties)
         node["additionalProperties"] = False
     if isinstance(node.get("items"), dict):
@@ -149,12 +175,29 @@ def _strict(node: dict[str, Any], tool: str, path: str, depth: int) -> dict[str,
     return node
 
 
-def _make_nullable(node: dict[str, Any]) -> dict[str, Any]:
+def _allows_null(node: Mapping[str, Any]) -> bool:
     kind = node.get("type")
     if kind == "null" or (isinstance(kind, list) and "null" in kind):
+        return True
+    return any(option.get("type") == "null" for option in node.get("anyOf", ()))
+
+
+def _say_default(node: dict[str, Any], default: Any) -> dict[str, Any]:
+    """Null means None here, so the dropped default is reachable only by sending it: say so."""
+    value = json.dumps(default, ensure_ascii=False)
+    note = f"Default: {value}; to get the default, send {value} (null means no value)."
+    description = node.get("description", "").rstrip()
+    if description and description[-1] not in ".!?":
+        description += "."
+    rest = {key: item for key, item in node.items() if key != "description"}
+    first = {"type": rest.pop("type")} if "type" in rest else {}
+    return {**first, "description": f"{description} {note}".strip(), **rest}
+
+
+def _make_nullable(node: dict[str, Any]) -> dict[str, Any]:
+    if _allows_null(node):
         return node
-    if any(option.get("type") == "null" for option in node.get("anyOf", ())):
-        return node
+    kind = node.get("type")
     if isinstance(kind, str) and "enum" not in node:
         return {**node, "type": [kind, "null"]}
     if isinstance(kind, list):

@@ -35,7 +35,7 @@ from toolsys.execution import (
     resolve,
     validate,
 )
-from toolsys.export import TARGETS, LintIssue, export_tool, lint
+from toolsys.export import LintIssue, export_tools, lint
 from toolsys.result import ToolResult
 from toolsys.spec import Category, ToolSpec
 from toolsys.tool import Tool, normalize, tool_from_function, tool_from_spec
@@ -68,7 +68,12 @@ class Registry:
             same = existing == tool.name
             raise ToolDefinitionError(
                 f"A tool named {existing!r} is already registered"
-                + ("" if same else f", and {tool.name!r} differs from it only by case or '-'/'_'")
+                + (
+                    ""
+                    if same
+                    else f", and {tool.name!r} differs from it only by case, '-'/'_' or "
+                    f"camelCase (both read as {key!r}; a model confuses them)"
+                )
                 + ". Choose another name, unregister the old tool first, or pass replace=True "
                 "to override it on purpose."
             )
@@ -176,16 +181,13 @@ class Registry:
     def export(self, target: str = "openai", *, strict: bool = False) -> list[dict[str, Any]]:
         """All tools in a provider's format. Cached: free until the tool set changes.
 
-        The list is shared between calls; copy it before changing it.
+        The list and everything in it are read-only, because they are shared between calls and
+        with the tools themselves: `copy.deepcopy(registry.export())` gives a copy to change.
         """
         key = (target, strict)
         cached = self._exports.get(key)
         if cached is None:
-            if target not in TARGETS:
-                raise ValueError(
-                    f"Unknown export target {target!r}; use one of: {', '.join(TARGETS)}."
-                )
-            cached = [export_tool(tool, target, strict=strict) for tool in self._tools.values()]
+            cached = export_tools(self._tools.values(), target, strict=strict)
             self._exports[key] = cached
         return cached
 

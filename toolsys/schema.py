@@ -15,6 +15,7 @@ Chapter 03 builds this by hand first: notebooks/03_schemas.ipynb.
 from __future__ import annotations
 
 import inspect
+import sys
 import typing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -37,7 +38,8 @@ _JSON_TO_PYTHON: dict[str, Any] = {
     "object": dict[str, Any],
 }
 _RESERVED = frozenset(dir(BaseModel))
-_FORBID_EXTRA = ConfigDict(extra="forbid")
+# No unknown arguments, and no NaN or infinity for a float: JSON has neither.
+_FORBID_EXTRA = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 @dataclass(frozen=True)
@@ -45,13 +47,15 @@ class ArgumentsModel:
     """A tool's argument model plus how to call the implementation with it.
 
     `aliases` maps the model's field names to the implementation's parameter names (they differ
-    only when a parameter name would shadow a Pydantic attribute, like `json` or `copy`).
+    only when a parameter name would shadow a Pydantic attribute, like `json` or `copy`);
+    `positional` names, in order, the fields that must be passed by position (`def f(x, /)`).
     """
 
     model: type[BaseModel]
     description: str
     aliases: dict[str, str]
     diagnostics: tuple[str, ...] = ()
+    positional: tuple[str, ...] = ()
 
 
 def _python_type(param: Param) -> Any:
@@ -65,13 +69,19 @@ def _python_type(param: Param) -> Any:
 
 
 def _drop_null_default(schema: dict[str, Any]) -> None:
-    # An omittable, non-nullable parameter: "default": null would tell the model null is fine.
+    # `default=None` on a Param means "none declared": "default": null would promise the model
+    # that leaving the argument out means null, when it means "the implementation's own default".
     if schema.get("default", 0) is None:
         del schema["default"]
 
 
 def model_from_params(name: str, params: Sequence[Param]) -> type[BaseModel]:
-    """Build the argument model of a declarative spec."""
+    """Build the argument model of a declarative spec.
+
+    An optional parameter with no declared default still gets `None` in the model (Pydantic needs
+    a value); `Tool.call` leaves such an argument out when the model did, so the implementation's
+    own default applies.
+    """
     fields: dict[str, Any] = {}
     seen: set[str] = set()
     for param in params:
@@ -81,7 +91,7 @@ def model_from_params(name: str, params: Sequence[Param]) -> type[BaseModel]:
                 "give each one a unique name."
             )
         seen.add(param.name)
-        extra = None if param.nullable else _drop_null_default
+        extra = _drop_null_default if param.default is None else None
         info = Field(
             default=... if param.required else param.default,
             description=param.description or None,
@@ -132,11 +142,44 @@ def _split_annotated(annotation: Any) -> tuple[Any, str | None]:
     return annotation, None
 
 
+# The modules a registration passes through before it reaches `model_from_function`.
+_REGISTERING = frozenset({__name__, "toolsys.tool", "toolsys.registry"})
+
+
+def _enclosing_namespace(fn: Callable[..., Any]) -> dict[str, Any]:
+    """Names visible where `fn` was defined but not in its module: its closure, and the locals of
+    the function that is registering it (as pydantic's `validate_call` reads its caller's frame).
+
+    With `from __future__ import annotations`, `def tool(args: Local)` inside a function stores the
+    string "Local", and the class it names lives only in that function's locals.
+    """
+    namespace: dict[str, Any] = {}
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_globals.get("__name__") in _REGISTERING:
+        frame = frame.f_back
+    if frame is not None and frame.f_locals is not frame.f_globals:
+        namespace.update(frame.f_locals)
+    code = getattr(fn, "__code__", None)
+    for var, cell in zip(getattr(code, "co_freevars", ()), fn.__closure__ or (), strict=False):
+        try:
+            namespace[var] = cell.cell_contents
+        except ValueError:  # a closure variable not assigned yet
+            continue
+    return namespace
+
+
+def _type_hints(fn: Callable[..., Any]) -> dict[str, Any]:
+    try:
+        return typing.get_type_hints(fn, include_extras=True)
+    except NameError:
+        return typing.get_type_hints(fn, localns=_enclosing_namespace(fn), include_extras=True)
+
+
 def model_from_function(fn: Callable[..., Any], name: str) -> ArgumentsModel:
     """Build the argument model of a plain function from its signature and docstring."""
     try:
         signature = inspect.signature(fn)
-        hints = typing.get_type_hints(fn, include_extras=True)
+        hints = _type_hints(fn)
     except (NameError, TypeError, ValueError) as exc:
         raise ToolDefinitionError(
             f"Tool {name!r}: cannot read the type hints of {fn.__qualname__}: {exc}. "
@@ -146,8 +189,9 @@ def model_from_function(fn: Callable[..., Any], name: str) -> ArgumentsModel:
     diagnostics: list[str] = []
     fields: dict[str, Any] = {}
     aliases: dict[str, str] = {}
+    positional: list[str] = []
     for param in signature.parameters.values():
-        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD, param.POSITIONAL_ONLY):
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
             raise ToolDefinitionError(
                 f"Tool {name!r}: parameter {param.name!r} is {param.kind.description}; a model can "
                 "only send named arguments. Give the function explicit keyword parameters."
@@ -167,6 +211,8 @@ def model_from_function(fn: Callable[..., Any], name: str) -> ArgumentsModel:
         default = ... if param.default is inspect.Parameter.empty else param.default
         field = field_name(param.name)
         aliases[field] = param.name
+        if param.kind is param.POSITIONAL_ONLY:  # named in the schema, passed by position
+            positional.append(field)
         alias = param.name if field != param.name else None
         fields[field] = (annotation, Field(default, description=description, alias=alias))
     for documented in doc.params:
@@ -175,7 +221,8 @@ def model_from_function(fn: Callable[..., Any], name: str) -> ArgumentsModel:
                 f"the docstring documents {documented!r}, which is not a parameter of "
                 f"{fn.__qualname__}; rename or remove it."
             )
-    return ArgumentsModel(_create(name, fields), doc.description, aliases, tuple(diagnostics))
+    model = _create(name, fields)
+    return ArgumentsModel(model, doc.description, aliases, tuple(diagnostics), tuple(positional))
 
 
 def json_schema(model: type[BaseModel]) -> dict[str, Any]:

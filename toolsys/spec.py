@@ -30,8 +30,10 @@ class Category(StrEnum):
 class Param:
     """One parameter of a declarative spec.
 
-    `required=False` means the model may leave it out (the implementation then receives `default`);
-    `nullable=True` means the model may send `null`. The two are different questions.
+    `required=False` means the model may leave it out: the implementation then receives
+    `default`, or, when none is declared (`default=None`), is called without the argument and
+    uses its own default. `nullable=True` means the model may send `null`. The two are
+    different questions.
     """
 
     name: str

@@ -1,22 +1,31 @@
 """`Tool`: a registered tool, ready to validate arguments and call its implementation.
 
 Everything about a tool that can be computed once is computed here, at registration: the argument
-model, its validator, the cleaned JSON Schema, the diagnostics. Calls then only look things up.
+model, its validator, the cleaned JSON Schema (read-only), the diagnostics. Calls then only look
+things up. How the validator is held to what the schema promises is in `toolsys/_agreement.py`.
 """
 
 from __future__ import annotations
 
 import inspect
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 from pydantic_core import SchemaValidator, ValidationError
 
+from toolsys._agreement import (
+    accepts_anything,
+    check_json,
+    could_be_nonstandard,
+    json_text,
+    parse_json,
+    repair,
+)
+from toolsys._readonly import freeze
 from toolsys.errors import ToolDefinitionError
-from toolsys.result import to_json
 from toolsys.schema import (
     ArgumentsModel,
     field_name,
@@ -24,7 +33,7 @@ from toolsys.schema import (
     model_from_function,
     model_from_params,
 )
-from toolsys.spec import Category, ToolSpec
+from toolsys.spec import Category, Param, ToolSpec
 
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
@@ -39,14 +48,25 @@ def check_name(name: str) -> None:
         )
 
 
+_CAMEL_WORDS = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_SEPARATORS = re.compile(r"[-_]+")
+
+
 def normalize(name: str) -> str:
-    """The form two names must not share: `Get-Weather` and `get_weather` confuse a model."""
-    return name.lower().replace("-", "_")
+    """The form two names must not share, because a model confuses them: case, `-` or `_`, and
+    camelCase word boundaries are ignored (`getWeather`, `Get-Weather` -> `get_weather`,
+    `HTTPRequest` -> `http_request`)."""
+    return _SEPARATORS.sub("_", _CAMEL_WORDS.sub("_", name)).lower()
 
 
 @dataclass(frozen=True, eq=False)
 class Tool:
-    """A tool as the registry holds it. `parameters` is the JSON Schema the model sees."""
+    """A tool as the registry holds it. `parameters` is the JSON Schema the model sees (read-only).
+
+    `positional` names the fields passed by position (`def f(x, /)`), each with the value to
+    pass when the model left it out but sent a later one; `declared_defaults` names the fields
+    whose declared default is passed when the model leaves them out (`Param(default=...)`).
+    """
 
     name: str
     description: str
@@ -61,44 +81,95 @@ class Tool:
     pass_model: bool = False
     aliases: Mapping[str, str] = field(default_factory=dict, repr=False)
     null_means_default: frozenset[str] = field(default=frozenset(), repr=False)
+    positional: tuple[tuple[str, Any], ...] = field(default=(), repr=False)
+    declared_defaults: frozenset[str] = field(default=frozenset(), repr=False)
     validator: SchemaValidator = field(init=False, repr=False)
+    accepts_anything: bool = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "validator", self.model.__pydantic_validator__)
+        object.__setattr__(self, "accepts_anything", accepts_anything(self.parameters))
 
     def validate(self, arguments: Mapping[str, Any], *, coerce: bool = False) -> BaseModel:
         """Validate decoded JSON arguments; raises pydantic's ValidationError.
 
-        Strict by default, so the validator accepts what the schema accepts. One leniency: `null`
-        for an omittable, non-nullable argument means "use the default" (strict-mode providers
-        must send every key, and send null for the ones they would have left out).
+        Strict by default, so the validator accepts what the schema accepts, and only JSON: a
+        value JSON cannot carry (bytes, a set, an object, NaN) is refused, never stringified.
+        Where JSON Schema and strict Pydantic read JSON differently, JSON Schema wins: `2.0` is
+        an integer, and `null` for an omittable, non-nullable argument (at any depth) means "use
+        the default" (strict-mode providers must send every key, and send null for the ones
+        they would have left out).
         """
+        if type(arguments) is not dict:
+            arguments = dict(arguments)
+        if self.accepts_anything:
+            check_json(arguments)
         if self.null_means_default and None in arguments.values():
             arguments = {
                 key: value
                 for key, value in arguments.items()
                 if value is not None or key not in self.null_means_default
             }
+        try:
+            return self._validate(arguments, coerce)
+        except ValidationError as exc:
+            repaired = repair(arguments, exc, self.parameters)
+            if repaired is None:
+                raise
+        return self._validate(repaired, coerce)
+
+    def _validate(self, arguments: dict[str, Any], coerce: bool) -> BaseModel:
         if coerce:
             return self.validator.validate_python(arguments)
         try:
             return self.validator.validate_python(arguments, strict=True)
         except ValidationError:
             # JSON's strict mode also accepts ISO dates, enum values and the like as strings.
-            return self.validator.validate_json(to_json(arguments), strict=True)
+            return self.validator.validate_json(json_text(arguments), strict=True)
 
-    def validate_json(self, text: str, *, coerce: bool = False) -> BaseModel:
-        """The fast path for raw JSON text; raises ValidationError (json_invalid included)."""
-        return self.validator.validate_json(text, strict=not coerce)
+    def validate_json(self, text: str | bytes, *, coerce: bool = False) -> BaseModel:
+        """Validate raw JSON text; raises ValidationError (json_invalid included).
+
+        The same promise as `validate`: what JSON Schema accepts, and nothing JSON cannot say
+        (pydantic would read the non-standard `NaN` and `Infinity`).
+        """
+        try:
+            model = self.validator.validate_json(text, strict=not coerce)
+        except ValidationError:
+            data = parse_json(text)
+            if not isinstance(data, dict):
+                raise
+            check_json(data)
+            return self.validate(data, coerce=coerce)
+        if could_be_nonstandard(text):
+            check_json(parse_json(text))
+        return model
 
     def call(self, arguments: BaseModel) -> Any:
-        """Call the implementation; for an async tool this returns the coroutine."""
+        """Call the implementation with the arguments the model sent; for an async tool this
+        returns the coroutine.
+
+        An argument the model left out is left out of the call too, so the implementation's own
+        default applies, unless the spec declared a default for it (that one is passed).
+        """
         if self.pass_model:
             return self.fn(arguments)
         values = arguments.__dict__
+        given = arguments.__pydantic_fields_set__
+        if len(given) != len(values):
+            values = {k: v for k, v in values.items() if k in given or k in self.declared_defaults}
+        if self.positional:
+            return self._call_positional(values)
         if not self.aliases:
             return self.fn(**values)
         return self.fn(**{self.aliases[key]: value for key, value in values.items()})
+
+    def _call_positional(self, values: dict[str, Any]) -> Any:
+        names = [name for name, _ in self.positional]
+        last = max((i for i, name in enumerate(names) if name in values), default=-1)
+        head = [values.get(name, default) for name, default in self.positional[: last + 1]]
+        rest = {self.aliases.get(k, k): v for k, v in values.items() if k not in names}
+        return self.fn(*head, **rest)
 
 
 def _is_async(fn: Callable[..., Any]) -> bool:
@@ -126,11 +197,13 @@ def _build(
     source: str,
     pass_model: bool = False,
     aliases: Mapping[str, str] | None = None,
+    positional: tuple[tuple[str, Any], ...] = (),
+    declared_defaults: frozenset[str] = frozenset(),
 ) -> Tool:
     check_name(name)
     if not callable(fn):
         raise ToolDefinitionError(f"Tool {name!r}: the implementation {fn!r} is not callable.")
-    parameters = json_schema(model)
+    parameters = freeze(json_schema(model))
     required = set(parameters.get("required", ()))
     properties = parameters.get("properties", {})
     null_means_default = frozenset(
@@ -156,6 +229,8 @@ def _build(
         pass_model=pass_model,
         aliases=dict(aliases) if only_renamed else {},
         null_means_default=null_means_default,
+        positional=positional,
+        declared_defaults=declared_defaults,
     )
 
 
@@ -183,6 +258,7 @@ def tool_from_function(
         diagnostics=list(built.diagnostics),
         source="function",
         aliases=built.aliases,
+        positional=tuple((f, built.model.model_fields[f].default) for f in built.positional),
     )
 
 
@@ -235,14 +311,17 @@ def _closed(model: type[BaseModel]) -> type[BaseModel]:
 
 
 def tool_from_spec(spec: ToolSpec, fn: Callable[..., Any]) -> Tool:
-    """A tool from a declarative spec; the implementation must accept the spec's parameters."""
+    """A tool from a declarative spec; the implementation must accept the spec's parameters.
+
+    A parameter the model leaves out gets the spec's declared default, or, with none declared,
+    is left out of the call so the implementation's own default applies.
+    """
     if isinstance(spec.parameters, type):
         return _from_model(
             fn, spec.name, spec.description, spec.category, spec.tags, spec.parameters
         )
     check_name(spec.name)
-    names = [p.name for p in spec.parameters]
-    _check_signature_matches(spec.name, fn, names)
+    positional = _check_signature_matches(spec.name, fn, spec.parameters)
     return _build(
         name=spec.name,
         description=spec.description,
@@ -252,22 +331,49 @@ def tool_from_spec(spec: ToolSpec, fn: Callable[..., Any]) -> Tool:
         tags=spec.tags,
         diagnostics=[],
         source="spec",
-        aliases={field_name(n): n for n in names},
+        aliases={field_name(p.name): p.name for p in spec.parameters},
+        positional=positional,
+        declared_defaults=frozenset(
+            field_name(p.name) for p in spec.parameters if not p.required and p.default is not None
+        ),
     )
 
 
-def _check_signature_matches(name: str, fn: Callable[..., Any], names: list[str]) -> None:
-    """Catch drift between a spec and its implementation when it is registered, not when called."""
+def _check_signature_matches(
+    name: str, fn: Callable[..., Any], params: Sequence[Param]
+) -> tuple[tuple[str, Any], ...]:
+    """Catch drift between a spec and its implementation when it is registered, not when called.
+
+    Returns the fields to pass by position (`def impl(query, /)`), with the implementation's
+    default for each.
+    """
     try:
         signature = inspect.signature(fn)
     except (TypeError, ValueError):
-        return
+        return ()
+    names = [p.name for p in params]
+    accepted = ", ".join(signature.parameters)
+    where = f"{getattr(fn, '__qualname__', fn)!r}({accepted})"
+    by_position = [p for p in signature.parameters.values() if p.kind is p.POSITIONAL_ONLY]
+    while by_position and by_position[-1].name not in names:
+        by_position.pop()
+    keywords = {n: None for n in names if n not in {p.name for p in by_position}}
     try:
-        signature.bind(**dict.fromkeys(names))
+        for p in by_position:
+            if p.name not in names and p.default is p.empty:
+                raise TypeError(f"missing a required argument: {p.name!r}")
+        signature.bind(*[None] * len(by_position), **keywords)
     except TypeError as exc:
-        accepted = ", ".join(signature.parameters)
         raise ToolDefinitionError(
             f"Tool {name!r}: the spec's parameters ({', '.join(names) or 'none'}) do not match "
-            f"{getattr(fn, '__qualname__', fn)!r}({accepted}): {exc}. "
-            "Rename one side so they agree."
+            f"{where}: {exc}. Rename one side so they agree."
         ) from exc
+    for param in params:
+        own = signature.parameters.get(param.name)
+        if not param.required and param.default is None and own and own.default is own.empty:
+            raise ToolDefinitionError(
+                f"Tool {name!r}: parameter {param.name!r} may be left out (required=False) but "
+                f"has no default, neither in the spec nor in {where}. Declare one with "
+                f"Param(..., default=...) or give the function a default."
+            )
+    return tuple((field_name(p.name), p.default) for p in by_position)
