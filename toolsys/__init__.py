@@ -5,6 +5,7 @@ registry (+ pipeline layers) -> loop -> models, tools, widgets, checks, cli.
 `import toolsys` stays light: openai, ipywidgets, matplotlib and mcp load only when used.
 """
 
+from toolsys._redact import add_secret, add_secret_name, add_secret_pattern, redact, redact_secrets
 from toolsys.errors import ErrorCode, ErrorInfo, ToolDefinitionError, ToolError
 from toolsys.export import LintIssue, StrictSchemaError
 from toolsys.pipeline import Call, Layer
@@ -28,5 +29,10 @@ __all__ = [
     "ToolError",
     "ToolResult",
     "ToolSpec",
+    "add_secret",
+    "add_secret_name",
+    "add_secret_pattern",
     "discover",
+    "redact",
+    "redact_secrets",
 ]
