@@ -337,6 +337,12 @@ def test_the_transcript_trace_redacts_before_it_cuts(monkeypatch) -> None:
         ("SESSION_TIMEOUT", "3600"),
         ("AUTH_ENABLED", "true"),
         ("KEYBOARD_LAYOUT", "us"),
+        ("XDG_SESSION_CLASS", "user"),
+        ("DESKTOP_SESSION", "ubuntu"),
+        ("SSH_AUTH_SOCK", "/tmp/ssh-agent.sock"),
+        ("AUTH_TYPE", "basic"),
+        ("DB_PASS_FILE", "/run/secrets/db"),
+        ("TOKENIZERS_PARALLELISM", "false"),
         ("BUILD_DATE", "2024-11-29T10:00:00Z"),
     ],
 )

@@ -5,8 +5,8 @@ A tool's exception message can contain an API key from the environment, a traceb
 
 What counts as a secret:
 - the value of an environment variable whose *name* says so (`SECRET_WORDS` anywhere in it, or
-  `SECRET_PARTS` as a whole `_`-separated part: `MYSQL_PWD`, `GH_PAT`...), at least 4 characters
-  long and not a bare number or true/false;
+  ending in one of `SECRET_ENDINGS`: `MYSQL_PWD`, `GH_PAT`, but not `SSH_AUTH_SOCK` or
+  `DESKTOP_SESSION`), at least 4 characters long and not a bare number or true/false;
 - the value of *any* environment variable that looks generated: 16+ characters of letters and
   digits (and `-_+/=`), no dots, colons or spaces, switching often between lower case, upper
   case and digits (`3f2a9c1d8e7b6a5f`, not `gpt-4o-mini-2024-07-18` or `x86_64-linux-gnu`);
@@ -59,11 +59,10 @@ SECRET_WORDS = (
     "CREDENTIAL",
     "PRIVATE",
     "COOKIE",
-    "SESSION",
     "DATABASE_URL",
     "CONNECTION_STRING",
 )
-SECRET_PARTS = ("PASS", "PWD", "AUTH", "DSN", "PAT", "CREDS", "SIG")
+SECRET_ENDINGS = ("PASS", "PWD", "AUTH", "DSN", "PAT", "CREDS", "SIG")  # as the name's last part
 REDACTED = "[redacted]"
 _MIN_SECRET_LENGTH = 4
 _MIN_CUT_LENGTH = 8  # this much of the start of a secret, cut off, is still redacted
@@ -252,7 +251,7 @@ def _is_secret_name(name: str) -> bool:
         return False
     if any(word in upper for word in (*SECRET_WORDS, *_added_words)):
         return True
-    return any(part in SECRET_PARTS for part in re.split(r"[^A-Z0-9]+", upper))
+    return re.split(r"[^A-Z0-9]+", upper.rstrip("_"))[-1] in SECRET_ENDINGS
 
 
 def _looks_generated(value: str) -> bool:

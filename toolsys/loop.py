@@ -28,10 +28,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any
 
-from toolsys._redact import context_secrets, redact_secrets
-from toolsys._sendable import dumps, sendable, text_of
 from toolsys.failures import execution_error
-from toolsys.result import ToolResult
+from toolsys.result import ToolResult, redacted, redacted_json, secrets_shown
 
 # --- events ------------------------------------------------------------------------------------
 
@@ -144,33 +142,15 @@ def _line(label: str, text: Any, seen: frozenset[str] = frozenset()) -> str:
 def _visible(value: Any, seen: frozenset[str] = frozenset()) -> str:
     """Text for the trace: a string as it is, anything else as JSON; secrets redacted.
 
-    `seen`: secrets the run showed in context (see `_seen_secrets`), redacted wherever they are.
+    `seen`: secrets the run showed in context (`secrets_shown`), redacted wherever they are.
     """
-    text = text_of(value) if isinstance(value, str) else dumps(value)
-    return redact_secrets(text, seen)
+    return redacted(value, seen) if isinstance(value, str) else redacted_json(value, seen)
 
 
 def _short(text: Any, limit: int = 300, seen: frozenset[str] = frozenset()) -> str:
     """At most `limit` characters, redacted *before* it is cut, so no secret survives halved."""
     text = _visible(text, seen)
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _seen_secrets(data: Any) -> frozenset[str]:
-    """Secrets that some string of the run shows by their context (a URL's password, a Bearer
-    token, password=...), so that the same value is redacted where it appears alone too: a
-    model that copies the password out of the URL does not leak it into the saved trace."""
-    found: set[str] = set()
-    stack = [data]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, str):
-            found |= context_secrets(node)
-        elif isinstance(node, dict):
-            stack.extend((*node.keys(), *node.values()))
-        elif isinstance(node, list):
-            stack.extend(node)
-    return frozenset(found)
 
 
 @dataclass
@@ -203,7 +183,7 @@ class Transcript:
 
         Redacted like `to_json()`, each part before it is shortened.
         """
-        seen = _seen_secrets(sendable(self._data()))
+        seen = secrets_shown(self._data())
         lines = []
         for event in self.events:
             if isinstance(event, ToolCallEvent):
@@ -237,9 +217,8 @@ class Transcript:
         What a saved trace keeps, so it is redacted like a tool message: every string (user
         prompt, arguments, results, answers) has its secrets removed, every value is sendable.
         """
-        plain = sendable(self._data())
-        seen = _seen_secrets(plain)
-        data = sendable(plain, text=lambda text: redact_secrets(text, seen))
+        raw = self._data()
+        data = redacted(raw, secrets_shown(raw))
         return data if isinstance(data, dict) else {"status": str(self.status)}
 
     def _data(self) -> dict[str, Any]:
@@ -256,14 +235,14 @@ class Transcript:
 
     def to_json(self, indent: int | None = 2) -> str:
         """`to_dict()` as strict JSON text (no NaN, valid UTF-8); never raises."""
-        return dumps(self.to_dict(), indent=indent)
+        raw = self._data()
+        return redacted_json(raw, secrets_shown(raw), indent=indent)
 
 
 def _result_text(result: ToolResult, seen: frozenset[str] = frozenset()) -> str:
     envelope = result.to_dict()
     if envelope["ok"]:
-        value = dumps(envelope["value"], text=lambda text: redact_secrets(text, seen))
-        return _short("ok " + value, seen=seen)
+        return _short("ok " + redacted_json(envelope["value"], seen), seen=seen)
     error = envelope["error"]
     text = _visible(f"error {error['code']}: {error['message']}", seen)
     return text + (f"\n→ {_visible(error['suggestion'], seen)}" if error["suggestion"] else "")

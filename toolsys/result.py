@@ -13,11 +13,12 @@ import dataclasses
 import datetime as _dt
 import enum
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolsys._redact import redact_secrets
-from toolsys._sendable import dumps
+from toolsys._redact import context_secrets, redact_secrets
+from toolsys._sendable import dumps, sendable
 from toolsys.errors import ErrorCode, ErrorInfo
 
 
@@ -62,6 +63,36 @@ def to_json(value: Any) -> str:
         raise
     except BaseException:
         return dumps(value)
+
+
+def redacted(value: Any, also: Iterable[str] = ()) -> Any:
+    """`value` as strict JSON data with the secrets of every string removed: what a saved trace
+    or a log may keep. `also`: more secret values, e.g. `secrets_shown` of a whole run."""
+    extra = tuple(also)
+    return sendable(value, text=lambda text: redact_secrets(text, extra))
+
+
+def redacted_json(value: Any, also: Iterable[str] = (), indent: int | None = None) -> str:
+    """`redacted(value, also)` as strict JSON text (no NaN, valid UTF-8); never raises."""
+    extra = tuple(also)
+    return dumps(value, text=lambda text: redact_secrets(text, extra), indent=indent)
+
+
+def secrets_shown(value: Any) -> frozenset[str]:
+    """Secrets that some string in `value` shows by their context (a URL's password, a Bearer
+    token, password=...), so that a trace can redact the same value where it appears alone:
+    a model that copies the password out of the URL does not leak it into the saved trace."""
+    found: set[str] = set()
+    stack = [sendable(value)]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            found |= context_secrets(node)
+        elif isinstance(node, dict):
+            stack.extend((*node.keys(), *node.values()))
+        elif isinstance(node, list):
+            stack.extend(node)
+    return frozenset(found)
 
 
 @dataclass(slots=True)
