@@ -397,3 +397,19 @@ def test_a_timeout_is_retryable_only_when_repeating_cannot_double_a_side_effect(
     assert error is not None and error.retryable is retryable
     if not retryable:
         assert "may already have taken effect" in error.suggestion
+
+
+def test_a_secret_cut_by_a_message_limit_is_redacted_before_the_cut() -> None:
+    from tests.hostile_tools import ENV_SECRET
+
+    registry = Registry()
+
+    @registry.tool
+    def verbose() -> None:
+        """Fails with a long message that ends in a secret."""
+        raise ValueError("x" * 470 + ENV_SECRET)
+
+    message = registry.execute("verbose").to_message()
+    assert ENV_SECRET[:8] not in message
+    broken = registry.execute("verbose", '{"k": "' + ENV_SECRET + '" ')
+    assert ENV_SECRET[:8] not in broken.to_message()

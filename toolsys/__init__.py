@@ -5,6 +5,7 @@ registry (+ execution layers) -> loop -> models, tools, widgets, checks, cli.
 `import toolsys` stays light: openai, ipywidgets, matplotlib and mcp load only when used.
 """
 
+from toolsys._redact import add_secret, add_secret_name, add_secret_pattern, redact, redact_secrets
 from toolsys.errors import ErrorCode, ErrorInfo, ToolDefinitionError, ToolError
 from toolsys.execution import Call, Layer, ToolExecutor
 from toolsys.export import LintIssue, StrictSchemaError
@@ -29,5 +30,10 @@ __all__ = [
     "ToolExecutor",
     "ToolResult",
     "ToolSpec",
+    "add_secret",
+    "add_secret_name",
+    "add_secret_pattern",
     "discover",
+    "redact",
+    "redact_secrets",
 ]

@@ -9,11 +9,13 @@ Chapter 04 builds this by hand first: notebooks/04_errors.ipynb.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from toolsys._redact import redact
+from toolsys._redact import redact, redact_secrets
+from toolsys._sendable import sendable, text_of
 
 
 class ErrorCode(StrEnum):
@@ -32,7 +34,13 @@ class ErrorCode(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class ErrorInfo:
-    """What went wrong, in words a model can act on."""
+    """What went wrong, in words a model can act on.
+
+    Built from anything, it never raises: `code` becomes text (EXECUTION_ERROR when missing),
+    `message` and `suggestion` become redacted text (`ToolError("E", 42)` says "42"),
+    `retryable` a bool, and `details` redacted, strict JSON data (a `Path` shortened like any
+    path, a circular reference marked, keys as text).
+    """
 
     code: str
     message: str
@@ -42,9 +50,13 @@ class ErrorInfo:
 
     def __post_init__(self) -> None:
         # Whoever builds the envelope, no traceback, secret or machine path gets through.
-        object.__setattr__(self, "message", redact(self.message))
-        object.__setattr__(self, "suggestion", redact(self.suggestion))
-        object.__setattr__(self, "details", _redact_data(self.details))
+        object.__setattr__(self, "code", _code(self.code))
+        message = redact(_text(self.message)) or "The tool reported an error without a message."
+        object.__setattr__(self, "message", message)
+        object.__setattr__(self, "suggestion", redact(_text(self.suggestion)))
+        object.__setattr__(self, "retryable", _flag(self.retryable))
+        details = sendable(_details(self.details), text=redact)
+        object.__setattr__(self, "details", details if isinstance(details, dict) else {})
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -79,7 +91,7 @@ class ToolError(Exception):
         self.message = message
         self.suggestion = suggestion
         self.retryable = retryable
-        self.details = dict(details or {})
+        self.details = dict(_details(details))
 
     def to_info(self) -> ErrorInfo:
         return ErrorInfo(self.code, self.message, self.suggestion, self.retryable, self.details)
@@ -92,11 +104,38 @@ class ToolDefinitionError(ValueError):
     """
 
 
-def _redact_data(data: Any) -> Any:
-    if isinstance(data, str):
-        return redact(data)
-    if isinstance(data, dict):
-        return {key: _redact_data(value) for key, value in data.items()}
-    if isinstance(data, list | tuple):
-        return [_redact_data(value) for value in data]
-    return data
+def _code(code: Any) -> str:
+    if isinstance(code, str) and code.strip():
+        return code if isinstance(code, ErrorCode) else redact_secrets(text_of(code))
+    if code is None or isinstance(code, str):
+        return ErrorCode.EXECUTION_ERROR
+    return redact_secrets(text_of(code))
+
+
+def _text(value: Any) -> str:
+    return "" if value is None else text_of(value)
+
+
+def _flag(value: Any) -> bool:
+    try:
+        return bool(value)
+    except KeyboardInterrupt:
+        raise
+    except BaseException:  # a hostile __bool__: not retryable
+        return False
+
+
+def _details(details: Any) -> dict[Any, Any]:
+    """Details as a dict: a mapping copied, None empty, anything else under "value"."""
+    if details is None:
+        return {}
+    try:
+        if isinstance(details, dict):
+            return details
+        if isinstance(details, Mapping):
+            return dict(details)
+    except KeyboardInterrupt:
+        raise
+    except BaseException:  # a mapping that cannot be copied is shown as one value
+        pass
+    return {"value": details}

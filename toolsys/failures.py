@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic_core import ValidationError
 
+from toolsys._redact import redact
 from toolsys.errors import ErrorCode, ErrorInfo
 from toolsys.spec import Category
 from toolsys.tool import Tool, normalize
@@ -28,13 +29,19 @@ def _show(value: Any) -> str:
     """A value as the model should see it quoted: 'text', 3, true, [1, 2]. Never raises."""
     try:
         text = (
-            repr(value[: _MAX_VALUE_CHARS * 2])
+            repr(redact(value[:20_000])[: _MAX_VALUE_CHARS * 2])
             if isinstance(value, str)
             else json.dumps(value, ensure_ascii=False, default=repr)
         )
     except Exception:  # huge integers, circular containers, a repr that raises
         text = _describe(value)
-    return text if len(text) <= _MAX_VALUE_CHARS else text[: _MAX_VALUE_CHARS - 3] + "..."
+    return _cut(text, _MAX_VALUE_CHARS)
+
+
+def _cut(text: str, limit: int) -> str:
+    """Redacted first, then cut: a secret cut in half would survive as a long prefix."""
+    text = redact(text)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _describe(value: Any) -> str:
@@ -78,10 +85,12 @@ def unknown_tool(name: object, available: list[str]) -> ErrorInfo:
 
 def invalid_json(name: str, text: str, exc: json.JSONDecodeError) -> ErrorInfo:
     start = max(exc.pos - 15, 0)
+    excerpt = text[start : exc.pos + 15]
+    near = f"near {excerpt!r}" if redact(text) == text else "near a value that was redacted"
     return ErrorInfo(
         ErrorCode.INVALID_JSON,
         f"Arguments for {name!r} are not valid JSON: {exc.msg} at line {exc.lineno} column "
-        f"{exc.colno} (char {exc.pos}), near {text[start : exc.pos + 15]!r}.",
+        f"{exc.colno} (char {exc.pos}), {near}.",
         f"Send the arguments for {name} as one JSON object with double-quoted keys and strings, "
         'e.g. {"key": "value"}.',
         retryable=False,
@@ -209,8 +218,11 @@ def invalid_arguments(tool: Tool, exc: ValidationError) -> ErrorInfo:
             fixes.append(f"{p['path']} must be {p['expected']}")
     return ErrorInfo(
         ErrorCode.INVALID_ARGUMENTS,
-        f"Invalid arguments for {tool.name!r}: {clauses}."[:_MAX_MESSAGE_CHARS],
-        f"Fix these arguments and call {tool.name} again: {'; '.join(fixes)}."[:_MAX_MESSAGE_CHARS],
+        _cut(f"Invalid arguments for {tool.name!r}: {clauses}.", _MAX_MESSAGE_CHARS),
+        _cut(
+            f"Fix these arguments and call {tool.name} again: {'; '.join(fixes)}.",
+            _MAX_MESSAGE_CHARS,
+        ),
         retryable=False,
         details={"problems": problems},
     )
@@ -242,7 +254,7 @@ def execution_error(tool: Tool | str, exc: BaseException) -> ErrorInfo:
         )
     return ErrorInfo(
         ErrorCode.EXECUTION_ERROR,
-        f"Tool {name!r} failed: {what}"[:_MAX_MESSAGE_CHARS],
+        _cut(f"Tool {name!r} failed: {what}", _MAX_MESSAGE_CHARS),
         suggestion,
         retryable=transient and read_only,
         details={"exception": type(exc).__name__},
@@ -306,8 +318,11 @@ def layer_error(layer: str, name: object, exc: BaseException) -> ErrorInfo:
     what = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
     return ErrorInfo(
         ErrorCode.LAYER_ERROR,
-        f"The call to {_show(name)} could not be completed: the tool layer {layer!r} failed "
-        f"({what})."[:_MAX_MESSAGE_CHARS],
+        _cut(
+            f"The call to {_show(name)} could not be completed: the tool layer {layer!r} failed "
+            f"({what}).",
+            _MAX_MESSAGE_CHARS,
+        ),
         "This is a fault in the tool system, not in your arguments; the tool may not have run. "
         "Tell the user the action could not be completed, rather than repeating it.",
         retryable=False,

@@ -33,7 +33,7 @@ import json
 import time
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any
 
 from toolsys._reply import BadReply, Call, Turn, read_reply
@@ -41,7 +41,7 @@ from toolsys._sync import run_sync
 from toolsys.errors import ErrorInfo
 from toolsys.execution import ToolExecutor, failure
 from toolsys.failures import execution_error
-from toolsys.result import ToolResult
+from toolsys.result import ToolResult, redacted, redacted_json, secrets_shown
 
 # --- events ------------------------------------------------------------------------------------
 
@@ -146,12 +146,22 @@ Event = (
 _WIDTH = 10  # label column of the printed trace
 
 
-def _line(label: str, text: str) -> str:
+def _line(label: str, text: Any, seen: frozenset[str] = frozenset()) -> str:
     """A trace line; continuation lines are indented under the text column."""
-    return f"{label:<{_WIDTH}}" + text.replace("\n", "\n" + " " * _WIDTH)
+    return f"{label:<{_WIDTH}}" + _visible(text, seen).replace("\n", "\n" + " " * _WIDTH)
 
 
-def _short(text: str, limit: int = 300) -> str:
+def _visible(value: Any, seen: frozenset[str] = frozenset()) -> str:
+    """Text for the trace: a string as it is, anything else as JSON; secrets redacted.
+
+    `seen`: secrets the run showed in context (`secrets_shown`), redacted wherever they are.
+    """
+    return redacted(value, seen) if isinstance(value, str) else redacted_json(value, seen)
+
+
+def _short(text: Any, limit: int = 300, seen: frozenset[str] = frozenset()) -> str:
+    """At most `limit` characters, redacted *before* it is cut, so no secret survives halved."""
+    text = _visible(text, seen)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -181,38 +191,49 @@ class Transcript:
         return [e for e in self.events if isinstance(e, ToolResultEvent)]
 
     def __str__(self) -> str:
-        """The trace: ToolCall / Result / Answer / Steps / Status, stable from run to run."""
+        """The trace: ToolCall / Result / Answer / Steps / Status, stable from run to run.
+
+        Redacted like `to_json()`, each part before it is shortened.
+        """
+        seen = secrets_shown(self._data())
         lines = []
         for event in self.events:
             if isinstance(event, ToolCallEvent):
-                lines.append(_line("ToolCall", f"{event.name}({_short(event.arguments)})"))
+                call = f"{event.name}({_short(event.arguments, seen=seen)})"
+                lines.append(_line("ToolCall", call, seen))
             elif isinstance(event, ToolResultEvent):
-                lines.append(_line("Result", _result_text(event.result)))
+                lines.append(_line("Result", _result_text(event.result, seen), seen))
             elif isinstance(event, FinalAnswer):
-                lines.append(_line("Answer", event.content))
+                lines.append(_line("Answer", event.content, seen))
             elif isinstance(event, ModelErrorEvent):
-                lines.append(_line("Error", f"{event.error_type}: {event.message}"))
+                lines.append(_line("Error", f"{event.error_type}: {event.message}", seen))
             elif isinstance(event, ObserverError):
-                lines.append(
-                    _line(
-                        "Warning",
-                        f"on_event failed on {event.event}: {event.error_type}: {event.message}",
-                    )
-                )
+                warning = f"on_event failed on {event.event}: {event.error_type}: {event.message}"
+                lines.append(_line("Warning", warning, seen))
         lines.append(_line("Steps", f"{self.steps} · {len(self.messages)} messages"))
         lines.append(_line("Status", self.status))
         return "\n".join(lines)
 
     def summary(self) -> str:
         """One line with the numbers that vary between runs: steps, calls, tokens, duration."""
-        tokens = f", {self.usage['total_tokens']} tokens" if self.usage else ""
+        total = (self.usage or {}).get("total_tokens")
+        tokens = f", {total} tokens" if total is not None else ""
         return (
             f"{self.status}: {self.steps} steps, {len(self.tool_calls)} tool calls"
             f"{tokens}, {self.duration_s * 1000:.0f} ms"
         )
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-ready data: status, answer, numbers, messages and every event."""
+        """Strict JSON data: status, answer, numbers, messages and every event.
+
+        What a saved trace keeps, so it is redacted like a tool message: every string (user
+        prompt, arguments, results, answers) has its secrets removed, every value is sendable.
+        """
+        raw = self._data()
+        data = redacted(raw, secrets_shown(raw))
+        return data if isinstance(data, dict) else {"status": str(self.status)}
+
+    def _data(self) -> dict[str, Any]:
         return {
             "status": self.status,
             "answer": self.answer,
@@ -225,19 +246,22 @@ class Transcript:
         }
 
     def to_json(self, indent: int | None = 2) -> str:
-        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, default=str)
+        """`to_dict()` as strict JSON text (no NaN, valid UTF-8); never raises."""
+        raw = self._data()
+        return redacted_json(raw, secrets_shown(raw), indent=indent)
 
 
-def _result_text(result: ToolResult) -> str:
-    if result.ok:
-        return _short("ok " + json.dumps(result.value, ensure_ascii=False, default=str))
-    error = result.error
-    assert error is not None
-    text = f"error {error.code}: {error.message}"
-    return text + (f"\n→ {error.suggestion}" if error.suggestion else "")
+def _result_text(result: ToolResult, seen: frozenset[str] = frozenset()) -> str:
+    envelope = result.to_dict()
+    if envelope["ok"]:
+        return _short("ok " + redacted_json(envelope["value"], seen), seen=seen)
+    error = envelope["error"]
+    text = _visible(f"error {error['code']}: {error['message']}", seen)
+    return text + (f"\n→ {_visible(error['suggestion'], seen)}" if error["suggestion"] else "")
 
 
-def _event_dict(event: Event) -> dict[str, Any]:
+def _event_dict(event: Any) -> dict[str, Any]:
+    """One event as data: its fields (shallow, converted later), and its type's name."""
     if isinstance(event, ToolResultEvent):
         data = {
             "step": event.step,
@@ -246,8 +270,10 @@ def _event_dict(event: Event) -> dict[str, Any]:
             **event.result.to_dict(),
             "meta": event.result.meta,
         }
+    elif is_dataclass(event) and not isinstance(event, type):
+        data = {f.name: getattr(event, f.name) for f in fields(event)}
     else:
-        data = asdict(event)
+        data = {"value": event}
     return {"type": type(event).__name__, **data}
 
 

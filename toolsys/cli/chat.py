@@ -73,6 +73,7 @@ def chat(
     max_steps: int,
 ) -> None:
     """Run the agent loop on PROMPT with the built-in tools and print the trace."""
+    from toolsys._redact import redact_secrets
     from toolsys.loop import run_agent
 
     if not prompt.strip():
@@ -84,9 +85,10 @@ def chat(
     errors = [e for e in transcript.events if type(e).__name__ == "ModelErrorEvent"]
     if errors and errors[0].error_type in ("APIConnectionError", "APITimeoutError"):
         usage_error(
-            f"No reachable model endpoint: {errors[0].message} Check OPENAI_BASE_URL, or unset "
-            "OPENAI_API_KEY to use the offline teaching model."
+            f"No reachable model endpoint: {redact_secrets(errors[0].message)} Check "
+            "OPENAI_BASE_URL, or unset OPENAI_API_KEY to use the offline teaching model."
         )
+    # Both views are redacted and strict JSON / valid UTF-8 (Transcript's rendering does it).
     click.echo(transcript.to_json() if as_json else str(transcript))
     raise SystemExit(0 if transcript.status == "completed" else 1)
 

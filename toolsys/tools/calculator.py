@@ -2,7 +2,9 @@
 
 Only numbers, + - * / // % **, parentheses, unary signs and three functions (sqrt, round, abs)
 are allowed; anything else is refused with a ToolError that names the offending part, so a
-model can rewrite the expression.
+model can rewrite the expression. Every intermediate result is checked as it is made: more than
+1000 digits, infinity, NaN or a complex number is refused with the value's size or kind, before
+a huge number is ever built or sent.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ _FUNCTIONS = {"sqrt": math.sqrt, "round": round, "abs": abs}
 MAX_EXPONENT = 1000
 MAX_DIGITS = 1000
 MAX_LENGTH = 500
+_LIMIT = 10**MAX_DIGITS
 
 
 def _invalid(what: str, expression: str) -> ToolError:
@@ -39,7 +42,45 @@ def _invalid(what: str, expression: str) -> ToolError:
     )
 
 
+def _too_large(what: str, expression: str) -> ToolError:
+    return ToolError(
+        "RESULT_TOO_LARGE",
+        f"{expression!r} cannot be computed: {what}.",
+        suggestion=f"Every intermediate result must stay under 10 ** {MAX_DIGITS} (floats under "
+        "about 1.8e308): split the calculation into smaller parts, or give the user the size "
+        "of the number (e.g. in scientific notation) instead of every digit.",
+    )
+
+
+def _representable(value: object, expression: str) -> float:
+    """`value` if a JSON number can carry it; else a ToolError saying what it was."""
+    if isinstance(value, complex):
+        raise ToolError(
+            "NOT_A_REAL_NUMBER",
+            f"{expression!r} has no real result: it gives the complex number {value}.",
+            suggestion="A negative number has no real fractional power or square root; "
+            "check the signs, e.g. write -(8 ** 0.5) for minus the root of 8.",
+        )
+    if isinstance(value, float) and math.isnan(value):
+        raise ToolError(
+            "NOT_A_REAL_NUMBER",
+            f"{expression!r} is undefined: it gives NaN (not a number).",
+            suggestion="Check the expression for infinity minus infinity or a similar form.",
+        )
+    if isinstance(value, float) and math.isinf(value):
+        raise _too_large("a result overflows to infinity", expression)
+    if isinstance(value, int) and not -_LIMIT < value < _LIMIT:
+        # operands stay under 10 ** 1000, so a result has at most ~2000 digits: str() works
+        digits = len(str(abs(value)))
+        raise _too_large(f"a result has {digits} digits; the limit is {MAX_DIGITS}", expression)
+    return value  # type: ignore[return-value]
+
+
 def _evaluate(node: ast.AST, expression: str) -> float:
+    return _representable(_evaluate_node(node, expression), expression)
+
+
+def _evaluate_node(node: ast.AST, expression: str) -> object:
     if isinstance(node, ast.Constant) and type(node.value) in (int, float):
         return node.value
     if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
@@ -60,7 +101,16 @@ def _evaluate(node: ast.AST, expression: str) -> float:
                 f"{expression!r} divides by zero.",
                 suggestion="Check the divisor; the result is undefined.",
             )
-        return _BINARY[type(node.op)](left, right)
+        try:
+            return _BINARY[type(node.op)](left, right)
+        except OverflowError as exc:
+            raise _too_large("a result is too large for a float", expression) from exc
+        except ZeroDivisionError as exc:
+            raise ToolError(
+                "DIVISION_BY_ZERO",
+                f"{expression!r} divides by zero ({exc}).",
+                suggestion="Check the divisor or the negative power of 0; the result is undefined.",
+            ) from exc
     if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
         return _UNARY[type(node.op)](_evaluate(node.operand, expression))
     if (
@@ -74,6 +124,10 @@ def _evaluate(node: ast.AST, expression: str) -> float:
             return _FUNCTIONS[node.func.id](*args)
         except (TypeError, ValueError) as exc:
             raise _invalid(f"{node.func.id}() of {args} ({exc})", expression) from exc
+        except OverflowError as exc:
+            raise _too_large(
+                f"the argument of {node.func.id}() is too large for a float", expression
+            ) from exc
     raise _invalid(repr(ast.unparse(node)), expression)
 
 
