@@ -72,10 +72,7 @@ class Inspector(SummaryBox):
         self.registry = registry
         self.table = widgets.HTML()
         self.tool = widgets.Dropdown(description="tool")
-        # One page per format, made once: pages get new text, never replaced, so the front end
-        # keeps the selected tab when another tool is picked.
-        self.pages = [widgets.HTML() for _ in FORMATS]
-        self.exports = widgets.Tab(self.pages, titles=TABS, selected_index=TABS.index(tab))
+        self.exports = widgets.Tab()
         self.diagnostics = widgets.HTML()
         self.refresh_button = widgets.Button(description="refresh", icon="refresh")
         super().__init__(
@@ -87,6 +84,12 @@ class Inspector(SummaryBox):
             ]
         )
         self.add_class("toolsys-inspector")
+        # One page per format, made once: pages get new text, never replaced, so the front end
+        # keeps the selected tab when another tool is picked.
+        self.pages = [widgets.HTML() for _ in FORMATS]
+        self.exports.children = self.pages
+        self.exports.titles = TABS
+        self.exports.selected_index = TABS.index(tab)
         self.tool.observe(lambda _: self._show_tool(), names="value")
         self.refresh_button.on_click(lambda _: self.refresh())
         self.refresh(tool)
