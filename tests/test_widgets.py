@@ -17,10 +17,11 @@ import ipywidgets as widgets
 import pytest
 from pydantic import Field
 
-from toolsys import Registry, ToolError
+from toolsys import ErrorInfo, Registry, ToolError
 from toolsys.loop import Transcript, run_agent
 from toolsys.models import ScriptedModel, calls, text
 from toolsys.widgets import Inspector, Playground, TraceView
+from toolsys.widgets._render import _SCROLL_STYLE, LONG_TOKEN, error_html, pre, wrapped
 
 UNSTABLE = re.compile(r"0x[0-9a-f]{6,}|model_id|\d+\.\d{3,}|\d+ ms|\d+\.\d s")
 
@@ -263,6 +264,74 @@ def test_inspector_static_text_is_a_stable_table() -> None:
     assert_stable(text)
 
 
+def test_inspector_keeps_its_pages_and_the_chosen_tab_when_another_tool_is_picked() -> None:
+    inspector = Inspector(make_registry(), tool="add")
+    pages = inspector.exports.children
+    inspector.exports.selected_index = 3
+    inspector.tool.value = "annotate"
+    # New page widgets would make JupyterLab redraw the tabs and select "openai" again.
+    assert all(new is old for new, old in zip(inspector.exports.children, pages, strict=True))
+    assert inspector.exports.selected_index == 3 and inspector.tab == "openai strict"
+    assert "free-form object" in inspector.exports.children[3].value
+
+
+def test_inspector_opens_on_the_tab_asked_for_and_its_static_text_shows_that_tab() -> None:
+    inspector = Inspector(make_registry(), tool="annotate", tab="openai strict")
+    assert inspector.exports.selected_index == 3
+    text = repr(inspector)
+    assert "  openai strict: refused\nshown: openai strict\n  ✗ Tool 'annotate' cannot" in text
+    html = inspector._repr_html_()
+    assert "<b>annotate (openai strict)</b>" in html and "color:#b00020" in html
+    assert_stable(text)
+
+
+def test_inspector_static_text_on_the_default_tab_is_unchanged_by_the_tab_option() -> None:
+    default = Inspector(make_registry(), tool="add")
+    assert "shown:" not in repr(default)
+    assert "<b>add (openai)</b>" in default._repr_html_()
+    assert repr(Inspector(make_registry(), tool="add", tab="openai")) == repr(default)
+
+
+def test_inspector_refuses_an_unknown_tab_and_names_the_tabs() -> None:
+    with pytest.raises(ValueError, match=r"Unknown tab 'strict'; pick one of: openai, anthropic"):
+        Inspector(make_registry(), tab="strict")
+
+
+def test_inspector_on_an_empty_registry_says_so_and_hides_the_tabs() -> None:
+    inspector = Inspector(Registry())
+    assert inspector.exports.layout.display == "none"
+    assert "No tools registered" in inspector.diagnostics.value
+    assert repr(inspector).startswith("Inspector: 0 tools")
+
+
+# -- how text wraps --------------------------------------------------------------------------
+
+
+def test_pre_text_wraps_between_words_not_inside_them() -> None:
+    html = pre('{"city": "Amsterdam"}')
+    # JupyterLab's own style for output `pre` is `word-break: break-all`: ours must override it.
+    assert "white-space:pre-wrap" in html and "word-break:normal" in html
+    assert "overflow-wrap:break-word" in html and "anywhere" not in html
+    assert "toolsys-long" not in html
+
+
+def test_a_token_too_long_to_wrap_scrolls_in_its_own_box_without_widening_the_widget() -> None:
+    token = "QUJD" * 20
+    html = pre(f'{{"data": "{token}", "city": "Amsterdam"}}')
+    box = f'<span class="toolsys-long" style="{_SCROLL_STYLE}">&quot;{token}&quot;,</span>'
+    assert box in html
+    assert "width:0;min-width:100%" in _SCROLL_STYLE and "overflow-x:auto" in _SCROLL_STYLE
+    assert "&quot;city&quot;: &quot;Amsterdam&quot;}" in html  # short words stay as they were
+    assert wrapped("x" * (LONG_TOKEN - 1)) == "x" * (LONG_TOKEN - 1)
+    assert wrapped("<" * LONG_TOKEN).count("&lt;") == LONG_TOKEN  # escaped inside the box too
+
+
+def test_error_messages_wrap_long_tokens_too() -> None:
+    url = "https://api.weather.example/v1/forecast?city=Lyon&key=[redacted]&units=metric"
+    html = error_html(ErrorInfo("EXECUTION_ERROR", f"GET {url} failed", suggestion=url))
+    assert html.count("toolsys-long") == 2
+
+
 # -- TraceView --------------------------------------------------------------------------------
 
 
@@ -407,7 +476,10 @@ def test_trace_view_static_text_is_stable_and_says_what_the_widget_shows() -> No
     )
 
 
-@pytest.mark.parametrize("make", [lambda: TraceView(), lambda: Playground(make_registry())])
+@pytest.mark.parametrize(
+    "make",
+    [lambda: TraceView(), lambda: Playground(make_registry()), lambda: Inspector(make_registry())],
+)
 def test_widget_mimebundle_keeps_the_view_and_replaces_the_plain_text(make: Any) -> None:
     widget = make()
     bundle = widget._repr_mimebundle_()

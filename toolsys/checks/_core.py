@@ -14,6 +14,7 @@ import json
 import os
 import pkgutil
 import re
+import textwrap
 import threading
 import traceback
 import warnings
@@ -361,7 +362,9 @@ def hint(exercise_id: str) -> None:
     shown = min(_REGISTRY.hints_shown.get(found.id, 0) + 1, len(found.hints))
     _REGISTRY.hints_shown[found.id] = shown
     for number, text in enumerate(found.hints[:shown], start=1):
-        print(f"Hint {number}/{len(found.hints)} for exercise {found.id}: {text}")
+        line = f"Hint {number}/{len(found.hints)} for exercise {found.id}: {text}"
+        # Lines that fit the output area: JupyterLab would otherwise break words at its edge.
+        print(textwrap.fill(line, 100, subsequent_indent="    ", break_on_hyphens=False))
     if shown == len(found.hints):
         print("That was the last hint; the solution is in solutions/.")
 

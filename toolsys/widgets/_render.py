@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from typing import Any
 
 import ipywidgets as widgets
@@ -50,11 +51,40 @@ def esc(text: Any) -> str:
     return html.escape(str(text), quote=True)
 
 
+# JupyterLab styles every `pre` in an output area with `word-break: break-all`, which splits
+# "Amsterdam" wherever the line ends. Ours wrap at spaces and punctuation instead.
+PRE_STYLE = (
+    "margin:2px 0;white-space:pre-wrap;word-break:normal;overflow-wrap:break-word;"
+    "overflow-x:auto;font-size:12px"
+)
+# A token longer than this (a base64 blob, a long URL) has no place to wrap. It gets a box of
+# its own, the width of the text around it, that scrolls sideways; `width:0;min-width:100%`
+# keeps it from widening the widget (its width is taken from the line, never from the token).
+LONG_TOKEN = 60
+_LONG = re.compile(rf"\S{{{LONG_TOKEN},}}")
+_SCROLL_STYLE = (
+    "display:inline-block;width:0;min-width:100%;overflow-x:auto;white-space:pre;"
+    "overflow-wrap:normal;vertical-align:top"
+)
+
+
+def wrapped(text: Any) -> str:
+    """Escaped text for HTML; each token too long to wrap sits in a box that scrolls sideways."""
+    text = str(text)
+    parts, end = [], 0
+    for match in _LONG.finditer(text):
+        parts.append(esc(text[end : match.start()]))
+        parts.append(f'<span class="toolsys-long" style="{_SCROLL_STYLE}">{esc(match[0])}</span>')
+        end = match.end()
+    parts.append(esc(text[end:]))
+    return "".join(parts)
+
+
 def pre(text: str, color: str | None = None) -> str:
-    style = "margin:2px 0;white-space:pre-wrap;font-size:12px"
+    style = PRE_STYLE
     if color:
         style += f";color:{color}"
-    return f'<pre style="{style}">{esc(text)}</pre>'
+    return f'<pre style="{style}">{wrapped(text)}</pre>'
 
 
 def error_text(error: ErrorInfo) -> str:
@@ -68,10 +98,10 @@ def error_html(error: ErrorInfo) -> str:
     retry = " (retryable)" if error.retryable else ""
     parts = [
         f'<div class="toolsys-error" style="color:{ERROR_COLOR}">',
-        f"<b>✗ {esc(error.code)}</b>{retry}: {esc(error.message)}",
+        f"<b>✗ {esc(error.code)}</b>{retry}: {wrapped(error.message)}",
     ]
     if error.suggestion:
-        parts.append(f"<br><i>suggestion:</i> {esc(error.suggestion)}")
+        parts.append(f"<br><i>suggestion:</i> {wrapped(error.suggestion)}")
     parts.append("</div>")
     return "".join(parts)
 

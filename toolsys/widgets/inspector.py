@@ -28,6 +28,7 @@ FORMATS: tuple[tuple[str, str, bool], ...] = (
     ("mcp", "mcp", False),
     ("openai strict", "openai", True),
 )
+TABS: tuple[str, ...] = tuple(title for title, _, _ in FORMATS)
 _HEADER = ["tool", "category", "parameters", "description chars", "diagnostics"]
 
 
@@ -60,9 +61,14 @@ class Inspector(SummaryBox):
     """A table of the registered tools; for the selected one, its exports and diagnostics.
 
     >>> Inspector(registry)                       # display it in a cell
+    >>> Inspector(registry, tool="tag_order", tab="openai strict")   # why strict mode refuses it
+
+    The tab stays where the student put it when another tool is picked.
     """
 
-    def __init__(self, registry: Registry, tool: str | None = None) -> None:
+    def __init__(self, registry: Registry, tool: str | None = None, tab: str = TABS[0]) -> None:
+        if tab not in TABS:
+            raise ValueError(f"Unknown tab {tab!r}; pick one of: {', '.join(TABS)}.")
         self.registry = registry
         self.table = widgets.HTML()
         self.tool = widgets.Dropdown(description="tool")
@@ -78,9 +84,20 @@ class Inspector(SummaryBox):
             ]
         )
         self.add_class("toolsys-inspector")
+        # One page per format, made once: pages get new text, never replaced, so the front end
+        # keeps the selected tab when another tool is picked.
+        self.pages = [widgets.HTML() for _ in FORMATS]
+        self.exports.children = self.pages
+        self.exports.titles = TABS
+        self.exports.selected_index = TABS.index(tab)
         self.tool.observe(lambda _: self._show_tool(), names="value")
         self.refresh_button.on_click(lambda _: self.refresh())
         self.refresh(tool)
+
+    @property
+    def tab(self) -> str:
+        """The title of the tab shown ("openai", "anthropic", "mcp" or "openai strict")."""
+        return TABS[self.exports.selected_index or 0]
 
     def refresh(self, tool: str | None = None) -> None:
         """Re-read the registry (after tools were added or removed) and redraw."""
@@ -96,16 +113,14 @@ class Inspector(SummaryBox):
 
     def _show_tool(self) -> None:
         if self.tool.value is None:
-            self.exports.children = ()
+            self.exports.layout.display = "none"
             self.diagnostics.value = "<i>No tools registered.</i>"
             return
+        self.exports.layout.display = None
         tool = self.registry.get(self.tool.value)
-        pages = []
-        for _, target, strict in FORMATS:
+        for page, (_, target, strict) in zip(self.pages, FORMATS, strict=True):
             text, ok = export_text(tool, target, strict)
-            pages.append(widgets.HTML(pre(text, None if ok else ERROR_COLOR)))
-        self.exports.children = pages
-        self.exports.titles = [title for title, _, _ in FORMATS]
+            page.value = pre(text, None if ok else ERROR_COLOR)
         self.diagnostics.value = self._diagnostics_html(tool)
 
     @staticmethod
@@ -114,6 +129,11 @@ class Inspector(SummaryBox):
             return f"<b>diagnostics for {esc(tool.name)}</b>: none ✓"
         items = "".join(f"<li>{esc(d)}</li>" for d in tool.diagnostics)
         return f"<b>diagnostics for {esc(tool.name)}</b> ({len(tool.diagnostics)}):<ul>{items}</ul>"
+
+    def _shown(self, tool: Tool) -> tuple[str, bool]:
+        """The selected tab's text for `tool`, and whether the export worked."""
+        _, target, strict = FORMATS[TABS.index(self.tab)]
+        return export_text(tool, target, strict)
 
     def summary_text(self) -> str:
         rows = [_HEADER] + [_row(t) for t in self.registry.list()]
@@ -129,12 +149,18 @@ class Inspector(SummaryBox):
             lines += [f"  {d}" for d in tool.diagnostics]
             _, strict_ok = export_text(tool, "openai", True)
             lines.append(f"  openai strict: {'ok' if strict_ok else 'refused'}")
+            if self.tab != TABS[0]:
+                lines.append(f"shown: {self.tab}")
+                lines += [f"  {line}" for line in self._shown(tool)[0].splitlines()]
         return "\n".join(lines)
 
     def summary_html(self) -> str:
         html = f"<b>Inspector: {plural(len(self.registry), 'tool')}</b>" + self.table.value
         if self.tool.value is not None:
             tool = self.registry.get(self.tool.value)
-            text, _ = export_text(tool, "openai", False)
-            html += f"<b>{esc(tool.name)} (openai)</b>" + pre(text) + self.diagnostics.value
+            text, ok = self._shown(tool)
+            html += f"<b>{esc(tool.name)} ({esc(self.tab)})</b>" + pre(
+                text, None if ok else ERROR_COLOR
+            )
+            html += self.diagnostics.value
         return html

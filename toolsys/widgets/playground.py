@@ -22,6 +22,7 @@ from toolsys.widgets._render import (
     plural,
     pre,
     result_html,
+    wrapped,
 )
 
 _FORM, _RAW = "form", "raw JSON"
@@ -60,7 +61,7 @@ class _Field:
         )
         kind = schema.get("type", self.kind)
         label = f"{name}{' *' if required else ''}: {kind}"
-        help_text = esc(schema.get("description", ""))
+        help_text = wrapped(schema.get("description", ""))
         self.row = widgets.HBox(
             [
                 self.send,
@@ -168,7 +169,7 @@ class Playground(SummaryBox):
         for name, schema in spec.parameters.get("properties", {}).items():
             self.fields[name] = _Field(name, schema, name in required)
         self.form.children = [f.row for f in self.fields.values()]
-        self.about.value = f'<span style="color:#666">{esc(spec.description)}</span>'
+        self.about.value = f'<span style="color:#666">{wrapped(spec.description)}</span>'
         self.raw.value = self._form_json()
 
     def _form_json(self) -> str:
@@ -201,7 +202,7 @@ class Playground(SummaryBox):
             except ValueError as exc:
                 self.output.value = (
                     f'<div style="color:{ERROR_COLOR}">✗ The form cannot build the arguments: '
-                    f"{esc(exc)}. Fix the field, or switch to raw JSON to send it as is.</div>"
+                    f"{wrapped(exc)}. Fix the field, or switch to raw JSON to send it as is.</div>"
                 )
                 return None
         self.last_arguments = arguments
@@ -217,7 +218,7 @@ class Playground(SummaryBox):
     def _result_html(self) -> str:
         assert self.last_result is not None
         return (
-            f'<div class="toolsys-result"><b>call</b> <code>{esc(self._call_line())}</code>'
+            f'<div class="toolsys-result"><b>call</b> <code>{wrapped(self._call_line())}</code>'
             + result_html(self.last_result)
             + "<b>tool message the model receives</b>"
             + pre(self.last_result.to_message())

@@ -47,6 +47,7 @@ from toolsys.widgets._render import (
     pretty,
     result_html,
     result_text,
+    wrapped,
 )
 
 # -- the run as plain records (the only place that reads the loop's events) ---------------------
@@ -178,11 +179,12 @@ def _step_title(step: _Step) -> str:
 def _step_notes(step: _Step) -> str:
     html = ""
     if step.content:
-        html += f"<div><i>model:</i> {esc(step.content)}</div>"
+        html += f"<div><i>model:</i> {wrapped(step.content)}</div>"
     if step.answered:
         html += "<div><i>model:</i> answers in text, no more tool calls</div>"
     if step.error:
-        html += f'<div style="color:{ERROR_COLOR}">✗ model request failed: {esc(step.error)}</div>'
+        failed = f"✗ model request failed: {wrapped(step.error)}"
+        html += f'<div style="color:{ERROR_COLOR}">{failed}</div>'
     return html
 
 
@@ -346,7 +348,7 @@ class TraceView(SummaryBox):
 
     def _draw(self, kind: str, record: Any) -> None:
         if kind == "request":
-            self.request.value = f"<b>user</b>: {esc(record)}"
+            self.request.value = f"<b>user</b>: {wrapped(record)}"
         elif kind == "step":
             self._step_box(record).update(record)
         elif kind == "call":
@@ -363,7 +365,7 @@ class TraceView(SummaryBox):
         elif kind == "warning":
             self.body.children = (
                 *self.body.children,
-                widgets.HTML(f'<span style="color:{MUTED_COLOR}">⚠ {esc(record)}</span>'),
+                widgets.HTML(f'<span style="color:{MUTED_COLOR}">⚠ {wrapped(record)}</span>'),
             )
 
     def _step_box(self, step: _Step) -> _StepBox:
@@ -421,7 +423,7 @@ class TraceView(SummaryBox):
         run = self._run
         parts = [f"<div><b>TraceView</b> · {esc(run.stats(self.status))}</div>"]
         if run.request is not None:
-            parts.append(f"<div><b>user</b>: {esc(run.request)}</div>")
+            parts.append(f"<div><b>user</b>: {wrapped(run.request)}</div>")
         for step in run.steps.values():
             cards = "".join(
                 f'<div style="border:{_card_border(c)};padding:4px 8px;margin:2px">'
@@ -433,7 +435,7 @@ class TraceView(SummaryBox):
                 f"{_step_title(step)}{_step_notes(step)}"
                 f'<div style="display:flex;flex-wrap:wrap">{cards}</div></div>'
             )
-        parts += [f'<div style="color:{MUTED_COLOR}">⚠ {esc(w)}</div>' for w in run.warnings]
+        parts += [f'<div style="color:{MUTED_COLOR}">⚠ {wrapped(w)}</div>' for w in run.warnings]
         if run.answer is not None:
             parts.append(_answer_html(run.answer))
         return "".join(parts)
