@@ -22,6 +22,9 @@ from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from toolsys.checks._plain import difference, impurity
+from toolsys.checks._plain import text as _text
+
 DEFAULT_TIMEOUT = 10.0
 """Seconds a check may run before it is reported as a timeout."""
 
@@ -281,12 +284,12 @@ def _verdict(ex: Exercise, student: Any) -> CheckResult:
             None if failure.got is MISSING else _show(failure.got),
             failure.hint or more,
         )
-    except Exception as exc:  # student code may raise anything: report it, never raise it
+    except BaseException as exc:  # student code may raise anything (even SystemExit): report it
         return CheckResult(
             ex.id,
             ex.title,
             Status.ERROR,
-            f"Your code raised {type(exc).__name__}: {exc}{_during(exc, ex.run)}",
+            f"Your code raised {type(exc).__name__}: {_text(exc)}{_during(exc, ex.run)}",
             hint=more or "Read the error message, fix your code and run this cell again.",
         )
     return CheckResult(ex.id, ex.title, Status.PASSED, "")
@@ -320,15 +323,15 @@ def _short(text: str, limit: int = 60) -> str:
 
 def _show(value: Any) -> str:
     if isinstance(value, type) and issubclass(value, BaseException):
-        text = value.__name__
+        shown = value.__name__
     elif isinstance(value, BaseException):
-        text = f"{type(value).__name__}({str(value)!r})"
+        shown = f"{type(value).__name__}({_text(value)!r})"
     else:
         try:
-            text = repr(value)
+            shown = str.__str__(repr(value))
         except Exception as exc:  # a student's __repr__ may be broken too
-            text = f"<unprintable {type(value).__name__}: {type(exc).__name__}>"
-    return text if len(text) <= _MAX_REPR else text[: _MAX_REPR - 1] + "…"
+            shown = f"<unprintable {type(value).__name__}: {type(exc).__name__}>"
+    return shown if len(shown) <= _MAX_REPR else shown[: _MAX_REPR - 1] + "…"
 
 
 def _log(result: CheckResult) -> None:
@@ -367,9 +370,60 @@ def hint(exercise_id: str) -> None:
 
 
 def expect_equal(got: Any, expected: Any, *, what: str, hint: str | None = None) -> None:
-    """Fail the check unless `got == expected`; `what` says what was computed, e.g. "add(2, 3)"."""
-    if got != expected:
-        raise CheckFailed(f"{what} returned a wrong value.", expected=expected, got=got, hint=hint)
+    """Fail unless `got` equals `expected`; `what` says what was computed, e.g. "add(2, 3)".
+
+    Types are compared first, exactly and all the way down (see `_plain`): an object that claims
+    to equal everything, or a subclass of str/dict/list, is a wrong value, not a pass.
+    """
+    problem = difference(got, expected, what)
+    if problem is None:
+        return
+    simple = type(got) is type(expected) and type(expected) not in (dict, list, tuple)
+    message = f"{what} returned a wrong value." if simple else f"{problem}."
+    raise CheckFailed(message, expected=expected, got=got, hint=hint)
+
+
+def expect_plain(value: Any, *, what: str, shape: str, hint: str | None = None) -> None:
+    """Fail unless `value` is plain data (what `json.loads` gives: exact dict, list, str, ...).
+
+    Call it before reading a student's result, so a malformed one gets a message naming the
+    `shape` expected (e.g. "a dict with keys id, name, arguments, error") instead of a crash.
+    """
+    problem = impurity(value, what)
+    if problem is not None:
+        raise CheckFailed(
+            f"{what} must be {shape}: {problem}.",
+            expected=Described(shape),
+            got=value,
+            hint=hint,
+        )
+
+
+def call_student(
+    call: Callable[..., Any],
+    *args: Any,
+    what: str,
+    returns: str,
+    hint: str | None = None,
+    **kwargs: Any,
+) -> Any:
+    """`call(*args, **kwargs)` for an exercise that promises to return `returns`, never to raise.
+
+    A `NotImplementedError` passes through, so a half-finished stub (one path still raising it)
+    is "not done yet"; any other exception is a wrong answer that names the call and the error.
+    """
+    try:
+        return call(*args, **kwargs)
+    except NotImplementedError:
+        raise
+    except Exception as exc:
+        raise CheckFailed(
+            f"{what} raised {type(exc).__name__}: {_text(exc)}. It must return {returns}, "
+            "never raise.",
+            expected=Described(returns),
+            got=exc,
+            hint=hint,
+        ) from None
 
 
 def expect_true(condition: object, message: str, *, hint: str | None = None) -> None:
@@ -395,11 +449,11 @@ def expect_raises(
     try:
         value = call(*args, **kwargs)
     except error as exc:
-        if match is not None and match not in str(exc):
+        if match is not None and match not in _text(exc):
             raise CheckFailed(
                 f"{what} raised the right error, but its message does not mention {match!r}.",
                 expected=Described(f"a message containing {match!r}"),
-                got=str(exc),
+                got=_text(exc),
                 hint=hint,
             ) from None
         return exc
