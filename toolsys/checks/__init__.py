@@ -11,16 +11,18 @@ from toolsys.checks._core import (
     Described,
     Exercise,
     Status,
-    call_student,
     check,
     exercise,
     exercises,
+    get_exercise,
+    hint,
+)
+from toolsys.checks._expect import (
+    call_student,
     expect_equal,
     expect_plain,
     expect_raises,
     expect_true,
-    get_exercise,
-    hint,
 )
 
 __all__ = [
