@@ -111,6 +111,8 @@ def _difference(got: Any, expected: Any, where: str, depth: int) -> str | None:
         return _dict_difference(got, expected, where, depth)
     if cls in (list, tuple):
         if len(got) != len(expected):
+            if _short_scalars(got) and _short_scalars(expected):
+                return f"{at} is {got!r}, not {expected!r}"
             return f"{at} has {len(got)} items, not {len(expected)}"
         for index, (mine, theirs) in enumerate(zip(got, expected, strict=True)):
             problem = _difference(mine, theirs, f"{where}[{index}]", depth + 1)
@@ -143,6 +145,11 @@ def _dict_difference(got: dict, expected: dict, where: str, depth: int) -> str |
         if problem:
             return problem
     return None
+
+
+def _short_scalars(items: list | tuple) -> bool:
+    """A list short enough to show whole, of values whose repr is their own (exact scalars)."""
+    return len(items) <= 8 and all(type(item) in _SCALARS for item in items)
 
 
 def _same_type(got: Any, expected: Any) -> bool:

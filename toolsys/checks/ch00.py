@@ -299,8 +299,8 @@ def _check_property(name: str, schema: Any) -> None:
     where = f"properties[{name!r}]"
     expect_true(
         type(schema) is dict,
-        f'{where} must be a schema dict such as {{"type": {kind!r}, "description": "..."}}, '
-        f"got {schema!r}.",
+        f'{where} must be a schema dict such as {{"type": {json.dumps(kind)}, '
+        f'"description": "..."}}, got {schema!r}.',
         hint="Each property is itself a small JSON Schema: a dict with a type and a description.",
     )
     strange = sorted(set(schema) - _PROPERTY_KEYS)

@@ -209,7 +209,7 @@ def _check_safe_registry(student: Any) -> None:
             hint="A duplicate (or a name differing only by case or -/_) must raise ValueError; "
             "compare normalised forms on both sides.",
         )
-        _expect_unchanged(registry, f"the refused {what}")
+        _expect_unchanged(registry, f"the refused register({name!r}, ...)")
         message = text(error)
         ghost = next((r for r in refused if repr(r) in message and r != name), None)
         if ghost is not None and repr(taken) not in message:
