@@ -1,4 +1,4 @@
-"""Chapter 00 checks reject the careless solutions a student is likely to write."""
+"""Chapter 00 checks reject plausible wrong answers: each is the solution with one change."""
 
 from __future__ import annotations
 
@@ -7,151 +7,163 @@ from typing import Any
 
 import pytest
 
+from tests.solution_code import answer
 from toolsys import checks
-from toolsys.checks import ch00
+from toolsys.checks import Status
 
 
-def _status(exercise_id: str, student: Any) -> checks.CheckResult:
+def _verdict(exercise_id: str, student: Any, status: Status = Status.FAILED) -> checks.CheckResult:
     result = checks.check(exercise_id, student)
-    assert not result.passed, f"a wrong answer passed {exercise_id}"
+    assert result.status is status, result.text()
+    if status is Status.FAILED:
+        assert result.message and (result.expected or result.hint), result.text()
     return result
+
+
+@pytest.mark.parametrize("exercise_id", ["0.1", "0.2", "0.3"])
+def test_the_solution_and_the_reference_pass(exercise_id: str) -> None:
+    exercise = checks.get_exercise(exercise_id)
+    assert exercise is not None and exercise.reference is not None
+    _verdict(exercise_id, answer(exercise_id), Status.PASSED)
+    _verdict(exercise_id, exercise.reference(), Status.PASSED)
 
 
 # -- 0.1 -----------------------------------------------------------------------------------------
 
-
-def test_tool_message_with_str_instead_of_json_is_rejected() -> None:
-    def careless(call, result):
-        return {"role": "tool", "tool_call_id": call.id, "content": str(result)}
-
-    result = _status("0.1", careless)
-    assert "not valid JSON" in result.message
+_JSON = "json.dumps(result, ensure_ascii=False)"
 
 
-def test_tool_message_with_the_function_name_as_id_is_rejected() -> None:
-    def careless(call, result):
-        return {"role": "tool", "tool_call_id": call.function.name, "content": json.dumps(result)}
-
-    assert _status("0.1", careless).expected == "'call_0007'"
-
-
-def test_tool_message_that_json_quotes_a_text_result_is_rejected() -> None:
-    def careless(call, result):
-        return {"role": "tool", "tool_call_id": call.id, "content": json.dumps(result)}
-
-    assert "as it is" in (_status("0.1", careless).hint or "")
-
-
-def test_tool_message_with_a_dict_content_is_rejected() -> None:
-    def careless(call, result):
-        return {"role": "tool", "tool_call_id": call.id, "content": result}
-
-    assert "must be a string" in _status("0.1", careless).message
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        ((_JSON, "str(result)"), "not valid JSON"),
+        (("tool_call.id", "tool_call.function.name"), "tool_call_id"),
+        (("result if isinstance(result, str) else ", ""), "as it is"),
+        ((_JSON, "result"), "must be a string"),
+        # numbers read the same either way: only None shows the mistake
+        ((_JSON, f"{_JSON} if isinstance(result, (dict, list, bool)) else str(result)"), "None"),
+    ],
+    ids=["str-not-json", "name-as-id", "json-quotes-text", "dict-content", "str-for-scalars"],
+)
+def test_a_wrong_tool_message_is_rejected(change: tuple[str, str], words: str) -> None:
+    assert words in _verdict("0.1", answer("0.1", change)).text()
 
 
 # -- 0.2 -----------------------------------------------------------------------------------------
 
-
-def _naive(message):
-    return [
-        {
-            "id": c.id,
-            "name": c.function.name,
-            "arguments": json.loads(c.function.arguments),
-            "error": None,
-        }
-        for c in message.tool_calls
-    ]
+_NOT_JSON = 'error = f"The arguments for {name!r} are not valid JSON'
 
 
-def test_parse_that_iterates_none_is_an_error() -> None:
-    assert _status("0.2", _naive).status is checks.Status.ERROR
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        # the bad call is not always the first: name the tool of the call the error is about
+        (
+            (_NOT_JSON, _NOT_JSON.replace("{name!r}", "{message.tool_calls[0].function.name!r}")),
+            "'book_table'",
+        ),
+        # null, "Paris" and 42 are valid JSON too, and no more an object than a list is
+        (("if isinstance(value, dict):", "if not isinstance(value, list):"), "not an object"),
+        # the four keys, always: error is None, not absent, when the call is fine
+        (('"error": error}', '**({"error": error} if error else {})}'), "exactly the keys"),
+        (
+            (
+                "for call in message.tool_calls or []:",
+                "for call in (message.tool_calls or [])[:2]:",
+            ),
+            "3",
+        ),
+        (("value = json.loads(text) if text.strip() else {}", "value = json.loads(text)"), "''"),
+    ],
+    ids=["names-the-first-call", "only-lists-refused", "error-key-dropped", "drops-calls", "empty"],
+)
+def test_a_wrong_parse_is_rejected(change: tuple[str, str], words: str) -> None:
+    assert words in _verdict("0.2", answer("0.2", change)).text()
 
 
-def test_parse_that_crashes_on_malformed_json_is_rejected() -> None:
-    def careless(message):
-        return _naive(message) if message.tool_calls else []
-
-    assert "JSONDecodeError" in _status("0.2", careless).message
-
-
-def test_parse_that_accepts_a_json_list_as_arguments_is_rejected() -> None:
-    def careless(message):
-        out = []
-        for c in message.tool_calls or []:
-            try:
-                out.append(
-                    {
-                        "id": c.id,
-                        "name": c.function.name,
-                        "arguments": json.loads(c.function.arguments or "{}"),
-                        "error": None,
-                    }
-                )
-            except json.JSONDecodeError as exc:
-                out.append(
-                    {
-                        "id": c.id,
-                        "name": c.function.name,
-                        "arguments": None,
-                        "error": f"{c.function.name}: bad JSON {exc}",
-                    }
-                )
-        return out
-
-    assert "list, not an object" in _status("0.2", careless).message
+def test_a_parse_that_crashes_on_a_text_answer_is_rejected_as_raising() -> None:
+    wrong = answer("0.2", ("message.tool_calls or []", "message.tool_calls"))
+    result = _verdict("0.2", wrong)
+    assert "raised TypeError" in result.message and "never raise" in result.message
 
 
-def test_parse_with_a_vague_error_is_rejected() -> None:
-    def careless(message):
-        out = []
-        for item in ch00.parse_tool_calls(message):
-            out.append({**item, "error": "failed" if item["error"] else None})
-        return out
-
-    assert "names the tool" in _status("0.2", careless).message
+def test_a_parse_that_crashes_on_bad_json_is_rejected_as_raising() -> None:
+    wrong = answer("0.2", ("except json.JSONDecodeError as exc:", "except KeyError as exc:"))
+    assert "raised JSONDecodeError" in _verdict("0.2", wrong).message
 
 
-def test_parse_that_drops_the_bad_call_is_rejected() -> None:
-    def careless(message):
-        return [item for item in ch00.parse_tool_calls(message) if item["error"] is None]
-
-    _status("0.2", careless)
+def test_a_parse_that_is_half_done_is_not_done() -> None:
+    wrong = answer(
+        "0.2", (_NOT_JSON, 'raise NotImplementedError("later")\n            ' + _NOT_JSON)
+    )
+    _verdict("0.2", wrong, Status.NOT_DONE)
 
 
 # -- 0.3 -----------------------------------------------------------------------------------------
 
-
-def _definition(**changes: Any) -> dict[str, Any]:
-    definition = ch00._book_table_definition()
-    function = json.loads(json.dumps(definition["function"]))
-    for key, value in changes.items():
-        if key == "people_type":
-            function["parameters"]["properties"]["people"]["type"] = value
-        elif key == "required":
-            function["parameters"]["required"] = value
-        else:
-            function[key] = value
-    return {"type": "function", "function": function}
+_PEOPLE = '"people": {"type": "integer", "description": "Number of guests, at least 1."}'
+_OUTDOOR = '"description": "True for a table outside."}'
 
 
 @pytest.mark.parametrize(
-    ("wrong", "words"),
+    ("change", "words"),
     [
-        (lambda: _definition(people_type="int"), "properties['people']['type']"),
-        (lambda: _definition(required=["restaurant", "people", "time", "outdoor"]), "required"),
-        (lambda: _definition()["function"], 'definition["type"]'),
-        (lambda: _definition(description=""), "description"),
-        (lambda: _definition(name="bookTable"), "name"),
+        ((_OUTDOOR, _OUTDOOR[:-1] + ', "default": "false"}'), "['default']"),
+        ((_PEOPLE, _PEOPLE[:-1] + ', "default": 2}'), "has a default, but the function has none"),
+        ((_OUTDOOR, _OUTDOOR[:-1] + ', "required": False}'), "'required'"),
+        (('"type": "integer"', '"type": "int"'), "properties['people']"),
+        (('"time"]', '"time", "outdoor"]'), "required"),
+        (('"type": "function",\n', ""), 'definition["type"]'),
+        (('"Book a table at a restaurant for today."', '"Book a table."'), "description"),
+        (('"name": "book_table"', '"name": "bookTable"'), "name"),
     ],
-    ids=["python-type-name", "optional-marked-required", "no-wrapper", "no-description", "renamed"],
+    ids=[
+        "default-of-the-wrong-type",
+        "default-for-a-required-parameter",
+        "required-inside-a-property",
+        "python-type-name",
+        "optional-marked-required",
+        "no-wrapper",
+        "short-description",
+        "renamed",
+    ],
 )
-def test_definition_mistakes_are_rejected(wrong: Any, words: str) -> None:
-    result = _status("0.3", wrong)
-    assert words in result.message
+def test_a_wrong_definition_is_rejected(change: tuple[str, str], words: str) -> None:
+    assert words in _verdict("0.3", answer("0.3", change)).text()
+
+
+def test_shorthand_properties_get_the_shape_expected_not_a_crash() -> None:
+    wrong = answer("0.3", (_PEOPLE, '"people": "integer"'))
+    result = _verdict("0.3", wrong)
+    assert "must be a schema dict such as" in result.message
+    assert "'integer'" in result.message
+
+
+def test_a_definition_with_a_python_set_is_not_json() -> None:
+    wrong = answer("0.3", ('["restaurant", "people", "time"]', '{"restaurant", "people", "time"}'))
+    assert "is a set, not plain data" in _verdict("0.3", wrong).message
 
 
 def test_the_generated_definition_passes_with_extra_schema_keys() -> None:
-    definition = ch00._book_table_definition()
+    definition = checks.get_exercise("0.3").reference()()
     assert definition["function"]["parameters"]["additionalProperties"] is False
-    assert checks.check("0.3", lambda: definition).passed
+    _verdict("0.3", lambda: definition, Status.PASSED)
+
+
+def test_content_that_claims_to_equal_the_text_does_not_pass() -> None:
+    """The JSON-quoted text '"18 °C and sunny"' is not the text, whatever its __eq__ says."""
+
+    class Same(str):
+        def __eq__(self, other: object) -> bool:
+            return True
+
+        def __ne__(self, other: object) -> bool:
+            return False
+
+        __hash__ = str.__hash__
+
+    def liar(tool_call, result):
+        content = Same(json.dumps(result, ensure_ascii=False))
+        return {"role": "tool", "tool_call_id": tool_call.id, "content": content}
+
+    assert "Same (a subclass of str)" in _verdict("0.1", liar).message

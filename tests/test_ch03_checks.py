@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from tests.solution_code import answer
 from toolsys import checks
 from toolsys.checks import Status
 from toolsys.export import make_strict
@@ -44,10 +45,26 @@ def good_spec(spec: ToolSpec) -> dict[str, Any]:
     }
 
 
+def _verdict(exercise_id: str, student: Any, status: Status = Status.FAILED) -> checks.CheckResult:
+    result = checks.check(exercise_id, student)
+    assert result.status is status, result.text()
+    if status is Status.FAILED:
+        assert result.message and (result.expected or result.hint), result.text()
+    return result
+
+
 def test_the_straightforward_solutions_pass() -> None:
     assert checks.check("3.1", good_param).passed
     assert checks.check("3.2", good_spec).passed
     assert checks.check("3.3", make_strict).passed
+
+
+@pytest.mark.parametrize("exercise_id", ["3.1", "3.2", "3.3"])
+def test_the_solution_and_the_reference_pass(exercise_id: str) -> None:
+    exercise = checks.get_exercise(exercise_id)
+    assert exercise is not None and exercise.reference is not None
+    _verdict(exercise_id, answer(exercise_id), Status.PASSED)
+    _verdict(exercise_id, exercise.reference(), Status.PASSED)
 
 
 def _truthy_defaults(param: Param) -> dict[str, Any]:
@@ -151,6 +168,24 @@ def test_careless_spec_to_schema_fails(wrong) -> None:
     assert result.status is Status.FAILED, result.text()
 
 
+def test_nullable_taken_for_required_gets_a_hint_about_required() -> None:
+    wrong = answer("3.2", ("if p.required]", "if p.required or p.nullable]"))
+    result = _verdict("3.2", wrong)
+    assert "['required']" in result.message
+    assert "required=False" in (result.hint or "")
+
+
+def test_no_hint_of_3_2_says_nullable_parameters_are_required() -> None:
+    exercise = checks.get_exercise("3.2")
+    assert exercise is not None
+    assert not any("nullable parameters are still required" in h for h in exercise.hints)
+
+
+def test_a_schema_with_a_tuple_enum_is_told_it_is_not_a_list() -> None:
+    wrong = answer("3.1", ('schema["enum"] = list(param.enum)', 'schema["enum"] = param.enum'))
+    assert "is a tuple, not a list" in _verdict("3.1", wrong).message
+
+
 def test_a_spec_without_required_key_is_accepted_when_nothing_is_required() -> None:
     def omit_empty(spec: ToolSpec) -> dict[str, Any]:
         schema = good_spec(spec)
@@ -218,3 +253,49 @@ def _vague_error(schema: dict[str, Any]) -> dict[str, Any]:
 def test_careless_make_strict_fails(wrong) -> None:
     result = checks.check("3.3", wrong)
     assert result.status is Status.FAILED, result.text()
+
+
+_NULLABLE_LIST = (
+    '        elif isinstance(kind, list) and "null" not in kind:\n'
+    '            node["type"] = [*kind, "null"]\n'
+)
+
+
+@pytest.mark.parametrize(
+    ("changes", "words"),
+    [
+        ([(_NULLABLE_LIST, "")], "a list of types"),
+        ([("isinstance(extra, dict)", "(isinstance(extra, dict) and extra)")], "is {}"),
+        (
+            [
+                (
+                    'if isinstance(node.get("items"), dict):',
+                    'if isinstance(node.get("items"), dict)'
+                    ' and node["items"].get("type") == "object":',
+                ),
+            ],
+            "arrays of objects",
+        ),
+        (
+            [
+                ('                sub = strict(sub, f"{path}.{name}")\n', ""),
+                ("else nullable(sub)", 'else nullable(strict(sub, f"{path}.{name}"))'),
+            ],
+            "one required and one optional",
+        ),
+        ([('f"{path}: free-form', "f\"{path.rsplit('.', 1)[-1]}: free-form")], "'address'"),
+        ([("copy.deepcopy(schema)", "dict(schema)")], "changed its input"),
+        ([('node.pop("default", None)', "")], "default"),
+    ],
+    ids=[
+        "type-lists-not-nullable",
+        "empty-schema-allowed",
+        "only-object-items",
+        "required-objects-not-strict",
+        "leaf-name-only",
+        "shallow-copy",
+        "defaults-kept",
+    ],
+)
+def test_a_wrong_make_strict_is_rejected(changes: list[tuple[str, str]], words: str) -> None:
+    assert words in _verdict("3.3", answer("3.3", *changes)).text()

@@ -8,8 +8,24 @@ from typing import Any
 
 import pytest
 
+from tests.liars import YesDict, YesStr
+from tests.solution_code import answer
 from toolsys import checks
 from toolsys.checks import Status, get_exercise
+
+
+def _verdict(exercise_id: str, student: Any, status: Status = Status.FAILED) -> checks.CheckResult:
+    result = checks.check(exercise_id, student)
+    assert result.status is status, result.text()
+    if status is Status.FAILED:
+        assert result.message and (result.expected or result.hint), result.text()
+    return result
+
+
+@pytest.mark.parametrize("exercise_id", ["4.1", "4.2", "4.3"])
+def test_the_solution_and_the_reference_pass(exercise_id: str) -> None:
+    _verdict(exercise_id, answer(exercise_id), Status.PASSED)
+    _verdict(exercise_id, _reference(exercise_id), Status.PASSED)
 
 
 def _reference(exercise_id: str) -> Any:
@@ -84,6 +100,46 @@ def test_careless_safe_execute_fails(wrong) -> None:
     assert result.status is Status.FAILED, result.text()
 
 
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        # a number or a string is no more an object than a list is
+        (("if not isinstance(arguments, dict):", "if isinstance(arguments, list):"), "'42'"),
+        (
+            (
+                "Available tools: {', '.join(functions)}.",
+                "Did you mean {__import__('difflib').get_close_matches(name, functions)}?",
+            ),
+            "'div'",
+        ),
+        (
+            (
+                "except Exception as exc:",
+                "except (TypeError, ValueError, KeyError, ZeroDivisionError) as exc:",
+            ),
+            "raised QuotaExceeded",
+        ),
+        (("at position {exc.pos}", "at column {exc.colno}"), "'14'"),
+        (("{type(exc).__name__}: {exc}", "{exc}"), "'ZeroDivisionError'"),
+        (('json.loads(arguments_json or "{}")', "json.loads(arguments_json)"), "'ping', ''"),
+    ],
+    ids=["only-lists-refused", "only-close-names", "narrow-except", "column", "no-type", "empty"],
+)
+def test_a_wrong_safe_execute_is_rejected(change: tuple[str, str], words: str) -> None:
+    assert words in _verdict("4.1", answer("4.1", change)).text()
+
+
+def test_a_half_finished_safe_execute_is_not_done() -> None:
+    wrong = answer(
+        "4.1",
+        (
+            'return fail("INVALID_JSON"',
+            'raise NotImplementedError("JSON errors")\n        return fail("INVALID_JSON"',
+        ),
+    )
+    _verdict("4.1", wrong, Status.NOT_DONE)
+
+
 # -- 4.2 -------------------------------------------------------------------------------------
 
 
@@ -121,6 +177,42 @@ def _missing_shows_input(tool, schema, error):
 def test_careless_actionable_message_fails(wrong) -> None:
     result = checks.check("4.2", wrong)
     assert result.status is Status.FAILED, result.text()
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        # 'input' of a missing argument is the whole arguments object, not a bad value
+        (
+            (
+                'f"{path}: missing required argument"',
+                "f\"{path}: missing required argument, got {json.dumps(problem['input'])}\"",
+            ),
+            "quotes 'kelvin'",
+        ),
+        (("Invalid arguments for {tool}: ", "Invalid arguments: "), "must start with the tool"),
+        (("{', '.join(properties)}", "{', '.join(list(properties)[1:])}"), "'value'"),
+        (("unknown argument (accepted:", "argument (accepted:"), "does not exist"),
+        (("'; '.join(problems)", "'; '.join(problems[:1])"), "'rankine'"),
+        (
+            (
+                "problems.append(f\"{path}: got {json.dumps(problem['input'])}, expected ",
+                'problems.append(str(problem)) or (f"',  # the dict itself, pasted
+            ),
+            "internals",
+        ),
+    ],
+    ids=[
+        "missing-quotes-input",
+        "tool-last",
+        "accepted-off-by-one",
+        "extra-not-called-unknown",
+        "first-only",
+        "problem-dicts",
+    ],
+)
+def test_a_wrong_actionable_message_is_rejected(change: tuple[str, str], words: str) -> None:
+    assert words in _verdict("4.2", answer("4.2", change)).text()
 
 
 # -- 4.3 -------------------------------------------------------------------------------------
@@ -186,3 +278,61 @@ def test_careless_redact_fails(wrong) -> None:
 
 def test_the_careful_redact_passes() -> None:
     assert checks.check("4.3", _build()).passed
+
+
+_WORDS = "any(word in name.upper() for word in SECRET_WORDS)"
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        ((_WORDS, _WORDS.replace("SECRET_WORDS", "SECRET_WORDS[:2]")), "hunter2hunter2"),
+        (("len(value) >= 4", "len(value) > 4"), "x9q2"),
+        (
+            (
+                'text = text.replace(value, "[redacted]")',
+                'text = re.sub(value, "[redacted]", text)',
+            ),
+            "p4ss+word.1",
+        ),
+        (
+            ('text.replace(value, "[redacted]")', 'text.replace(value, "[redacted]", 1)'),
+            "p4ss+word.1",
+        ),
+        (
+            ('match.group(0).rsplit("/", 1)[-1]', '"/".join(match.group(0).rsplit("/", 2)[-2:])'),
+            "'<path>/q3.csv'",
+        ),
+        (("(?:{segment}+/)+", "(?:{segment}+/){{2,}}"), "/root"),
+        (("(?<![\\w.~/:-])", "(?<=[\\s'\\\"(\\[])"), "/root"),
+        (("[^\\s/'\\\"()\\[\\]{},;:<>|]", "[^\\s/'\\\"]"), "'copied <path>/a.csv,<path>/b.csv'"),
+    ],
+    ids=[
+        "key-and-token-only",
+        "off-by-one-length",
+        "regex-not-text",
+        "first-occurrence-only",
+        "keeps-the-parent-directory",
+        "two-directories-needed",
+        "path-after-a-space-only",
+        "comma-inside-a-path",
+    ],
+)
+def test_a_wrong_redact_is_rejected(change: tuple[str, str], words: str) -> None:
+    assert words in _verdict("4.3", answer("4.3", change)).text()
+
+
+def test_an_envelope_that_claims_to_equal_everything_does_not_pass_4_1() -> None:
+    def liar(functions, name, arguments):
+        result = _reference("4.1")(functions, name, arguments)
+        return YesDict() if result["ok"] else result
+
+    assert "YesDict (a subclass of dict)" in _verdict("4.1", liar).message
+
+
+def test_a_message_that_claims_to_contain_every_word_does_not_pass_4_2() -> None:
+    assert "should return a str" in _verdict("4.2", lambda *a: YesStr("x")).message
+
+
+def test_a_text_that_claims_to_equal_the_redacted_text_does_not_pass_4_3() -> None:
+    assert "should return a str" in _verdict("4.3", lambda text, env: YesStr(text)).message

@@ -183,3 +183,128 @@ def test_an_error_in_student_code_says_which_call_of_the_check_was_running(demo:
     assert result.message.endswith(
         'while the check ran: expect_equal(student(6, 3), 2, what="safe_div(6, 3)")'
     )
+
+
+# -- call_student, expect_plain and comparisons that cannot be fooled -----------------------------
+
+
+@pytest.fixture
+def never_raises(clean_registry: None) -> str:
+    @checks.exercise("99.3", title="Never raise")
+    def _(student):
+        got = checks.call_student(student, "x", what="safe('x')", returns="a string")
+        checks.expect_plain(got, what="safe('x')", shape="a string")
+        expect_equal(got, "X", what="safe('x')")
+
+    return "99.3"
+
+
+def test_call_student_turns_an_exception_into_a_wrong_answer_naming_the_call(
+    never_raises: str,
+) -> None:
+    result = checks.check(never_raises, lambda text: {}[text])
+    assert result.status is Status.FAILED
+    assert result.message == "safe('x') raised KeyError: 'x'. It must return a string, never raise."
+    assert (result.expected, result.got) == ("a string", "KeyError(\"'x'\")")
+
+
+def test_call_student_lets_a_half_finished_stub_be_not_done(never_raises: str) -> None:
+    def half_done(text):
+        if text == "x":
+            raise NotImplementedError("this path is still to write")
+        return text.upper()
+
+    assert checks.check(never_raises, half_done).status is Status.NOT_DONE
+
+
+def test_expect_plain_names_the_shape_and_where_the_value_stops_being_plain(
+    never_raises: str,
+) -> None:
+    result = checks.check(never_raises, lambda text: [{"a": {1, 2}}])
+    assert result.status is Status.FAILED
+    assert result.message == (
+        "safe('x') must be a string: safe('x')[0]['a'] is a set, not plain data "
+        "(dict, list, str, int, float, bool or None)."
+    )
+
+
+class _AlwaysEqual:
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    def __ne__(self, other: object) -> bool:
+        return False
+
+    __hash__ = object.__hash__
+
+
+class _SameStr(str):
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    def __ne__(self, other: object) -> bool:
+        return False
+
+    __hash__ = str.__hash__
+
+
+@pytest.mark.parametrize(
+    ("got", "expected", "words"),
+    [
+        (_AlwaysEqual(), 2, "is a _AlwaysEqual, not an int"),
+        (_SameStr("y"), "x", "is a _SameStr (a subclass of str), not a str"),
+        ([1, _AlwaysEqual()], [1, 2], "add(2, 3)[1] is a _AlwaysEqual"),
+        ({"a": 1, _SameStr("b"): 2}, {"a": 1, "b": 2}, "has a key that is a _SameStr"),
+        (True, 1, "is a bool, not an int"),
+        ((1, 2), [1, 2], "is a tuple, not a list"),
+    ],
+    ids=["always-equal", "str-subclass", "nested", "key-subclass", "bool-for-int", "tuple"],
+)
+def test_expect_equal_compares_exact_types_first(got: object, expected: object, words: str) -> None:
+    with pytest.raises(CheckFailed) as failure:
+        expect_equal(got, expected, what="add(2, 3)")
+    assert words in failure.value.message
+
+
+def test_expect_equal_accepts_equal_plain_values_and_numbers_by_value() -> None:
+    expect_equal({"a": [1, 2.0, None, "x"]}, {"a": [1.0, 2, None, "x"]}, what="f()")
+    expect_equal(len, len, what="the function")
+
+
+def test_a_value_that_contains_itself_is_reported_not_followed() -> None:
+    loop: list = []
+    loop.append(loop)
+    with pytest.raises(CheckFailed, match="nested more than 60 levels deep"):
+        checks.expect_plain(loop, what="f()", shape="a list")
+
+
+def test_expect_raises_reads_the_message_as_a_plain_str(demo: str) -> None:
+    class Says(str):
+        def __contains__(self, item: object) -> bool:
+            return True
+
+    class Sly(ValueError):
+        def __str__(self) -> str:
+            return Says("nothing useful")
+
+    with pytest.raises(CheckFailed, match="does not mention 'b'"):
+        expect_raises(ValueError, lambda: (_ for _ in ()).throw(Sly()), what="f()", match="b")
+
+
+def test_an_exception_whose_str_raises_is_still_reported(demo: str) -> None:
+    class Broken(Exception):
+        def __str__(self) -> str:
+            raise RuntimeError("no text")
+
+    def student(a, b):
+        raise Broken
+
+    result = checks.check(demo, student)
+    assert result.status is Status.ERROR
+    assert result.message.startswith("Your code raised Broken: <unprintable Broken: RuntimeError>")
+
+
+def test_system_exit_from_student_code_is_an_error_not_a_timeout(demo: str) -> None:
+    result = checks.check(demo, lambda a, b: sys.exit(3))
+    assert result.status is Status.ERROR
+    assert result.message.startswith("Your code raised SystemExit: 3")

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tests.liars import LIARS
 from toolsys import checks, exercises, grading
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,6 +28,36 @@ class _Stub:
 
     def __getattr__(self, name: str) -> Any:
         raise NotImplementedError(f"stub.{name}")
+
+
+def _handing_in(exercise_id: str, liar: Any) -> Any:
+    """What the student hands in for `exercise_id` when every answer it gives is `liar`."""
+    if exercise_id == "2.1":  # a registry class
+
+        class Registry:
+            def register(self, name: str, fn: Any) -> None:
+                pass
+
+            def get(self, name: str) -> Any:
+                return liar
+
+            def names(self) -> Any:
+                return liar
+
+        return Registry
+    if exercise_id == "0.3":  # a function without arguments
+        return lambda: liar
+    return lambda *args, **kwargs: liar
+
+
+@pytest.mark.parametrize("liar", LIARS, ids=str)
+@pytest.mark.parametrize("exercise_id", EXERCISE_IDS)
+def test_an_answer_that_claims_to_equal_everything_is_a_wrong_answer(
+    exercise_id: str, liar: str
+) -> None:
+    result = checks.check(exercise_id, _handing_in(exercise_id, LIARS[liar]))
+    assert result.status is checks.Status.FAILED, result.text()
+    assert result.expected or result.hint, result.text()
 
 
 @pytest.mark.parametrize("exercise_id", EXERCISE_IDS)

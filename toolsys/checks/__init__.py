@@ -14,11 +14,15 @@ from toolsys.checks._core import (
     check,
     exercise,
     exercises,
-    expect_equal,
-    expect_raises,
-    expect_true,
     get_exercise,
     hint,
+)
+from toolsys.checks._expect import (
+    call_student,
+    expect_equal,
+    expect_plain,
+    expect_raises,
+    expect_true,
 )
 
 __all__ = [
@@ -29,10 +33,12 @@ __all__ = [
     "Described",
     "Exercise",
     "Status",
+    "call_student",
     "check",
     "exercise",
     "exercises",
     "expect_equal",
+    "expect_plain",
     "expect_raises",
     "expect_true",
     "get_exercise",

@@ -23,6 +23,8 @@ from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from toolsys.checks._plain import text as _text
+
 DEFAULT_TIMEOUT = 10.0
 """Seconds a check may run before it is reported as a timeout."""
 
@@ -282,12 +284,12 @@ def _verdict(ex: Exercise, student: Any) -> CheckResult:
             None if failure.got is MISSING else _show(failure.got),
             failure.hint or more,
         )
-    except Exception as exc:  # student code may raise anything: report it, never raise it
+    except BaseException as exc:  # student code may raise anything (even SystemExit): report it
         return CheckResult(
             ex.id,
             ex.title,
             Status.ERROR,
-            f"Your code raised {type(exc).__name__}: {exc}{_during(exc, ex.run)}",
+            f"Your code raised {type(exc).__name__}: {_text(exc)}{_during(exc, ex.run)}",
             hint=more or "Read the error message, fix your code and run this cell again.",
         )
     return CheckResult(ex.id, ex.title, Status.PASSED, "")
@@ -321,15 +323,15 @@ def _short(text: str, limit: int = 60) -> str:
 
 def _show(value: Any) -> str:
     if isinstance(value, type) and issubclass(value, BaseException):
-        text = value.__name__
+        shown = value.__name__
     elif isinstance(value, BaseException):
-        text = f"{type(value).__name__}({str(value)!r})"
+        shown = f"{type(value).__name__}({_text(value)!r})"
     else:
         try:
-            text = repr(value)
+            shown = str.__str__(repr(value))
         except Exception as exc:  # a student's __repr__ may be broken too
-            text = f"<unprintable {type(value).__name__}: {type(exc).__name__}>"
-    return text if len(text) <= _MAX_REPR else text[: _MAX_REPR - 1] + "…"
+            shown = f"<unprintable {type(value).__name__}: {type(exc).__name__}>"
+    return shown if len(shown) <= _MAX_REPR else shown[: _MAX_REPR - 1] + "…"
 
 
 def _log(result: CheckResult) -> None:
@@ -367,62 +369,3 @@ def hint(exercise_id: str) -> None:
         print(textwrap.fill(line, 100, subsequent_indent="    ", break_on_hyphens=False))
     if shown == len(found.hints):
         print("That was the last hint; the solution is in solutions/.")
-
-
-def expect_equal(got: Any, expected: Any, *, what: str, hint: str | None = None) -> None:
-    """Fail the check unless `got == expected`; `what` says what was computed, e.g. "add(2, 3)"."""
-    if got != expected:
-        raise CheckFailed(f"{what} returned a wrong value.", expected=expected, got=got, hint=hint)
-
-
-def expect_true(condition: object, message: str, *, hint: str | None = None) -> None:
-    """Fail the check with `message` unless `condition` is true."""
-    if not condition:
-        raise CheckFailed(message, hint=hint)
-
-
-def expect_raises(
-    error: type[BaseException] | tuple[type[BaseException], ...],
-    call: Callable[..., object],
-    *args: Any,
-    what: str,
-    match: str | None = None,
-    hint: str | None = None,
-    **kwargs: Any,
-) -> BaseException:
-    """Fail unless `call(*args, **kwargs)` raises `error` (whose message contains `match`).
-
-    A `NotImplementedError` from a stub passes through, so the check reports "not done yet".
-    Returns the exception, for further checks on it.
-    """
-    try:
-        value = call(*args, **kwargs)
-    except error as exc:
-        if match is not None and match not in str(exc):
-            raise CheckFailed(
-                f"{what} raised the right error, but its message does not mention {match!r}.",
-                expected=Described(f"a message containing {match!r}"),
-                got=str(exc),
-                hint=hint,
-            ) from None
-        return exc
-    except NotImplementedError:
-        raise
-    except Exception as exc:
-        raise CheckFailed(
-            f"{what} raised the wrong kind of error.",
-            expected=Described(_error_names(error)),
-            got=exc,
-            hint=hint,
-        ) from None
-    raise CheckFailed(
-        f"{what} should raise {_error_names(error)} but returned normally.",
-        expected=Described(_error_names(error)),
-        got=Described(f"returned {_show(value)}"),
-        hint=hint,
-    )
-
-
-def _error_names(error: type[BaseException] | tuple[type[BaseException], ...]) -> str:
-    kinds = error if isinstance(error, tuple) else (error,)
-    return " or ".join(kind.__name__ for kind in kinds)

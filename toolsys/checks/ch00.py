@@ -9,10 +9,18 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from toolsys.checks import CheckFailed, Described, exercise, expect_equal, expect_true
+from toolsys.checks import (
+    CheckFailed,
+    Described,
+    call_student,
+    exercise,
+    expect_equal,
+    expect_plain,
+    expect_true,
+)
 
 
-def _call(call_id: str, name: str, arguments: str) -> Any:
+def _tool_call(call_id: str, name: str, arguments: str) -> Any:
     from openai.types.chat import ChatCompletionMessageFunctionToolCall
     from openai.types.chat.chat_completion_message_function_tool_call import Function
 
@@ -36,33 +44,36 @@ def tool_message(tool_call: Any, result: Any) -> dict[str, Any]:
     return {"role": "tool", "tool_call_id": tool_call.id, "content": content}
 
 
+_RESULTS: list[tuple[Any, str]] = [
+    ({"city": "Paris", "temperature_c": 18}, "a dict"),
+    ([3, 1, 2], "a list"),
+    (646, "an integer"),
+    (0.25, "a float"),
+    (True, "a boolean"),
+    (None, "None (a tool that returns nothing)"),
+    ({"city": "Zürich", "condition": "snow"}, "a dict with non-ASCII text"),
+]
+
+
 @exercise(
     "0.1",
     title="Build the tool message",
     hints=[
         "A tool message has three keys: role, tool_call_id and content.",
         "The id is tool_call.id (not the function's name); content must be a string.",
-        "Strings go in as they are; anything else goes through json.dumps (str() gives Python "
-        "syntax such as {'a': 1}, which is not JSON).",
+        "Strings go in as they are; anything else (None too) goes through json.dumps: str() "
+        "gives Python syntax such as {'a': 1} or None, which is not JSON.",
     ],
     reference=lambda: tool_message,
 )
 def _check_tool_message(student: Any) -> None:
-    call = _call("call_0007", "get_weather", '{"city": "Paris"}')
-    cases: list[tuple[Any, str]] = [
-        ({"city": "Paris", "temperature_c": 18}, "a dict"),
-        ([3, 1, 2], "a list"),
-        (646, "a number"),
-        (True, "a boolean"),
-        ({"city": "Zürich", "condition": "snow"}, "a dict with non-ASCII text"),
-    ]
-    for value, kind in cases:
-        message = student(call, value)
+    call = _tool_call("call_0007", "get_weather", '{"city": "Paris"}')
+    shape = 'a dict {"role": "tool", "tool_call_id": ..., "content": "..."}'
+    for value, kind in [*_RESULTS, ("18 °C and sunny", "a string")]:
         what = f"tool_message(call, {value!r})"
-        expect_true(
-            isinstance(message, dict),
-            f"{what} must return a dict (a message), got {type(message).__name__}.",
-        )
+        message = student(call, value)
+        expect_plain(message, what=what, shape=shape)
+        expect_true(type(message) is dict, f"{what} must return {shape}, got {message!r}.")
         expect_equal(message.get("role"), "tool", what=f"{what}['role']")
         expect_equal(
             message.get("tool_call_id"),
@@ -71,13 +82,21 @@ def _check_tool_message(student: Any) -> None:
             hint="The model matches results to calls by the call's id: use tool_call.id.",
         )
         content = message.get("content")
-        if not isinstance(content, str):
+        if type(content) is not str:
             raise CheckFailed(
                 f"For {kind}, {what}['content'] must be a string (the API rejects anything else).",
                 expected=Described("a JSON string"),
                 got=content,
                 hint="Encode the result with json.dumps(result).",
             )
+        if isinstance(value, str):
+            expect_equal(
+                content,
+                value,
+                what=f"{what}['content']",
+                hint="A result that is already text is sent as it is, not wrapped in quotes.",
+            )
+            continue
         try:
             decoded = json.loads(content)
         except json.JSONDecodeError:
@@ -85,16 +104,10 @@ def _check_tool_message(student: Any) -> None:
                 f"For {kind}, the content is not valid JSON, so a model cannot read it reliably.",
                 expected=json.dumps(value, ensure_ascii=False),
                 got=content,
-                hint="str(result) writes Python, not JSON: use json.dumps(result).",
+                hint="str(result) writes Python (None, True, {'a': 1}), not JSON: use "
+                "json.dumps(result) for everything that is not already a string.",
             ) from None
         expect_equal(decoded, value, what=f"json.loads({what}['content'])")
-    text = "18 °C and sunny"
-    expect_equal(
-        student(call, text).get("content"),
-        text,
-        what=f"tool_message(call, {text!r})['content']",
-        hint="A result that is already text is sent as it is, not wrapped in quotes.",
-    )
 
 
 # -- 0.2 ------------------------------------------------------------------------------------------
@@ -120,15 +133,42 @@ def parse_tool_calls(message: Any) -> list[dict[str, Any]]:
     return parsed
 
 
-def _expect_call(got: Any, index: int, expected: dict[str, Any], where: str) -> None:
-    if not isinstance(got, dict):
-        raise CheckFailed(
-            f"{where}: item {index} must be a dict with keys id, name, arguments, error.",
-            expected=expected,
-            got=got,
+_CALL_SHAPE = 'a list with one dict per call: {"id", "name", "arguments", "error"}'
+_NEVER_RAISE = (
+    "Wrap json.loads in try/except json.JSONDecodeError: one bad call must not crash the loop "
+    "that answers all of them."
+)
+
+# arguments text, the word the error must contain, what is wrong with it
+_BAD_ARGUMENTS = [
+    ('{"city": "Paris"', "JSON", "malformed JSON (a missing '}')"),
+    ("{'city': 'Paris'}", "JSON", "single-quoted pseudo-JSON"),
+    ('["Paris"]', "object", "valid JSON that is a list, not an object"),
+    ('"Paris"', "object", "valid JSON that is a string, not an object"),
+    ("42", "object", "valid JSON that is a number, not an object"),
+    ("null", "object", "valid JSON that is null, not an object"),
+]
+
+
+def _parse(student: Any, message: Any, what: str) -> list[dict[str, Any]]:
+    """The student's parse of `message`, checked to be a list of dicts with the four keys."""
+    got = call_student(student, message, what=what, returns=_CALL_SHAPE, hint=_NEVER_RAISE)
+    expect_plain(got, what=what, shape=_CALL_SHAPE)
+    expect_true(type(got) is list, f"{what} must return {_CALL_SHAPE}, got {got!r}.")
+    for index, item in enumerate(got):
+        keys = sorted(item) if type(item) is dict else None
+        expect_true(
+            keys == ["arguments", "error", "id", "name"],
+            f"{what}[{index}] must be a dict with exactly the keys id, name, arguments and "
+            f"error (error is None when the call is fine), got {item!r}.",
+            hint="Build every item the same way: {'id': ..., 'name': ..., 'arguments': ..., "
+            "'error': ...}.",
         )
-    for key in ("id", "name", "arguments"):
-        expect_equal(got.get(key), expected[key], what=f"{where}: item {index}[{key!r}]")
+    return got
+
+
+def _item(call_id: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    return {"id": call_id, "name": name, "arguments": arguments, "error": None}
 
 
 @exercise(
@@ -137,79 +177,75 @@ def _expect_call(got: Any, index: int, expected: dict[str, Any], where: str) -> 
     hints=[
         "message.tool_calls is None when the model answered in text: return [] then.",
         "Wrap json.loads in try/except json.JSONDecodeError; on failure set arguments to None "
-        "and error to a sentence naming the tool.",
-        "Valid JSON is not enough: '[1, 2]' decodes to a list, and a tool needs an object (dict). "
-        "An empty string means no arguments: {}.",
+        "and error to a sentence naming that call's tool.",
+        "Valid JSON is not enough: '[1, 2]', '\"Paris\"' and 'null' decode, but a tool needs an "
+        "object (a dict). An empty string means no arguments: {}.",
     ],
     reference=lambda: parse_tool_calls,
 )
 def _check_parse_tool_calls(student: Any) -> None:
-    got = student(_message(content="Paris is sunny."))
     expect_equal(
-        got, [], what="parse_tool_calls(a text answer)", hint="tool_calls is None here: return []."
+        _parse(student, _message(content="Paris is sunny."), "parse_tool_calls(a text answer)"),
+        [],
+        what="parse_tool_calls(a text answer)",
+        hint="tool_calls is None here: return [].",
     )
     two = _message(
-        _call("call_0001", "get_weather", '{"city": "Paris"}'),
-        _call("call_0002", "get_time", '{"timezone": "Asia/Tokyo"}'),
+        _tool_call("call_0001", "get_weather", '{"city": "Paris"}'),
+        _tool_call("call_0002", "get_time", '{"timezone": "Asia/Tokyo"}'),
     )
-    got = student(two)
-    expect_true(
-        isinstance(got, list) and len(got) == 2,
-        f"parse_tool_calls(a message with two calls) must return a list of 2 items, got {got!r}.",
-        hint="Loop over every call in message.tool_calls, in order.",
+    expect_equal(
+        _parse(student, two, "parse_tool_calls(two calls)"),
+        [
+            _item("call_0001", "get_weather", {"city": "Paris"}),
+            _item("call_0002", "get_time", {"timezone": "Asia/Tokyo"}),
+        ],
+        what="parse_tool_calls(two calls)",
+        hint="One item per call, in order, with error None when the arguments are fine.",
     )
-    expected = [
-        {"id": "call_0001", "name": "get_weather", "arguments": {"city": "Paris"}},
-        {"id": "call_0002", "name": "get_time", "arguments": {"timezone": "Asia/Tokyo"}},
-    ]
-    for index, (item, want) in enumerate(zip(got, expected, strict=True)):
-        _expect_call(item, index, want, "two calls")
-        expect_equal(item.get("error"), None, what=f"two calls: item {index}['error']")
-    got = student(_message(_call("call_0003", "get_time", "")))
-    _expect_call(
-        got[0] if got else None,
-        0,
-        {"id": "call_0003", "name": "get_time", "arguments": {}},
-        "empty arguments ''",
+    empty = _message(_tool_call("call_0003", "get_time", ""))
+    expect_equal(
+        _parse(student, empty, "parse_tool_calls(a call with arguments '')"),
+        [_item("call_0003", "get_time", {})],
+        what="parse_tool_calls(a call with arguments '')",
+        hint="Empty arguments mean no arguments: {} and error None.",
     )
-    bad = [
-        ('{"city": "Paris"', "JSON", "malformed JSON (a missing '}')"),
-        ("{'city': 'Paris'}", "JSON", "single-quoted pseudo-JSON"),
-        ('["Paris"]', "object", "valid JSON that is a list, not an object"),
-    ]
-    for text, word, label in bad:
+    for text, word, label in _BAD_ARGUMENTS:
         message = _message(
-            _call("call_0004", "get_weather", text),
-            _call("call_0005", "get_time", "{}"),
+            _tool_call("call_0004", "get_time", "{}"),
+            _tool_call("call_0005", "book_table", text),
+            _tool_call("call_0006", "get_weather", '{"city": "Rome"}'),
         )
-        got = student(message)
+        what = f"parse_tool_calls(three calls, the second with {label})"
+        got = _parse(student, message, what)
         expect_true(
-            isinstance(got, list) and len(got) == 2,
-            f"With {label} in the first of two calls, parse_tool_calls must still return both "
-            f"calls, got {got!r}.",
+            len(got) == 3,
+            f"{what} must still return all 3 calls, got {len(got)}.",
             hint="One bad call must not hide the others: the loop answers each call.",
         )
-        first = got[0]
+        expect_equal(got[0], _item("call_0004", "get_time", {}), what=f"{what}[0]")
+        expect_equal(got[2], _item("call_0006", "get_weather", {"city": "Rome"}), what=f"{what}[2]")
+        bad = got[1]
         expect_equal(
-            first.get("arguments"),
-            None,
-            what=f"{label}: item 0['arguments']",
+            [bad["id"], bad["name"], bad["arguments"]],
+            ["call_0005", "book_table", None],
+            what=f"{what}[1]: id, name and arguments",
             hint="When the arguments cannot be used, set arguments to None.",
         )
-        error = first.get("error")
+        error = bad["error"]
         expect_true(
-            isinstance(error, str) and "get_weather" in error and word.lower() in error.lower(),
-            f"For {label}, 'error' must be a sentence that names the tool 'get_weather' and says "
-            f"what was wrong (mention {word!r}); got {error!r}.",
-            hint="The model will read this text: say which tool and what was expected.",
+            type(error) is str and "book_table" in error and word.lower() in error.lower(),
+            f"For {label}, 'error' must be a sentence that names this call's tool "
+            f"('book_table') and says what was wrong (mention {word!r}); got {error!r}.",
+            hint="The model will read this text: name the tool of the call it is about "
+            "(call.function.name) and what was expected.",
         )
-        _expect_call(got[1], 1, {"id": "call_0005", "name": "get_time", "arguments": {}}, label)
 
 
 # -- 0.3 ------------------------------------------------------------------------------------------
 
 
-def _book_table_definition() -> dict[str, Any]:
+def book_table_tool() -> dict[str, Any]:
     """Reference for 0.3: the definition toolsys generates from the function itself."""
     from toolsys import Registry
 
@@ -229,12 +265,79 @@ def _book_table_definition() -> dict[str, Any]:
     return registry.export("openai")[0]
 
 
-BOOK_TABLE_TYPES = {
-    "restaurant": "string",
-    "people": "integer",
-    "time": "string",
-    "outdoor": "boolean",
+# parameter -> (JSON type, the function's default or _REQUIRED)
+_REQUIRED = object()
+_BOOK_TABLE: dict[str, tuple[str, Any]] = {
+    "restaurant": ("string", _REQUIRED),
+    "people": ("integer", _REQUIRED),
+    "time": ("string", _REQUIRED),
+    "outdoor": ("boolean", False),
 }
+# What JSON Schema lets a property say about one value; anything else is a misunderstanding.
+_PROPERTY_KEYS = {
+    "type",
+    "description",
+    "default",
+    "enum",
+    "const",
+    "examples",
+    "title",
+    "format",
+    "pattern",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+}
+
+
+def _check_property(name: str, schema: Any) -> None:
+    kind, default = _BOOK_TABLE[name]
+    where = f"properties[{name!r}]"
+    expect_true(
+        type(schema) is dict,
+        f'{where} must be a schema dict such as {{"type": {json.dumps(kind)}, '
+        f'"description": "..."}}, got {schema!r}.',
+        hint="Each property is itself a small JSON Schema: a dict with a type and a description.",
+    )
+    strange = sorted(set(schema) - _PROPERTY_KEYS)
+    if strange:
+        raise CheckFailed(
+            f"{where} has the key {strange[0]!r}, which a JSON Schema property does not have.",
+            expected=Described("JSON Schema keywords: type, description, default, enum, ..."),
+            got=schema,
+            hint='Which parameters are required is said once, in parameters["required"], not '
+            "in each property.",
+        )
+    expect_equal(
+        schema.get("type"),
+        kind,
+        what=f"{where}['type']",
+        hint="JSON Schema spells types string, integer, number, boolean.",
+    )
+    text = schema.get("description")
+    expect_true(
+        type(text) is str and text.strip(),
+        f"{where} needs a description: the model fills arguments from it (format, unit, example).",
+    )
+    if "default" not in schema:
+        return
+    expect_true(
+        default is not _REQUIRED,
+        f"{where} has a default, but the function has none for {name}: the model may then "
+        "leave it out, and the call fails.",
+        hint="Give a default only to a parameter that has one in the function.",
+    )
+    expect_equal(
+        schema["default"],
+        default,
+        what=f"{where}['default']",
+        hint=f"The default must be the function's, as a JSON value of type {kind}: "
+        f"{json.dumps(default)}.",
+    )
 
 
 @exercise(
@@ -243,17 +346,19 @@ BOOK_TABLE_TYPES = {
     hints=[
         'The outer shape is {"type": "function", "function": {"name", "description", '
         '"parameters"}}.',
-        'parameters is a JSON Schema: {"type": "object", "properties": {...}, "required": [...]}.',
+        'parameters is a JSON Schema: {"type": "object", "properties": {...}, "required": [...]}, '
+        'and each property a dict such as {"type": "string", "description": "..."}.',
         "JSON Schema type names: str -> string, int -> integer, float -> number, bool -> boolean. "
         "Only parameters without a default are required.",
     ],
-    reference=lambda: _book_table_definition,
+    reference=lambda: book_table_tool,
 )
-def _check_definition(student: Any) -> None:
+def _check_book_table_tool(student: Any) -> None:
     definition = student()
+    shape = 'a dict {"type": "function", "function": {...}} of plain JSON values'
+    expect_plain(definition, what="book_table_tool()", shape=shape)
     expect_true(
-        isinstance(definition, dict),
-        f"book_table_tool() must return a dict, got {type(definition).__name__}.",
+        type(definition) is dict, f"book_table_tool() must return {shape}, got {definition!r}."
     )
     expect_equal(
         definition.get("type"),
@@ -263,42 +368,31 @@ def _check_definition(student: Any) -> None:
     )
     function = definition.get("function")
     expect_true(
-        isinstance(function, dict),
+        type(function) is dict,
         'definition["function"] must be a dict with name, description and parameters.',
     )
     expect_equal(function.get("name"), "book_table", what='definition["function"]["name"]')
     description = function.get("description")
     expect_true(
-        isinstance(description, str) and len(description.split()) >= 4,
+        type(description) is str and len(description.split()) >= 4,
         f"The tool needs a description of a few words (the model reads it to decide when to "
         f"call the tool); got {description!r}.",
     )
     schema = function.get("parameters")
-    expect_true(isinstance(schema, dict), '"parameters" must be a JSON Schema dict.')
+    expect_true(type(schema) is dict, '"parameters" must be a JSON Schema dict.')
     expect_equal(schema.get("type"), "object", what='parameters["type"]')
     properties = schema.get("properties")
-    expect_true(isinstance(properties, dict), 'parameters must have a "properties" dict.')
+    expect_true(type(properties) is dict, 'parameters must have a "properties" dict.')
     expect_equal(
         sorted(properties),
-        sorted(BOOK_TABLE_TYPES),
+        sorted(_BOOK_TABLE),
         what="the parameter names in properties",
         hint="Use exactly the function's parameter names; a renamed one drifts.",
     )
-    for name, kind in BOOK_TABLE_TYPES.items():
-        expect_equal(
-            properties[name].get("type"),
-            kind,
-            what=f"properties[{name!r}]['type']",
-            hint="JSON Schema spells types string, integer, number, boolean.",
-        )
-        text = properties[name].get("description")
-        expect_true(
-            isinstance(text, str) and text.strip(),
-            f"properties[{name!r}] needs a description: the model fills arguments from "
-            "it (format, unit, example).",
-        )
+    for name in _BOOK_TABLE:
+        _check_property(name, properties[name])
     required = schema.get("required")
-    expect_true(isinstance(required, list), f'"required" must be a list, got {required!r}.')
+    expect_true(type(required) is list, f'"required" must be a list, got {required!r}.')
     expect_equal(
         sorted(required),
         ["people", "restaurant", "time"],

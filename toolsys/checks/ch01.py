@@ -1,7 +1,8 @@
 """Checks for chapter 01 (if/else dispatch and its two walls): a table, drift, errors as strings.
 
 The tools in these checks have names no if/else chain written for the lesson would know, so
-only a dispatcher that reads its table passes.
+only a dispatcher that reads its table passes. They return every kind of JSON value (text,
+numbers, a dict, a bool, None) and fail in every way the exercises name.
 """
 
 from __future__ import annotations
@@ -15,8 +16,10 @@ from typing import Any
 from toolsys.checks import (
     CheckFailed,
     Described,
+    call_student,
     exercise,
     expect_equal,
+    expect_plain,
     expect_raises,
     expect_true,
 )
@@ -30,6 +33,19 @@ def _count_words(text: str) -> int:
     return len(text.split())
 
 
+def _word_stats(text: str) -> dict[str, Any]:
+    words = text.split()
+    return {"words": len(words), "longest": max(words, key=len)}
+
+
+def _is_palindrome(text: str) -> bool:
+    return text == text[::-1]
+
+
+def _forget(note: str) -> None:
+    return None
+
+
 def _today() -> str:
     return "2025-01-15"
 
@@ -40,11 +56,35 @@ def _divide(a: float, b: float) -> float:
     return a / b
 
 
+def _colour_code(colour: str) -> str:
+    return {"red": "#ff0000", "green": "#00ff00"}[colour]
+
+
 def _table() -> dict[str, Callable[..., Any]]:
-    return {"shout": _shout, "count_words": _count_words, "today": _today, "divide": _divide}
+    return {
+        "shout": _shout,
+        "count_words": _count_words,
+        "word_stats": _word_stats,
+        "is_palindrome": _is_palindrome,
+        "forget": _forget,
+        "today": _today,
+        "divide": _divide,
+        "colour_code": _colour_code,
+    }
 
 
-# -- 1.1 ------------------------------------------------------------------------------------------
+# name, arguments, what the tool returns
+_CALLS: list[tuple[str, Any, Any]] = [
+    ("shout", {"text": "hello"}, "HELLO!"),
+    ("count_words", '{"text": "one two three"}', 3),
+    ("word_stats", {"text": "a bb ccc"}, {"words": 3, "longest": "ccc"}),
+    ("is_palindrome", '{"text": "level"}', True),
+    ("forget", {"note": "x"}, None),
+    ("today", None, "2025-01-15"),
+    ("today", "", "2025-01-15"),
+    ("today", "{}", "2025-01-15"),
+    ("divide", {"a": 1, "b": 4}, 0.25),
+]
 
 
 def _decode(arguments: dict[str, Any] | str | None) -> dict[str, Any]:
@@ -55,11 +95,26 @@ def _decode(arguments: dict[str, Any] | str | None) -> dict[str, Any]:
     return dict(arguments)
 
 
+# -- 1.1 ------------------------------------------------------------------------------------------
+
+
 def dispatch(table: dict[str, Callable[..., Any]], name: str, arguments: Any = None) -> Any:
     """Reference for 1.1: look the name up in the table and call it with keyword arguments."""
     if name not in table:
         raise KeyError(f"unknown tool {name!r}; known tools: {', '.join(table)}")
     return table[name](**_decode(arguments))
+
+
+def _dispatch_hint(got: Any, expected: Any) -> str:
+    """The hint for a wrong result: what the student most likely did."""
+    if type(got) is str and (type(expected) is not str or got == json.dumps(expected)):
+        return (
+            "dispatch returns what the function returned, as it is (3, not '3'): turning the "
+            "result into text for the model is exercise 1.3's job."
+        )
+    if got is None:
+        return "Return the function's result: return table[name](**arguments)."
+    return "Look the function up in the table and call it with the decoded arguments."
 
 
 @exercise(
@@ -69,26 +124,20 @@ def dispatch(table: dict[str, Callable[..., Any]], name: str, arguments: Any = N
         "Look the function up with table[name] (or table.get(name)) instead of comparing names.",
         "Arguments arrive as a JSON string from the model: json.loads it when it is a str; "
         "None or '' means no arguments.",
-        "Call the function with keyword arguments: fn(**arguments).",
+        "Call the function with keyword arguments, fn(**arguments), and return what it returns, "
+        "unchanged (no json.dumps here).",
     ],
     reference=lambda: dispatch,
 )
 def _check_dispatch(student: Any) -> None:
     table = _table()
-    cases = [
-        ("shout", {"text": "hello"}, "HELLO!"),
-        ("count_words", '{"text": "one two three"}', 3),
-        ("today", None, "2025-01-15"),
-        ("today", "", "2025-01-15"),
-        ("today", "{}", "2025-01-15"),
-        ("divide", {"a": 1, "b": 4}, 0.25),
-    ]
-    for name, arguments, expected in cases:
+    for name, arguments, expected in _CALLS:
+        got = student(table, name, arguments)
         expect_equal(
-            student(table, name, arguments),
+            got,
             expected,
             what=f"dispatch(table, {name!r}, {arguments!r})",
-            hint="Dispatch by looking the name up in the table: these tool names are new to you.",
+            hint=_dispatch_hint(got, expected),
         )
     expect_equal(
         sorted(table),
@@ -120,6 +169,7 @@ _JSON_TYPES: dict[Any, str] = {
     tuple: "array",
     dict: "object",
 }
+_PROBLEMS = ("not_in_function", "not_in_schema", "required_mismatch", "type_mismatch")
 
 
 def _json_type(annotation: Any) -> str | None:
@@ -171,20 +221,21 @@ def _fn(source: str, *, future: bool = False) -> Callable[..., Any]:
     return next(v for v in namespace.values() if isinstance(v, types.FunctionType))
 
 
-def _definition(properties: dict[str, str], required: list[str], **extra: Any) -> dict[str, Any]:
+def _definition(
+    properties: dict[str, str], required: list[str] | None, **extra: Any
+) -> dict[str, Any]:
     props = {name: {"type": kind, "description": name} for name, kind in properties.items()}
-    for name, schema in extra.items():
-        props[name] = schema
+    props.update(extra)
+    parameters: dict[str, Any] = {"type": "object", "properties": props}
+    if required is not None:
+        parameters["required"] = required
     return {
         "type": "function",
-        "function": {
-            "name": "tool",
-            "description": "A tool.",
-            "parameters": {"type": "object", "properties": props, "required": required},
-        },
+        "function": {"name": "tool", "description": "A tool.", "parameters": parameters},
     }
 
 
+# what the case shows, the definition, the function's source, under __future__?, the drift
 _DRIFT_CASES: list[tuple[str, dict[str, Any], str, bool, set[tuple[str, str]]]] = [
     (
         "no drift at all",
@@ -215,6 +266,13 @@ _DRIFT_CASES: list[tuple[str, dict[str, Any], str, bool, set[tuple[str, str]]]] 
         {("query", "required_mismatch"), ("limit", "required_mismatch")},
     ),
     (
+        "a schema without a 'required' list (nothing is required there)",
+        _definition({"host": "string", "port": "integer"}, None),
+        "def ping(host: str, port: int = 80) -> bool:\n    return True\n",
+        False,
+        {("host", "required_mismatch")},
+    ),
+    (
         "types that disagree (int vs 'number', float vs 'integer', str vs 'integer')",
         _definition(
             {"count": "number", "ratio": "integer", "label": "integer"}, ["count", "ratio", "label"]
@@ -222,6 +280,23 @@ _DRIFT_CASES: list[tuple[str, dict[str, Any], str, bool, set[tuple[str, str]]]] 
         "def stats(count: int, ratio: float, label: str) -> dict:\n    return {}\n",
         False,
         {("count", "type_mismatch"), ("ratio", "type_mismatch"), ("label", "type_mismatch")},
+    ),
+    (
+        "bool and dict annotations (a bool is 'boolean', never 'integer')",
+        _definition(
+            {
+                "flag": "integer",
+                "verbose": "boolean",
+                "options": "object",
+                "level": "boolean",
+                "data": "string",
+            },
+            ["flag", "verbose", "options", "level", "data"],
+        ),
+        "def configure(flag: bool, verbose: bool, options: dict, level: int,\n"
+        "              data: dict[str, int]) -> None:\n    pass\n",
+        False,
+        {("flag", "type_mismatch"), ("level", "type_mismatch"), ("data", "type_mismatch")},
     ),
     (
         "optional and generic annotations that match (str | None, list[str], Optional[int])",
@@ -234,6 +309,22 @@ _DRIFT_CASES: list[tuple[str, dict[str, Any], str, bool, set[tuple[str, str]]]] 
         "from typing import Optional\n"
         "def find(query: str, tags: list[str] | None = None, page: Optional[int] = None,\n"
         "         note: str | None = None) -> list:\n    return []\n",
+        False,
+        set(),
+    ),
+    (
+        "optional and generic annotations that disagree (str | None, list[str], Optional[int])",
+        _definition({"note": "integer", "tags": "string", "page": "string"}, []),
+        "from typing import Optional\n"
+        "def find(note: str | None = None, tags: list[str] | None = None,\n"
+        "         page: Optional[int] = None) -> list:\n    return []\n",
+        False,
+        {("note", "type_mismatch"), ("tags", "type_mismatch"), ("page", "type_mismatch")},
+    ),
+    (
+        "an unannotated parameter and one annotated Any (no JSON type to compare)",
+        _definition({"command": "integer", "payload": "string"}, ["command"]),
+        "from typing import Any\ndef run(command, payload: Any = None) -> str:\n    return ''\n",
         False,
         set(),
     ),
@@ -253,11 +344,42 @@ _DRIFT_HINTS = {
     "not_in_schema": "Compare the two sets of names: the schema's properties and "
     "inspect.signature(fn).parameters.",
     "required_mismatch": "A parameter is required when it has no default (parameter.default is "
-    "inspect.Parameter.empty); compare with the schema's 'required' list, both ways.",
+    "inspect.Parameter.empty); compare with the schema's 'required' list (absent means []), "
+    "both ways.",
     "type_mismatch": "Compare JSON types, not Python names: typing.get_type_hints(fn) resolves "
-    "string annotations, X | None has the type of X, and list[str] is a list.",
+    "string annotations, X | None has the type of X, list[str] is a list, a bool is 'boolean' "
+    "(not 'integer'), and a parameter without annotation (or Any) has no type to compare.",
     "twice": "Report each (parameter, problem) pair once.",
 }
+_PAIRS = "a list of (parameter, problem) pairs of strings, e.g. [('city', 'not_in_function')]"
+
+
+def _pairs(got: Any, label: str) -> list[tuple[str, str]]:
+    """The student's drift as a list of pairs, or CheckFailed saying what shape was expected."""
+    items = list(got) if type(got) in (list, tuple, set, frozenset) else None
+    if items is None:
+        raise CheckFailed(
+            f"For {label}, find_drift must return {_PAIRS}.", expected=Described(_PAIRS), got=got
+        )
+    for item in items:
+        pair = type(item) in (tuple, list) and len(item) == 2
+        if not (pair and all(type(part) is str for part in item)):
+            raise CheckFailed(
+                f"For {label}, find_drift returned {item!r} among its items; each item must be "
+                "a (parameter, problem) pair of two strings.",
+                expected=Described(_PAIRS),
+                got=got,
+                hint="Append tuples: drift.append((name, 'not_in_schema')).",
+            )
+        if item[1] not in _PROBLEMS:
+            raise CheckFailed(
+                f"For {label}, find_drift reported the problem {item[1]!r}, which is not one of "
+                f"the four: {', '.join(_PROBLEMS)}.",
+                expected=Described(_PAIRS),
+                got=got,
+                hint="Spell the problems exactly as in the exercise's table.",
+            )
+    return [(name, problem) for name, problem in items]
 
 
 @exercise(
@@ -267,7 +389,8 @@ _DRIFT_HINTS = {
         "Start from the two name sets: definition['function']['parameters']['properties'] and "
         "inspect.signature(fn).parameters. Names on one side only are drift.",
         "A function parameter is required when it has no default (parameter.default is "
-        "inspect.Parameter.empty); compare with the schema's 'required' list.",
+        "inspect.Parameter.empty); compare with the schema's 'required' list, which may be "
+        "absent (nothing required).",
         "For types, read typing.get_type_hints(fn) (it resolves string annotations), strip None "
         "from `X | None` with typing.get_args, and map the origin of list[str] (list) -> 'array'.",
     ],
@@ -275,35 +398,28 @@ _DRIFT_HINTS = {
 )
 def _check_find_drift(student: Any) -> None:
     for label, definition, source, future, expected in _DRIFT_CASES:
-        fn = _fn(source, future=future)
-        got = student(definition, fn)
-        try:
-            pairs = [tuple(item) for item in got]
-        except TypeError:
-            raise CheckFailed(
-                f"For {label}, find_drift must return a list of (parameter, problem) pairs.",
-                expected=sorted(expected),
-                got=got,
-            ) from None
-        if set(pairs) != expected or len(pairs) != len(set(pairs)):
-            missing = sorted(expected - set(pairs))
-            extra = sorted(set(pairs) - expected)
-            detail = "; ".join(
-                part
-                for part in (
-                    f"missed {missing}" if missing else "",
-                    f"reported wrongly {extra}" if extra else "",
-                    "reported a pair twice" if len(pairs) != len(set(pairs)) else "",
-                )
-                if part
+        pairs = _pairs(student(definition, _fn(source, future=future)), label)
+        found = set(pairs)
+        if found == expected and len(pairs) == len(found):
+            continue
+        missing = sorted(expected - found)
+        extra = sorted(found - expected)
+        detail = "; ".join(
+            part
+            for part in (
+                f"missed {missing}" if missing else "",
+                f"reported wrongly {extra}" if extra else "",
+                "reported a pair twice" if len(pairs) != len(found) else "",
             )
-            wrong = [problem for _, problem in missing + extra]
-            raise CheckFailed(
-                f"For {label}: {detail}.",
-                expected=Described(repr(sorted(expected))),
-                got=Described(repr(sorted(pairs))),
-                hint=_DRIFT_HINTS[wrong[0]] if wrong else _DRIFT_HINTS["twice"],
-            )
+            if part
+        )
+        wrong = [problem for _, problem in missing + extra]
+        raise CheckFailed(
+            f"For {label}: {detail}.",
+            expected=Described(repr(sorted(expected))),
+            got=Described(repr(sorted(pairs))),
+            hint=_DRIFT_HINTS[wrong[0]] if wrong else _DRIFT_HINTS["twice"],
+        )
 
 
 # -- 1.3 ------------------------------------------------------------------------------------------
@@ -324,12 +440,44 @@ def safe_dispatch(table: dict[str, Callable[..., Any]], name: str, arguments: An
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
-def _expect_error(text: Any, what: str, must_mention: list[str], hint: str) -> None:
-    expect_true(
-        isinstance(text, str),
-        f"{what} must return a string, got {text!r}.",
-        hint="Return the error as text instead of raising it.",
+def _safe_call(student: Any, table: dict[str, Any], name: str, arguments: Any) -> tuple[str, str]:
+    """The student's text for one call, checked to be a str; and how the call reads."""
+    what = f"safe_dispatch(table, {name!r}, {arguments!r})"
+    text = call_student(
+        student,
+        table,
+        name,
+        arguments,
+        what=what,
+        returns="a string",
+        hint="Catch every Exception around json.loads and the call, and return the error as "
+        "'Error: ...' text.",
     )
+    expect_plain(text, what=what, shape="a string")
+    expect_true(type(text) is str, f"{what} must return a string, got {text!r}.")
+    return text, what
+
+
+def _expect_result(
+    student: Any, table: dict[str, Any], name: str, arguments: Any, value: Any
+) -> None:
+    text, what = _safe_call(student, table, name, arguments)
+    if type(value) is str:
+        expect_equal(text, value, what=what, hint="A string result is returned as it is.")
+        return
+    try:
+        decoded = json.loads(text)
+    except json.JSONDecodeError:
+        raise CheckFailed(
+            f"{what} must return the result as JSON text, so the model can read it.",
+            expected=json.dumps(value),
+            got=text,
+            hint="str(value) writes Python (True, None, {'a': 1}); json.dumps(value) writes JSON.",
+        ) from None
+    expect_equal(decoded, value, what=f"json.loads({what})")
+
+
+def _expect_error(text: str, what: str, must_mention: list[str], hint: str) -> None:
     expect_true(
         text.startswith("Error:"),
         f"{what} must start with 'Error:' so the model (and "
@@ -343,14 +491,21 @@ def _expect_error(text: Any, what: str, must_mention: list[str], hint: str) -> N
         hint=hint,
     )
     leaked = [word for word in ("Traceback", 'File "') if word in text]
-    expect_true(
-        not leaked,
-        f"{what} leaks a stack trace ({leaked[0]!r} in it); the model cannot "
-        f"use it and it costs tokens. Got {text!r}."
-        if leaked
-        else "",
-        hint="Use the exception's type and message, not traceback.format_exc().",
-    )
+    if leaked:
+        raise CheckFailed(
+            f"{what} leaks a stack trace ({leaked[0]!r} in it); the model cannot use it and it "
+            f"costs tokens. Got {text!r}.",
+            hint="Use the exception's type and message, not traceback.format_exc().",
+        )
+
+
+# name, arguments, words the error must contain, what goes wrong
+_FAILURES: list[tuple[str, Any, list[str], str]] = [
+    ("divide", {"a": 1, "b": 0}, ["divide", "b must not be 0"], "an exception in the tool"),
+    ("colour_code", {"colour": "blue"}, ["colour_code", "blue"], "a KeyError in the tool"),
+    ("shout", {"txt": "hi"}, ["shout", "txt"], "a wrong argument name"),
+    ("shout", '{"text": "hi"', ["shout", "JSON"], "malformed JSON arguments"),
+]
 
 
 @exercise(
@@ -359,61 +514,26 @@ def _expect_error(text: Any, what: str, must_mention: list[str], hint: str) -> N
     hints=[
         "Check `name in table` first and return an 'Error: ...' string naming the tool and the "
         "available ones.",
-        "Wrap the call (and the json.loads) in try/except Exception and return the error as text.",
-        "A good message names the tool, the bad value or exception, and what to do instead; "
-        "never paste a traceback.",
+        "Decode the arguments as in 1.1 (None or '' mean none). Wrap json.loads and the call in "
+        "try/except Exception (any exception, not only ValueError) and return the error as text.",
+        "Success: a str result as it is, anything else json.dumps(value). A good error names the "
+        "tool and the exception's message; never paste a traceback.",
     ],
     reference=lambda: safe_dispatch,
 )
 def _check_safe_dispatch(student: Any) -> None:
     table = _table()
-    expect_equal(
-        student(table, "shout", {"text": "hi"}),
-        "HI!",
-        what="safe_dispatch(table, 'shout', {'text': 'hi'})",
-        hint="A string result is returned as it is.",
-    )
-    expect_equal(
-        student(table, "divide", '{"a": 1, "b": 4}'),
-        "0.25",
-        what="safe_dispatch(table, 'divide', '{\"a\": 1, \"b\": 4}')",
-        hint="Any other result goes back as JSON text: json.dumps(value).",
-    )
-    expect_equal(
-        student(table, "count_words", {"text": "a b"}),
-        "2",
-        what="safe_dispatch(table, 'count_words', {'text': 'a b'})",
-    )
-    try:
-        unknown = student(table, "launch_rocket", {})
-    except Exception as exc:
-        raise CheckFailed(
-            "safe_dispatch raised for an unknown tool; it must return a string.",
-            expected=Described("'Error: unknown tool ...'"),
-            got=exc,
-        ) from None
+    for name, arguments, value in _CALLS:
+        _expect_result(student, table, name, arguments, value)
+    text, what = _safe_call(student, table, "launch_rocket", {})
     _expect_error(
-        unknown,
-        "safe_dispatch(table, 'launch_rocket', {})",
-        ["launch_rocket", "shout", "count_words", "today", "divide"],
+        text,
+        what,
+        ["launch_rocket", *_table()],
         "Name the unknown tool and list every available one.",
     )
-    failures = [
-        ("divide", {"a": 1, "b": 0}, ["divide", "b must not be 0"], "an exception in the tool"),
-        ("shout", {"txt": "hi"}, ["shout", "txt"], "a wrong argument name"),
-        ("shout", '{"text": "hi"', ["shout", "JSON"], "malformed JSON arguments"),
-    ]
-    for name, arguments, words, label in failures:
-        what = f"safe_dispatch(table, {name!r}, {arguments!r})"
-        try:
-            text = student(table, name, arguments)
-        except Exception as exc:
-            raise CheckFailed(
-                f"{what} raised for {label}; it must return a string.",
-                expected=Described("'Error: ...'"),
-                got=exc,
-                hint="Catch every Exception around json.loads and the call.",
-            ) from None
+    for name, arguments, words, label in _FAILURES:
+        text, what = _safe_call(student, table, name, arguments)
         _expect_error(
             text,
             f"{what} ({label})",

@@ -11,27 +11,19 @@ from collections.abc import Callable
 from dataclasses import fields
 from typing import Any
 
-from toolsys.checks import CheckFailed, Described, exercise, expect_raises
+from toolsys.checks import CheckFailed, Described, exercise, expect_plain, expect_raises
+from toolsys.checks._plain import difference, text
 from toolsys.spec import Param, ToolSpec
 
 
-def _toolsys_property(param: Param) -> dict[str, Any]:
-    from toolsys.schema import json_schema, model_from_params
-
-    return json_schema(model_from_params("tool", [param]))["properties"][param.name]
-
-
-def _toolsys_schema(spec: ToolSpec) -> dict[str, Any]:
-    from toolsys.schema import json_schema, model_from_params
-
-    return json_schema(model_from_params(spec.name, list(spec.parameters)))
-
-
 def _normal(schema: Any) -> Any:
-    """Equivalent spellings made equal: no `required` = `required: []`, `items: {}` = no items."""
-    if isinstance(schema, list):
+    """Equivalent spellings made equal: no `required` = `required: []`, `items: {}` = no items.
+
+    Only called on plain data (exact dicts and lists), so nothing here asks a student's object.
+    """
+    if type(schema) is list:
         return [_normal(item) for item in schema]
-    if not isinstance(schema, dict):
+    if type(schema) is not dict:
         return schema
     out = {key: _normal(value) for key, value in schema.items()}
     if out.get("required") == []:
@@ -41,33 +33,26 @@ def _normal(schema: Any) -> Any:
     return out
 
 
-def _difference(got: Any, expected: Any, where: str = "the result") -> str:
-    """The first place where two schemas differ, in words, e.g. "the result['required'] ..."."""
-    if not isinstance(got, dict) or not isinstance(expected, dict):
-        return f"{where} should be {expected!r}, not {got!r}"
-    for key in expected:
-        if key not in got:
-            return f"{where} is missing the key {key!r}"
-        if got[key] != expected[key]:
-            return _difference(got[key], expected[key], f"{where}[{key!r}]")
-    extra = [key for key in got if key not in expected]
-    return f"{where} has an unexpected key {extra[0]!r}" if extra else "the values differ"
-
-
-def _compare(got: Any, expected: Any, what: str, hint: str) -> None:
-    if not isinstance(got, dict):
+def _compare(
+    got: Any, expected: Any, what: str, hint: str, by_key: dict[str, str] | None = None
+) -> None:
+    """Fail unless `got` is the schema toolsys gives; the hint follows where they differ."""
+    expect_plain(got, what=what, shape="a dict (a JSON Schema) of plain JSON values", hint=hint)
+    if type(got) is not dict:
         raise CheckFailed(
             f"{what} should return a dict.",
             expected=Described("a dict (a JSON Schema)"),
             got=got,
             hint=hint,
         )
-    if _normal(got) != _normal(expected):
+    problem = difference(_normal(got), _normal(expected), "the result")
+    if problem is not None:
+        keyed = [h for key, h in (by_key or {}).items() if repr(key) in problem]
         raise CheckFailed(
-            f"{what} differs from toolsys: {_difference(_normal(got), _normal(expected))}.",
+            f"{what} differs from toolsys: {problem}.",
             expected=expected,
             got=got,
-            hint=hint,
+            hint=keyed[0] if keyed else hint,
         )
 
 
@@ -85,7 +70,14 @@ def _show_param(param: Param) -> str:
     return f"Param({', '.join([*positional, *given])})"
 
 
-PARAM_CASES: list[tuple[Param, str]] = [
+def param_to_schema(param: Param) -> dict[str, Any]:
+    """Reference for 3.1: what toolsys puts under `properties[param.name]`."""
+    from toolsys.schema import json_schema, model_from_params
+
+    return json_schema(model_from_params("tool", [param]))["properties"][param.name]
+
+
+_PARAM_CASES: list[tuple[Param, str]] = [
     (Param("query", "string", "Search keywords."), "A plain string: type and description."),
     (Param("count", "integer", "How many results."), "The JSON type is param.type as it is."),
     (Param("ratio", "number", ""), 'An empty description is left out, not sent as "".'),
@@ -139,17 +131,25 @@ PARAM_CASES: list[tuple[Param, str]] = [
         "'default' only when the parameter is not required and its default is not None; "
         "'minimum'/'maximum' when they are not None. Beware of 0 and False: they are values.",
     ],
-    reference=lambda: _toolsys_property,
+    reference=lambda: param_to_schema,
 )
-def check_param_to_schema(student: Callable[[Param], dict[str, Any]]) -> None:
-    for param, hint in PARAM_CASES:
+def _check_param_to_schema(student: Callable[[Param], dict[str, Any]]) -> None:
+    for param, hint in _PARAM_CASES:
         what = f"param_to_schema({_show_param(param)})"
-        _compare(student(param), _toolsys_property(param), what, hint)
+        _compare(student(param), param_to_schema(param), what, hint)
 
 
 # -- 3.2 -------------------------------------------------------------------------------------
 
-SPEC_CASES: list[tuple[ToolSpec, str]] = [
+
+def spec_to_schema(spec: ToolSpec) -> dict[str, Any]:
+    """Reference for 3.2: the object schema toolsys generates for a spec's parameters."""
+    from toolsys.schema import json_schema, model_from_params
+
+    return json_schema(model_from_params(spec.name, list(spec.parameters)))
+
+
+_SPEC_CASES: list[tuple[ToolSpec, str]] = [
     (
         ToolSpec("ping", "Check the service answers."),
         "No parameters: an object with empty properties (and additionalProperties false).",
@@ -215,6 +215,18 @@ SPEC_CASES: list[tuple[ToolSpec, str]] = [
 ]
 
 
+# Where a spec's schema differs decides the hint: the case's own hint says what it shows, but a
+# wrong 'required' list is about required, not about the nullable type next to it.
+_SPEC_HINTS = {
+    "required": "'required' lists the parameters with required=True, in the spec's order. "
+    "nullable does not change it: a nullable parameter stays required unless it says "
+    "required=False.",
+    "additionalProperties": "Close the object: 'additionalProperties': False.",
+    "type": "nullable=True makes the type [type, 'null'], in that order; without nullable it "
+    "stays a string.",
+}
+
+
 @exercise(
     "3.2",
     title="A whole ToolSpec to its object schema",
@@ -223,14 +235,16 @@ SPEC_CASES: list[tuple[ToolSpec, str]] = [
         "'additionalProperties': False}.",
         "Build each property with your param_to_schema, then handle nullable: "
         "prop['type'] = [prop['type'], 'null'].",
-        "'required' is [p.name for p in spec.parameters if p.required]: nullable parameters "
-        "are still required.",
+        "'required' is [p.name for p in spec.parameters if p.required], whatever nullable "
+        "says: nullable=True alone keeps a parameter required, and required=False makes it "
+        "optional, nullable or not.",
     ],
-    reference=lambda: _toolsys_schema,
+    reference=lambda: spec_to_schema,
 )
-def check_spec_to_schema(student: Callable[[ToolSpec], dict[str, Any]]) -> None:
-    for spec, hint in SPEC_CASES:
-        _compare(student(spec), _toolsys_schema(spec), f"spec_to_schema(<{spec.name}>)", hint)
+def _check_spec_to_schema(student: Callable[[ToolSpec], dict[str, Any]]) -> None:
+    for spec, hint in _SPEC_CASES:
+        what = f"spec_to_schema(<{spec.name}>)"
+        _compare(student(spec), spec_to_schema(spec), what, hint, _SPEC_HINTS)
 
 
 # -- 3.3 -------------------------------------------------------------------------------------
@@ -240,7 +254,7 @@ def _obj(properties: dict[str, Any], required: list[str], **extra: Any) -> dict[
     return {"type": "object", "properties": properties, "required": required, **extra}
 
 
-STRICT_CASES: list[tuple[str, dict[str, Any], str]] = [
+_STRICT_CASES: list[tuple[str, dict[str, Any], str]] = [
     (
         "a flat schema with one optional parameter",
         _obj(
@@ -266,6 +280,11 @@ STRICT_CASES: list[tuple[str, dict[str, Any], str]] = [
         "A field whose type already contains 'null' must not get a second 'null'.",
     ),
     (
+        "an optional field with a list of types",
+        _obj({"id": {"type": ["string", "integer"], "default": 0}, "q": {"type": "string"}}, ["q"]),
+        "A list of types gets 'null' appended: ['string', 'integer', 'null'].",
+    ),
+    (
         "a schema without additionalProperties (as Pydantic writes it)",
         _obj({"title": {"type": "string"}, "done": {"type": "boolean", "default": False}}, []),
         "Add additionalProperties: false to every object, even when the key was absent.",
@@ -284,6 +303,22 @@ STRICT_CASES: list[tuple[str, dict[str, Any], str]] = [
         ),
         "Recurse into properties that are objects: they get the same treatment, and the "
         "optional object itself becomes ['object', 'null'].",
+    ),
+    (
+        "nested objects, one required and one optional",
+        _obj(
+            {
+                "name": {"type": "string"},
+                "address": _obj(
+                    {"street": {"type": "string"}, "zip": {"type": "string", "default": ""}},
+                    ["street"],
+                ),
+                "billing": _obj({"street": {"type": "string"}}, []),
+            },
+            ["name", "address"],
+        ),
+        "Recurse into every property that is an object, required or not: a required one is "
+        "made strict too, it only stays non-nullable.",
     ),
     (
         "an array of objects",
@@ -305,22 +340,52 @@ STRICT_CASES: list[tuple[str, dict[str, Any], str]] = [
         "Recurse into an array's 'items' too.",
     ),
     (
+        "an array of arrays of objects",
+        _obj(
+            {
+                "grid": {
+                    "type": "array",
+                    "items": {
+                        "type": "array",
+                        "items": _obj({"v": {"type": "integer", "default": 1}}, []),
+                    },
+                }
+            },
+            ["grid"],
+        ),
+        "Recurse into 'items' whatever they are: items that are arrays have items of their own.",
+    ),
+    (
         "an object that is already strict",
         _obj({"q": {"type": "string"}}, ["q"], additionalProperties=False),
         "An already strict schema comes back unchanged.",
     ),
 ]
 
-FREE_FORM_CASES: list[tuple[str, dict[str, Any], str]] = [
+# what the case shows, the schema, words its error must contain (the path to the object)
+_FREE_FORM_CASES: list[tuple[str, dict[str, Any], tuple[str, ...]]] = [
     (
         "a dict parameter (additionalProperties is a schema)",
         _obj({"labels": {"type": "object", "additionalProperties": {"type": "string"}}}, []),
-        "labels",
+        ("labels",),
+    ),
+    (
+        "a dict parameter whose values may be anything (additionalProperties is {})",
+        _obj({"labels": {"type": "object", "additionalProperties": {}}}, []),
+        ("labels",),
     ),
     (
         "an object with no properties at all",
         _obj({"q": {"type": "string"}, "extra": {"type": "object"}}, ["q"]),
-        "extra",
+        ("extra",),
+    ),
+    (
+        "a free-form object two levels down",
+        _obj(
+            {"address": _obj({"street": {"type": "string"}, "meta": {"type": "object"}}, [])},
+            ["address"],
+        ),
+        ("address", "meta"),
     ),
     (
         "a free-form object hidden inside an array",
@@ -328,15 +393,21 @@ FREE_FORM_CASES: list[tuple[str, dict[str, Any], str]] = [
             {"rows": {"type": "array", "items": {"type": "object", "additionalProperties": True}}},
             ["rows"],
         ),
-        "rows",
+        ("rows",),
+    ),
+    (
+        "a root object that is itself free-form",
+        {"type": "object", "additionalProperties": True},
+        (),
     ),
 ]
 
 
-def _toolsys_strict(schema: dict[str, Any]) -> dict[str, Any]:
-    from toolsys.export import make_strict
+def make_strict(schema: dict[str, Any]) -> dict[str, Any]:
+    """Reference for 3.3: `toolsys.export.make_strict`."""
+    from toolsys.export import make_strict as toolsys_make_strict
 
-    return make_strict(schema)
+    return toolsys_make_strict(schema)
 
 
 @exercise(
@@ -344,35 +415,43 @@ def _toolsys_strict(schema: dict[str, Any]) -> dict[str, Any]:
     title="Make a schema strict by hand",
     hints=[
         "Work on copy.deepcopy(schema) and write a recursive helper strict(node, path).",
-        "For an object: raise ValueError(f'{path}: free-form object') when additionalProperties "
-        "is True or a dict, or when it has no 'properties' and no additionalProperties: false. "
-        "Otherwise remember the old 'required', recurse into each property, make the ones that "
-        "were not required nullable, then set 'required' to every name and "
-        "'additionalProperties' to False.",
+        "For an object (the root too): raise ValueError(f'{path}: free-form object') when "
+        "additionalProperties is True or a dict (even {}), or when it has no 'properties' and "
+        "no additionalProperties: false. Otherwise remember the old 'required', recurse into "
+        "each property, make the ones that were not required nullable, then set 'required' to "
+        "every name and 'additionalProperties' to False.",
         "Nullable: a string type T becomes [T, 'null']; a list of types gets 'null' appended "
-        "unless it is already there. Pop 'default' from every node, and recurse into 'items'.",
+        "unless it is already there. Pop 'default' from every node, and recurse into 'items', "
+        "whatever they are.",
     ],
-    reference=lambda: _toolsys_strict,
+    reference=lambda: make_strict,
 )
-def check_make_strict(student: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
-    for label, schema, hint in STRICT_CASES:
+def _check_make_strict(student: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+    for label, schema, hint in _STRICT_CASES:
         original = copy.deepcopy(schema)
         got = student(schema)
-        if schema != original:
+        changed = difference(schema, original, "the input")
+        if changed is not None:
             raise CheckFailed(
-                f"make_strict changed its input ({label}).",
+                f"make_strict changed its input ({label}): {changed}.",
                 expected=original,
                 got=schema,
                 hint="Work on copy.deepcopy(schema): the registry's schema is shared.",
             )
-        _compare(got, _toolsys_strict(original), f"make_strict({label})", hint)
-    for label, schema, name in FREE_FORM_CASES:
-        expect_raises(
-            ValueError,
-            student,
-            copy.deepcopy(schema),
-            what=f"make_strict({label})",
-            match=name,
-            hint=f"Strict mode forbids objects with arbitrary keys; raise ValueError with a "
-            f"message naming where, e.g. '$.{name}: free-form object'.",
+        _compare(got, make_strict(original), f"make_strict({label})", hint)
+    for label, schema, words in _FREE_FORM_CASES:
+        what = f"make_strict({label})"
+        hint = (
+            "Strict mode forbids objects with arbitrary keys; raise ValueError with a message "
+            f"naming where, e.g. '$.{'.'.join(words) or 'labels'}: free-form object'."
         )
+        error = expect_raises(ValueError, student, copy.deepcopy(schema), what=what, hint=hint)
+        missing = [word for word in words if word not in text(error)]
+        if missing:
+            raise CheckFailed(
+                f"{what} raised the right error, but its message does not say where: "
+                f"{', '.join(map(repr, missing))} missing.",
+                expected=Described(f"a message naming the path, e.g. '$.{'.'.join(words)}'"),
+                got=text(error),
+                hint=hint,
+            )
