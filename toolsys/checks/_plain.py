@@ -5,14 +5,16 @@ object whose `__eq__` always says yes, or a `str`/`dict`/`list` subclass that ov
 `__hash__`, `__len__`, `__bool__`, `__contains__` or `get`, would pass any check written that way.
 Here the types are compared first, exactly (`type(got) is type(expected)`, recursively), and `==`
 runs only between values of the same trusted type, so it is the expected type's `==` that answers.
-The package's own string enums (`ErrorCode`, `Category`) count as the strings they are: its
-envelopes (`ToolResult.to_dict()`), which a check accepts, contain them.
+The package's own string enums (`ErrorCode`, `Category`) count as the strings they are, and its
+read-only exports (`ReadOnlyDict`, `ReadOnlyList`) as the dicts and lists they are: a check
+accepts the package's own answers, which contain them.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from toolsys._readonly import ReadOnlyDict, ReadOnlyList
 from toolsys.errors import ErrorCode
 from toolsys.spec import Category
 
@@ -25,8 +27,28 @@ _OUR_STRINGS = (ErrorCode, Category)
 
 
 def _unwrap(value: Any) -> Any:
-    """One of the package's string enums as the exact `str` it stands for; anything else as is."""
-    return str.__str__(value) if type(value) in _OUR_STRINGS else value
+    """The package's own enums and read-only containers as the plain values they stand for."""
+    cls = type(value)
+    if cls in _OUR_STRINGS:
+        return str.__str__(value)
+    if cls is ReadOnlyDict:
+        return dict(value)
+    if cls is ReadOnlyList:
+        return list(value)
+    return value
+
+
+def as_plain(value: Any, depth: int = 0) -> Any:
+    """`value` with the package's own read-only containers, at any depth, made plain dicts/lists.
+
+    Anything else, a student's subclass included, is left exactly as it is for the checks to judge.
+    """
+    cls = type(value)
+    if depth > MAX_DEPTH or cls not in (dict, list, ReadOnlyDict, ReadOnlyList):
+        return value
+    if cls in (dict, ReadOnlyDict):
+        return {key: as_plain(item, depth + 1) for key, item in value.items()}
+    return [as_plain(item, depth + 1) for item in value]
 
 
 def text(value: Any) -> str:
@@ -70,7 +92,8 @@ def _impurity(value: Any, where: str, depth: int) -> str | None:
     at = where or "the value"
     if depth > MAX_DEPTH:
         return f"{at} is nested more than {MAX_DEPTH} levels deep"
-    cls = type(_unwrap(value))
+    value = _unwrap(value)
+    cls = type(value)
     if cls in _SCALARS:
         return None
     if cls is dict:
