@@ -67,7 +67,7 @@ def graded(submissions: Path, tmp_path_factory: pytest.TempPathFactory):
 
 def test_students_are_named_by_file_stem_or_first_folder(submissions: Path) -> None:
     found = grading.find_notebooks([submissions, submissions / "alice.ipynb"])
-    names = [student for _, student in found]
+    names = [s.student for s in found]
     assert names == ["alice", "bob", "carol", "dave", "erin", "frank", "alice"]
 
 
@@ -226,5 +226,5 @@ def test_same_name_under_two_folders_stays_two_students(tmp_path: Path) -> None:
         (tmp_path / folder).mkdir()
         (tmp_path / folder / "alice.ipynb").write_text("{}")
     (tmp_path / "solutions" / "bob.ipynb").write_text("{}")
-    names = [name for _, name in find_notebooks([tmp_path / "exercises", tmp_path / "solutions"])]
+    names = [s.student for s in find_notebooks([tmp_path / "exercises", tmp_path / "solutions"])]
     assert names == ["exercises/alice", "solutions/alice", "bob"]
