@@ -9,15 +9,15 @@ trust, whatever a submission does. The pieces, each in its own module:
   namespaces; every process it started is killed when its grading ends;
 - `_kernel`: the kernel (started with a generous timeout and one noted retry) and nbclient;
 - `_verdicts`: the verdict log, every line validated and signed with a per-notebook key;
-- `grade`: one notebook's grade, never raising; `gradebook`: the table, CSV and Markdown.
+- `grades`: one notebook's grade, never raising; `gradebook`: the table, CSV and Markdown.
 
 What grading can and cannot guarantee is in the README ("For instructors").
 """
 
 from toolsys.grading._kernel import execute
 from toolsys.grading._sandbox import Isolation, isolation
-from toolsys.grading.grade import DEFAULT_TIMEOUT, NotebookGrade, grade, grade_notebook
 from toolsys.grading.gradebook import table, write_gradebook
+from toolsys.grading.grades import DEFAULT_TIMEOUT, NotebookGrade, grade, grade_notebook
 from toolsys.grading.submissions import Submission, UsageError, find_notebooks
 
 __all__ = [

@@ -13,12 +13,15 @@ installation, sys.path) and, writable, the submission's own temp folder; then ru
 as PID 2 under a tiny init (PID 1) as an unprivileged user. When init ends, Linux kills every
 process in the namespace: nothing a submission starts (background jobs, double forks, `setsid`)
 outlives its kernel. Without `isolate`, the kernel runs as the grader's user in its own session,
-with the same resource limits, and the jail kills its session when the kernel or grader ends.
-Either way the jail watches the grader: if the grader dies, the submission dies with it.
+with the same resource limits; the jail is a subreaper (orphans of the kernel become its
+children, even after `setsid`) and kills all its descendants and its session when the kernel
+ends. Either way the jail watches the grader: if the grader dies, the submission dies with it.
+The grader uses `end_family` too, to end a submission while its jail is still alive.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import json
 import os
@@ -30,7 +33,7 @@ import time
 CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWPID, CLONE_NEWNET = 0x20000, 0x8000000, 0x20000000, 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
-PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS = 1, 38
+PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 1, 36, 38
 LIMITS = {
     "AS": resource.RLIMIT_AS,
     "CPU": resource.RLIMIT_CPU,
@@ -122,48 +125,72 @@ def _init(config: dict, command: list[str]) -> None:
     os._exit(code if code >= 0 else 128 - code)
 
 
-def _session_members() -> list[int]:
-    """Processes of this jail's session (Linux /proc), the jail itself excluded."""
-    members = []
-    me = os.getpid()
+def _processes() -> dict[int, tuple[int, int]]:
+    """Every process as pid -> (parent pid, session id), from Linux's /proc; {} elsewhere."""
+    table = {}
     for entry in os.listdir("/proc") if os.path.isdir("/proc") else []:
-        if entry.isdigit() and int(entry) != me:
+        if entry.isdigit():
             try:
-                if os.getsid(int(entry)) == me:
-                    members.append(int(entry))
-            except OSError:
+                with open(f"/proc/{entry}/stat", "rb") as handle:
+                    fields = handle.read().rsplit(b")", 1)[1].split()
+            except (OSError, IndexError):
                 continue
-    return members
+            table[int(entry)] = (int(fields[1]), int(fields[3]))
+    return table
 
 
-def _end_session() -> None:
-    for _ in range(50):
-        members = _session_members()
-        if not members:
-            return
-        for pid in members:
-            try:
+def family(leader: int) -> set[int]:
+    """The processes `leader` started (its descendants) and the members of its session."""
+    table = _processes()
+    children: dict[int, list[int]] = {}
+    for pid, (parent, _) in table.items():
+        children.setdefault(parent, []).append(pid)
+    found, todo = set(), [leader]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    if leader != os.getsid(0):  # never the caller's own session
+        found |= {pid for pid, (_, session) in table.items() if session == leader}
+    return found - {leader, os.getpid()}
+
+
+def end_family(leader: int) -> set[int]:
+    """Kill `leader`'s family until none is left (a few seconds at most); what survived."""
+    if not os.path.isdir("/proc"):  # no process table to read: its process group, at least
+        with contextlib.suppress(OSError):
+            os.killpg(leader, signal.SIGKILL)
+        return set()
+    left = family(leader)
+    for _ in range(100):
+        if not left:
+            break
+        for pid in left:
+            with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
-            except OSError:
-                continue
         time.sleep(0.02)
+        left = family(leader)
+    return left
 
 
-def _supervise(child: int, grader: int, isolate: bool) -> int:
-    """Wait for the child; if the grader dies first, end the child and all it started."""
+def _supervise(child: int, grader: int) -> int:
+    """Wait for the child; if the grader dies first, end the child and all it started.
+
+    As a subreaper the jail inherits whatever its descendants orphan (a double fork), so
+    `end_family` finds them all, even those that left the session.
+    """
+    code = 1
     while True:
-        pid, status = os.waitpid(child, os.WNOHANG)
+        pid, status = os.waitpid(-1, os.WNOHANG)  # reaps adopted orphans too
         if pid == child:
             code = os.waitstatus_to_exitcode(status)
             break
         if os.getppid() != grader:
-            os.kill(child, signal.SIGKILL)
-            os.waitpid(child, 0)
-            code = 1
             break
-        time.sleep(POLL)
-    if not isolate:  # in a namespace, init's end already killed everything
-        _end_session()
+        if pid == 0:
+            time.sleep(POLL)
+    end_family(os.getpid())
     return code if code >= 0 else 128 - code
 
 
@@ -171,6 +198,8 @@ def main(argv: list[str]) -> int:
     config, command = json.loads(argv[1]), argv[3:]
     grader = os.getppid()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # interrupts are for the kernel only
+    if sys.platform.startswith("linux"):
+        _call("prctl", PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     if config["isolate"]:
         try:
             _call("unshare", CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWNET)
@@ -186,7 +215,7 @@ def main(argv: list[str]) -> int:
         if config["isolate"]:
             _init(config, command)
         _become_kernel(config, command)
-    return _supervise(child, grader, config["isolate"])
+    return _supervise(child, grader)
 
 
 if __name__ == "__main__":

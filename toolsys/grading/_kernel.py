@@ -152,16 +152,17 @@ def _reason(exc: Exception, box: Sandbox) -> str:
 
 
 def _stop(client: NotebookClient, manager: Any, box: Sandbox) -> None:
+    """End the submission's processes while its jail still lives, then the kernel manager."""
     from jupyter_core.utils import run_sync
 
+    box.stop()
     try:
         if client.kc is not None:
             client.kc.stop_channels()
         if manager is not None and manager.has_kernel:
             run_sync(manager.shutdown_kernel)(now=True)
-    except Exception:  # already dead or half started: the sweep below ends it anyway
+    except Exception:  # already dead or half started: nothing is left to stop
         pass
-    box.stop()
 
 
 def _bounded_client() -> type[NotebookClient]:

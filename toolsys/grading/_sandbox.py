@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from toolsys.checks._core import KEY_ENV, LOG_ENV
+from toolsys.grading._jail import end_family
 
 JAIL = Path(__file__).with_name("_jail.py")
 COPY_LIMIT_BYTES = 100 * 2**20
@@ -129,7 +130,7 @@ def _covered_paths(notebook: Path | None, folder: Path | None, kept: list[str]) 
 
 
 class Sandbox:
-    """One submission's temp folder (`work/` is cwd and HOME), verdict log and kernel command."""
+    """One submission's temp folder (`work/` its cwd, `home/` its HOME), log and kernel command."""
 
     def __init__(
         self,
@@ -144,8 +145,9 @@ class Sandbox:
         self.notes: list[str] = []
         self.key = secrets.token_hex(32)
         self.root = Path(tempfile.mkdtemp(prefix="toolsys-grade-"))
-        self.work, self.run, self.tmp = self.root / "work", self.root / "run", self.root / "tmp"
-        for made in (self.work, self.run, self.tmp):
+        self.work, self.home = self.root / "work", self.root / "home"
+        self.run, self.tmp = self.root / "run", self.root / "tmp"
+        for made in (self.work, self.home, self.run, self.tmp):
             made.mkdir(mode=0o700)
         self.log = self.run / "verdicts.jsonl"
         self.log.touch(mode=0o600)
@@ -224,7 +226,7 @@ class Sandbox:
         """The kernel's whole environment: nothing of the instructor's but PATH and PYTHONPATH."""
         env = {
             "PATH": os.environ.get("PATH", os.defpath),
-            "HOME": str(self.work),
+            "HOME": str(self.home),
             "TMPDIR": str(self.tmp),
             "LANG": "C.UTF-8",
             "TOOLSYS_OFFLINE": "1",
@@ -257,46 +259,34 @@ class Sandbox:
                 self._namespace = namespace
 
     def stop(self) -> None:
-        """Kill every process of this submission (its namespace, or its session) and wait."""
+        """Kill every process of this submission: the jail's family, then its namespace's."""
         if self.jail_pid is None:
             return
+        left = end_family(self.jail_pid)
         for _ in range(100):
-            if self.isolation.isolated:  # its namespace ended with its init; make sure
-                left = _members(None, self._namespace) if self._namespace else []
-            else:
-                left = _members(self.jail_pid, None)
+            left |= set(_in_namespace(self._namespace))
             if not left:
                 break
             for pid in left:
-                try:
+                with contextlib.suppress(OSError):
                     os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    continue
-            time.sleep(0.05)
+            time.sleep(0.02)
+            left = set()
         else:
             self.notes.append(f"processes still running after grading: {sorted(left)}")
+        self.jail_pid = None
 
 
-def _members(session: int | None, namespace: str | None) -> list[int]:
-    """Pids in the PID namespace `namespace`, or in the session led by `session`."""
-    if session is not None and not os.path.isdir("/proc"):  # e.g. macOS: its process group
-        with contextlib.suppress(OSError):
-            os.killpg(session, signal.SIGKILL)
+def _in_namespace(namespace: str | None) -> list[int]:
+    """Pids whose PID namespace is `namespace` (a submission's, never the grader's own)."""
+    if namespace is None:
         return []
-    if session == os.getsid(0):  # never the grader's own session
-        session = None
     found = []
     for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        pid = int(entry)
-        try:
-            if os.getsid(pid) == session or (
-                namespace is not None and os.readlink(f"/proc/{pid}/ns/pid") == namespace
-            ):
-                found.append(pid)
-        except OSError:
-            continue
+        if entry.isdigit():
+            with contextlib.suppress(OSError):
+                if os.readlink(f"/proc/{entry}/ns/pid") == namespace:
+                    found.append(int(entry))
     return found
 
 

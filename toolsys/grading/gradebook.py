@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from toolsys.grading.grade import NotebookGrade
+from toolsys.grading.grades import NotebookGrade
 
 _MARKS = {
     "passed": "✓",
