@@ -257,7 +257,7 @@ def test_forged_verdict_lines_are_rejected_and_reported_for_that_student_only(gr
 
 
 def test_a_student_who_signs_with_their_own_kernels_key_fakes_only_their_own_pass(graded) -> None:
-    """The documented limit of in-kernel checks: see README "What grading can guarantee"."""
+    """The limit the README states ("What grading guarantees, and what it cannot")."""
     _, _, rows, _ = graded
     assert _row(rows, "forger", "99.2")["status"] == "passed"
     assert _row(rows, "victim", "99.1")["status"] == "failed"
