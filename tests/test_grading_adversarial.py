@@ -422,3 +422,10 @@ def test_a_grader_failure_on_one_notebook_is_reported_on_that_notebook(
         grade.problem == "the grader could not run it: OSError: [Errno 28] No space left on device"
     )
     assert not list(Path(tempfile.gettempdir()).glob("toolsys-grade-*/work/alice.ipynb"))
+
+
+def test_many_quick_cells_stop_when_the_notebooks_time_is_up(tmp_path: Path) -> None:
+    _write(tmp_path / "alice.ipynb", ["import time", *["time.sleep(0.05)"] * 1000])
+    grade = grading.grade_notebook(tmp_path / "alice.ipynb", "alice", timeout=3)
+    assert grade.status == "timeout"
+    assert grade.problem == "stopped after 3 s: the notebook did not finish in time"

@@ -197,6 +197,7 @@ def _supervise(child: int, grader: int) -> int:
 def main(argv: list[str]) -> int:
     config, command = json.loads(argv[1]), argv[3:]
     grader = os.getppid()
+    os.umask(0o022)  # mount points made inside covers must be walkable by the kernel's user
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # interrupts are for the kernel only
     if sys.platform.startswith("linux"):
         _call("prctl", PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)

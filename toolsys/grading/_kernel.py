@@ -81,7 +81,8 @@ def run_graded(notebook: NotebookNode, box: Sandbox, *, timeout: float) -> tuple
     try:
         client.execute()
     except CellTimeoutError:
-        status, problem = "timeout", f"stopped after {timeout:g} s (a cell never finished)"
+        status = "timeout"
+        problem = f"stopped after {timeout:g} s: the notebook did not finish in time"
     except DeadKernelError:
         status, problem = "crashed", "the kernel died while running the notebook"
     except Exception as exc:  # whatever nbclient meets: report it, grade the others
@@ -109,7 +110,7 @@ def _client(notebook: NotebookNode, box: Sandbox, deadline: list[float]) -> Any:
     manager._kernel_spec = KernelSpec(
         argv=box.command(kernel), display_name="Python 3 (graded)", language="python"
     )
-    return _bounded_client()(
+    client = _bounded_client()(
         notebook,
         km=manager,
         timeout_func=lambda _cell: max(1, int(deadline[0] - time.monotonic())),
@@ -119,6 +120,8 @@ def _client(notebook: NotebookNode, box: Sandbox, deadline: list[float]) -> Any:
         resources={"metadata": {"path": str(box.work)}},
         log=_QUIET,
     )
+    client.deadline = deadline
+    return client
 
 
 def _start(notebook: NotebookNode, box: Sandbox, deadline: list[float]) -> Any:
@@ -129,9 +132,8 @@ def _start(notebook: NotebookNode, box: Sandbox, deadline: list[float]) -> Any:
         manager = client.km
         try:
             client.start_new_kernel(env=box.env(), stdout=box.diagnostics, stderr=box.diagnostics)
-            box.started(manager.provisioner.pid)
+            box.started(manager.provisioner.process)
             client.start_new_kernel_client()
-            box.ready()
             return client
         except Exception as exc:  # died before replying, timed out, could not launch
             _stop(client, manager, box)
@@ -167,12 +169,14 @@ def _stop(client: NotebookClient, manager: Any, box: Sandbox) -> None:
 
 def _bounded_client() -> type[NotebookClient]:
     from nbclient import NotebookClient
+    from nbclient.exceptions import CellTimeoutError
 
     class BoundedClient(NotebookClient):
-        """Keeps at most OUTPUT_BUDGET characters of output; drops the rest."""
+        """Keeps at most OUTPUT_BUDGET characters of output, runs no cell after the deadline."""
 
         spent = 0
         dropped = False
+        deadline = (math.inf,)  # replaced by the list `run_graded` moves on
 
         def process_message(self, msg: dict[str, Any], cell: Any, cell_index: int) -> Any:
             if msg["msg_type"] != "status":
@@ -181,6 +185,13 @@ def _bounded_client() -> type[NotebookClient]:
                     self.dropped = True
                     return None
             return super().process_message(msg, cell, cell_index)
+
+        async def async_execute_cell(
+            self, cell: Any, cell_index: int, *args: Any, **kw: Any
+        ) -> Any:
+            if time.monotonic() > self.deadline[0]:  # 100,000 quick cells must not run forever
+                raise CellTimeoutError(f"the notebook's time ran out before cell {cell_index + 1}")
+            return await super().async_execute_cell(cell, cell_index, *args, **kw)
 
     return BoundedClient
 

@@ -10,19 +10,16 @@ the submission started. `isolation()` finds out once per run how strong that can
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import json
 import os
 import pwd
 import secrets
 import shutil
-import signal
 import stat
 import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -172,8 +169,7 @@ class Sandbox:
             "cwd": str(self.work),
             "limits": self._limits(),
         }
-        self.jail_pid: int | None = None
-        self._namespace: str | None = None
+        self._jail: subprocess.Popen[bytes] | None = None
 
     def __enter__(self) -> Sandbox:
         return self
@@ -244,50 +240,21 @@ class Sandbox:
         """`kernel` (an argv) launched through the jail with this sandbox's configuration."""
         return [sys.executable, "-I", "-S", str(JAIL), json.dumps(self._config), "--", *kernel]
 
-    def started(self, jail_pid: int) -> None:
-        """Remember the jail of a started kernel, so `stop` can find all it started."""
-        self.jail_pid, self._namespace = jail_pid, None
-
-    def ready(self) -> None:
-        """The kernel answered: its jail has made its PID namespace; remember which one."""
-        if self.isolation.isolated and self.jail_pid is not None:
-            try:
-                namespace = os.readlink(f"/proc/{self.jail_pid}/ns/pid_for_children")
-            except OSError:
-                return
-            if namespace != os.readlink("/proc/self/ns/pid"):  # never sweep the grader's own
-                self._namespace = namespace
+    def started(self, jail: subprocess.Popen[bytes]) -> None:
+        """Remember the jail of a started kernel, so `stop` can end all it started."""
+        self._jail = jail
 
     def stop(self) -> None:
-        """Kill every process of this submission: the jail's family, then its namespace's."""
-        if self.jail_pid is None:
-            return
-        left = end_family(self.jail_pid)
-        for _ in range(100):
-            left |= set(_in_namespace(self._namespace))
-            if not left:
-                break
-            for pid in left:
-                with contextlib.suppress(OSError):
-                    os.kill(pid, signal.SIGKILL)
-            time.sleep(0.02)
-            left = set()
-        else:
-            self.notes.append(f"processes still running after grading: {sorted(left)}")
-        self.jail_pid = None
+        """Kill every process of this submission, while its jail is alive to name them.
 
-
-def _in_namespace(namespace: str | None) -> list[int]:
-    """Pids whose PID namespace is `namespace` (a submission's, never the grader's own)."""
-    if namespace is None:
-        return []
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            with contextlib.suppress(OSError):
-                if os.readlink(f"/proc/{entry}/ns/pid") == namespace:
-                    found.append(int(entry))
-    return found
+        A jail that has already ended has done this itself (in a namespace, the kernel kills
+        whatever is left when its init ends); its pid may then belong to someone else.
+        """
+        if self._jail is not None and self._jail.poll() is None:
+            left = end_family(self._jail.pid)
+            if left:
+                self.notes.append(f"processes still running after grading: {sorted(left)}")
+        self._jail = None
 
 
 def _no_follow(path: str, flags: int) -> int:
