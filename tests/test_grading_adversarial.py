@@ -16,7 +16,6 @@ import json
 import re
 import socket
 import sys
-import tempfile
 import time
 import uuid
 from collections.abc import Iterator
@@ -195,10 +194,10 @@ def listener() -> Iterator[int]:
 def graded(tmp_path_factory: pytest.TempPathFactory, listener: int):
     root = tmp_path_factory.mktemp("hostile") / "submissions"
     out = root.parent / "gradebook"
-    (root / "victim").mkdir(parents=True)
-    (root / "victim" / "demo_checks.py").write_text(DEMO_CHECKS)
+    (root / "victim" / "week9").mkdir(parents=True)  # her folder; the kernel starts in week9/
+    (root / "victim" / "week9" / "demo_checks.py").write_text(DEMO_CHECKS)
     (root / "demo_checks.py").write_text(DEMO_CHECKS)
-    victim = root / "victim" / "99_demo.ipynb"
+    victim = root / "victim" / "week9" / "99_demo.ipynb"
     _write(victim, [SETUP, WRONG, DOUBLE])
     _write(root / "forger.ipynb", [SETUP, FORGER, WRONG])
     places = _define(SECRET=SECRET, ROOT=str(root), VICTIM=str(victim), OUT=str(out), PORT=listener)
@@ -410,7 +409,10 @@ def test_a_grader_failure_on_one_notebook_is_reported_on_that_notebook(
 ) -> None:
     from toolsys.grading._sandbox import Sandbox
 
-    def disk_full(*_: object) -> None:
+    roots = []
+
+    def disk_full(self: Sandbox, *_: object) -> None:
+        roots.append(self.root)
         raise OSError(28, "No space left on device")
 
     grading.isolation()
@@ -421,7 +423,7 @@ def test_a_grader_failure_on_one_notebook_is_reported_on_that_notebook(
     assert (
         grade.problem == "the grader could not run it: OSError: [Errno 28] No space left on device"
     )
-    assert not list(Path(tempfile.gettempdir()).glob("toolsys-grade-*/work/alice.ipynb"))
+    assert roots and not roots[0].exists()  # its temp folder is removed all the same
 
 
 def test_many_quick_cells_stop_when_the_notebooks_time_is_up(tmp_path: Path) -> None:

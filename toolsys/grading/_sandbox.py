@@ -152,24 +152,35 @@ class Sandbox:
         self.connection_file = self.run / "kernel.json"
         # The jail's and the kernel's own stdout/stderr; closed in __exit__.
         self.diagnostics = tempfile.TemporaryFile()  # noqa: SIM115
+        self._jail: subprocess.Popen[bytes] | None = None
+        try:
+            self._prepare(notebook, folder)
+        except BaseException:
+            self.__exit__()
+            raise
+
+    def _prepare(self, notebook: Path | None, folder: Path | None) -> None:
+        cwd = self.work
         if notebook is not None:
             self._copy(notebook, folder)
-        if isolation.isolated:
+            if folder is not None:  # the kernel starts in the notebook's own folder, as in Jupyter
+                cwd = self.work / notebook.relative_to(folder).parent
+        isolated = self.isolation.isolated
+        if isolated:
             for path in [self.root, *self.root.rglob("*")]:
-                os.lchown(path, isolation.uid, isolation.gid)
-        kept = _kept_paths() if isolation.isolated else []
+                os.lchown(path, self.isolation.uid, self.isolation.gid)
+        kept = _kept_paths() if isolated else []
         self._config = {
-            "isolate": isolation.isolated,
-            "uid": isolation.uid,
-            "gid": isolation.gid,
-            "covers": _covered_paths(notebook, folder, kept) if isolation.isolated else {},
+            "isolate": isolated,
+            "uid": self.isolation.uid,
+            "gid": self.isolation.gid,
+            "covers": _covered_paths(notebook, folder, kept) if isolated else {},
             "keep_ro": kept,
             "keep_rw": [str(self.root)],
             "chown": [str(self.connection_file)],
-            "cwd": str(self.work),
+            "cwd": str(cwd),
             "limits": self._limits(),
         }
-        self._jail: subprocess.Popen[bytes] | None = None
 
     def __enter__(self) -> Sandbox:
         return self
