@@ -130,6 +130,8 @@ def _start(notebook: NotebookNode, box: Sandbox, deadline: list[float]) -> Any:
     for attempt in (1, 2):
         client = _client(notebook, box, deadline)
         manager = client.km
+        box.diagnostics.seek(0)
+        box.diagnostics.truncate()  # what this attempt's jail and kernel say, only
         try:
             client.start_new_kernel(env=box.env(), stdout=box.diagnostics, stderr=box.diagnostics)
             box.started(manager.provisioner.process)
