@@ -1,8 +1,14 @@
-"""`toolsys check`: grade a folder of submissions, surviving crashing, hanging and broken ones."""
+"""`toolsys check`: grade a folder of submissions, surviving crashing, hanging and broken ones.
+
+Hostile submissions (forged verdicts, snooping, leftover processes) are in
+test_grading_adversarial.py; the verdict log and the gradebook's escaping in
+test_grading_gradebook.py.
+"""
 
 from __future__ import annotations
 
 import csv
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -67,7 +73,7 @@ def graded(submissions: Path, tmp_path_factory: pytest.TempPathFactory):
 
 def test_students_are_named_by_file_stem_or_first_folder(submissions: Path) -> None:
     found = grading.find_notebooks([submissions, submissions / "alice.ipynb"])
-    names = [student for _, student in found]
+    names = [s.student for s in found]
     assert names == ["alice", "bob", "carol", "dave", "erin", "frank", "alice"]
 
 
@@ -226,5 +232,29 @@ def test_same_name_under_two_folders_stays_two_students(tmp_path: Path) -> None:
         (tmp_path / folder).mkdir()
         (tmp_path / folder / "alice.ipynb").write_text("{}")
     (tmp_path / "solutions" / "bob.ipynb").write_text("{}")
-    names = [name for _, name in find_notebooks([tmp_path / "exercises", tmp_path / "solutions"])]
+    names = [s.student for s in find_notebooks([tmp_path / "exercises", tmp_path / "solutions"])]
     assert names == ["exercises/alice", "solutions/alice", "bob"]
+
+
+def test_a_student_folder_is_copied_whole_and_a_lone_notebook_alone(tmp_path: Path) -> None:
+    (tmp_path / "alice" / "week2").mkdir(parents=True)
+    (tmp_path / "alice" / "week2" / "02.ipynb").write_text("{}")
+    (tmp_path / "bob.ipynb").write_text("{}")
+    found = {s.student: s.folder for s in grading.find_notebooks([tmp_path])}
+    assert found == {"alice": tmp_path / "alice", "bob": None}
+
+
+def test_a_file_name_that_is_not_utf8_is_shown_with_escapes(tmp_path: Path) -> None:
+    (tmp_path / os.fsdecode(b"caf\xe9.ipynb")).write_text("{}")
+    [found] = grading.find_notebooks([tmp_path])
+    assert found.student == "caf\\xe9"
+
+
+def test_a_symlinked_notebook_is_not_followed_and_its_target_not_shown(tmp_path: Path) -> None:
+    secret = tmp_path / "instructor-only.txt"
+    secret.write_text("ANSWER KEY: 42")
+    (tmp_path / "subs").mkdir()
+    (tmp_path / "subs" / "mallory.ipynb").symlink_to(secret)
+    [found] = grading.find_notebooks([tmp_path / "subs"])
+    grade = grading.grade_notebook(found.path, found.student)
+    assert grade.status == "unparsable" and "ANSWER KEY" not in grade.problem

@@ -334,13 +334,40 @@ def _show(value: Any) -> str:
     return shown if len(shown) <= _MAX_REPR else shown[: _MAX_REPR - 1] + "…"
 
 
+KEY_ENV = "TOOLSYS_CHECK_KEY"
+"""When set (by the grader, one random key per notebook), each logged verdict carries an HMAC."""
+LOG_FIELD_LIMIT = 4000
+"""Characters kept of each text field of a logged verdict; the grader refuses longer ones."""
+
+
+def verdict_mac(key: str, verdict: dict[str, Any]) -> str:
+    """HMAC-SHA256 of a verdict's fields (without "mac"), in one canonical JSON spelling."""
+    import hashlib
+    import hmac
+
+    body = json.dumps(verdict, sort_keys=True, ensure_ascii=True, separators=(",", ":"))
+    return hmac.new(key.encode(), body.encode(), hashlib.sha256).hexdigest()
+
+
 def _log(result: CheckResult) -> None:
+    """Append the verdict to the file LOG_ENV names: one ASCII JSON line, signed if KEY_ENV is set.
+
+    The grader reads this log; the key lets it refuse lines that `check` did not write for this
+    run. It is not a defence against a student who reads the key from their own kernel.
+    """
     path = os.environ.get(LOG_ENV)
     if not path:
         return
+    verdict = {
+        name: value[:LOG_FIELD_LIMIT] if isinstance(value, str) else value
+        for name, value in result.to_dict().items()
+    }
+    key = os.environ.get(KEY_ENV)
+    if key:
+        verdict["mac"] = verdict_mac(key, verdict)
     try:
-        with open(path, "a", encoding="utf-8") as log:
-            log.write(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")
+        with open(path, "a", encoding="ascii") as log:
+            log.write(json.dumps(verdict, ensure_ascii=True) + "\n")
     except OSError as exc:  # `check` never raises: the verdict is still shown in the notebook
         warnings.warn(
             f"{LOG_ENV}={path!r}: cannot append the verdict ({exc.strerror}); "

@@ -2,7 +2,7 @@
 
 `chat` holds the agent-loop commands (chat, tools, explain), `notebooks` the ones that run
 notebooks (check, exercises, execute). Adding a family is adding a module with a `COMMANDS`
-list and naming it below.
+list and naming it below. Every refusal is one line and exit code 2 (see `_errors`).
 """
 
 from __future__ import annotations
@@ -10,9 +10,10 @@ from __future__ import annotations
 import click
 
 from toolsys.cli import chat, notebooks
+from toolsys.cli._errors import OneLineErrors
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=OneLineErrors, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="toolsys")
 def main() -> None:
     """toolsys: engineer an LLM agent's tool system (offline by default)."""

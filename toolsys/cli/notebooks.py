@@ -61,8 +61,10 @@ def check_command(paths: tuple[Path, ...], out: Path, timeout: float, jobs: int)
         usage_error(f"--out {out}: cannot create the folder ({exc.strerror}); give another")
     grades = grading.grade(notebooks, timeout=timeout, jobs=jobs)
     click.echo(grading.table(grades))
+    isolation = grading.isolation().summary
+    click.echo(f"isolation: {isolation}")
     try:
-        written = grading.write_gradebook(grades, out)
+        written = grading.write_gradebook(grades, out, note=f"Isolation: {isolation}.")
     except OSError as exc:
         usage_error(f"cannot write the gradebook into {out}: {exc.strerror}")
     click.echo(f"gradebook: {', '.join(str(p) for p in written)}")

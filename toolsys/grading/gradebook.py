@@ -1,0 +1,172 @@
+"""The grades as a terminal table, `gradebook.csv` and `gradebook.md`, safe whatever the text.
+
+Why: every text here can come from a student (names are file names, messages are their
+exceptions' texts). A CSV cell starting with `=`, `+`, `-` or `@` is a formula to a spreadsheet
+(`=HYPERLINK(...)`), so it gets a leading `'`; Markdown cells lose their newlines and escape `|`
+and the characters that make links and HTML; the terminal gets no control characters. Texts
+that are not valid UTF-8 are written with escapes instead of failing the write. Files are
+written whole and then renamed into place, so a gradebook is either the old one or the new one.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import re
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from toolsys.grading.grades import NotebookGrade
+
+_MARKS = {
+    "passed": "✓",
+    "failed": "✗",
+    "not_done": "○ not done",
+    "error": "✗ error",
+    "timeout": "✗ timeout",
+    "missing": "– missing",
+}
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_FORMULA = ("=", "+", "-", "@", "\t", "\r")
+_MARKDOWN = re.compile(r"([\\`|<>\[\]])")
+COLUMNS = ["student", "notebook", "exercise", "status", "message", "expected", "got", "hint"]
+
+
+def _plain(value: Any) -> str:
+    """Any value as encodable text: lone surrogates and the like become backslash escapes."""
+    text = "" if value is None else str(value)
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _one_line(value: Any) -> str:
+    """For the terminal and Markdown: whitespace controls become spaces, others `\\xNN`."""
+    return _CONTROL.sub(
+        lambda m: " " if m.group() in "\n\r\t" else f"\\x{ord(m.group()):02x}", _plain(value)
+    )
+
+
+def csv_cell(value: Any) -> str:
+    """A CSV cell a spreadsheet shows as text: a leading formula character gets a `'`."""
+    text = _CONTROL.sub(lambda m: m.group() if m.group() == "\n" else " ", _plain(value))
+    return "'" + text if text.lstrip(" ")[:1] in _FORMULA or text[:1] in _FORMULA else text
+
+
+def markdown_cell(value: Any) -> str:
+    """One line of Markdown that cannot end a table cell, open a link or start HTML."""
+    return _MARKDOWN.sub(r"\\\1", _one_line(value))
+
+
+def _exercise_ids(grades: Sequence[NotebookGrade]) -> list[str]:
+    ids = {v["exercise"] for g in grades for v in g.verdicts}
+    return sorted(ids, key=lambda i: tuple(int(p) for p in i.split(".")))
+
+
+def _students(grades: Sequence[NotebookGrade]) -> dict[str, list[NotebookGrade]]:
+    by_student: dict[str, list[NotebookGrade]] = {}
+    for g in grades:
+        by_student.setdefault(g.student, []).append(g)
+    return dict(sorted(by_student.items()))
+
+
+def _about(g: NotebookGrade) -> str:
+    """What the notebooks column says about one notebook."""
+    text = f"{g.path.name}: {g.status}" + (f" ({g.problem})" if g.problem else "")
+    if g.rejected:
+        text += f"; {len(g.rejected)} verdict-log line(s) rejected"
+    return text + "".join(f"; {note}" for note in g.notes)
+
+
+def _rows(grades: Sequence[NotebookGrade]) -> tuple[list[str], list[list[str]]]:
+    ids = _exercise_ids(grades)
+    header = ["student", *ids, "notebooks"]
+    rows = []
+    for student, own in _students(grades).items():
+        statuses = {v["exercise"]: v["status"] for g in own for v in g.verdicts}
+        notes = "; ".join(_about(g) for g in own)
+        rows.append([student, *(_MARKS.get(statuses.get(i, ""), "") for i in ids), notes])
+    return header, rows
+
+
+def table(grades: Sequence[NotebookGrade]) -> str:
+    """A plain-text table, one row per student, one column per exercise."""
+    header, rows = _rows(grades)
+    shown = [[_one_line(cell) for cell in row] for row in [header, *rows]]
+    widths = [max(len(r[c]) for r in shown) for c in range(len(header) - 1)]
+    lines = []
+    for row in shown:
+        cells = [text.ljust(width) for text, width in zip(row[:-1], widths, strict=False)]
+        lines.append("  ".join([*cells, row[-1]]).rstrip())
+    return "\n".join(lines)
+
+
+def write_gradebook(grades: Sequence[NotebookGrade], out: Path, *, note: str = "") -> list[Path]:
+    """Write `gradebook.csv` (one row per student and exercise) and `gradebook.md` into `out`.
+
+    `note` (e.g. how submissions were isolated) heads the Markdown file.
+    """
+    out.mkdir(parents=True, exist_ok=True)
+    csv_path, md_path = out / "gradebook.csv", out / "gradebook.md"
+    _replace(csv_path, _csv(grades))
+    _replace(md_path, _markdown(grades, note))
+    return [csv_path, md_path]
+
+
+def _csv(grades: Sequence[NotebookGrade]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow([*COLUMNS, "notes"])
+    for g in grades:
+        notes = "; ".join([*g.rejected, *g.notes])
+        if not g.verdicts:
+            writer.writerow(
+                [csv_cell(c) for c in [g.student, g.path, "", g.status, g.problem, "", "", ""]]
+                + [csv_cell(notes)]
+            )
+        for v in g.verdicts:
+            cells = [g.student, g.path, *(v.get(c) for c in COLUMNS[2:]), notes]
+            writer.writerow([csv_cell(c) for c in cells])
+    return buffer.getvalue()
+
+
+def _markdown(grades: Sequence[NotebookGrade], note: str) -> str:
+    header, rows = _rows(grades)
+    md = ["# Gradebook", ""]
+    md += [markdown_cell(note), ""] if note else []
+    md += [_md_row(header), _md_row(["---"] * len(header))]
+    md += [_md_row(row) for row in rows]
+    md += ["", "## Feedback", ""]
+    for student, own in _students(grades).items():
+        md += [f"### {markdown_cell(student)}", ""]
+        for g in own:
+            name = markdown_cell(g.path.name)
+            if g.problem:
+                md.append(f"- {name}: {g.status}: {markdown_cell(g.problem)}")
+            md += [f"- {name}: {markdown_cell(text)}" for text in [*g.rejected, *g.notes]]
+            for v in g.verdicts:
+                details = "; ".join(
+                    f"{key}: {v[key]}" for key in ("expected", "got", "hint") if v.get(key)
+                )
+                line = f"{v['exercise']} {v['status']}"
+                line += f": {v['message']}" if v.get("message") else ""
+                md.append("- " + markdown_cell(line + (f" ({details})" if details else "")))
+        md.append("")
+    return "\n".join(md)
+
+
+def _md_row(cells: Sequence[str]) -> str:
+    return "| " + " | ".join(markdown_cell(c) for c in cells) + " |"
+
+
+def _replace(path: Path, text: str) -> None:
+    """Write `text` to a new file beside `path`, then rename it over `path` (never half-written)."""
+    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
