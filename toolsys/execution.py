@@ -22,6 +22,8 @@ validate.
 Nothing here raises to the caller: one guard surrounds each stage and each layer, envelope
 building included. Only real cancellation (the caller's task being cancelled) and
 KeyboardInterrupt propagate.
+
+Chapter 04 builds this by hand first: notebooks/04_errors.ipynb.
 """
 
 from __future__ import annotations
