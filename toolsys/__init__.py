@@ -8,6 +8,8 @@ registry (+ execution layers) -> loop -> models, tools, widgets, checks, cli.
 from toolsys.errors import ErrorCode, ErrorInfo, ToolDefinitionError, ToolError
 from toolsys.execution import Call, Layer, ToolExecutor
 from toolsys.export import LintIssue, StrictSchemaError
+from toolsys.isolate import Subprocess
+from toolsys.partial import Partial
 from toolsys.registry import Registry, discover
 from toolsys.result import ToolResult
 from toolsys.spec import Category, Param, ToolSpec
@@ -21,8 +23,10 @@ __all__ = [
     "Layer",
     "LintIssue",
     "Param",
+    "Partial",
     "Registry",
     "StrictSchemaError",
+    "Subprocess",
     "Tool",
     "ToolDefinitionError",
     "ToolError",

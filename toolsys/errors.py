@@ -9,6 +9,7 @@ Chapter 04 builds this by hand first: notebooks/04_errors.ipynb.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -28,17 +29,23 @@ class ErrorCode(StrEnum):
     PERMISSION_DENIED = "PERMISSION_DENIED"
     RESULT_TOO_LARGE = "RESULT_TOO_LARGE"
     LAYER_ERROR = "LAYER_ERROR"
+    IDEMPOTENCY_KEY_REUSED = "IDEMPOTENCY_KEY_REUSED"
+    IN_PROGRESS = "IN_PROGRESS"
 
 
 @dataclass(frozen=True, slots=True)
 class ErrorInfo:
-    """What went wrong, in words a model can act on."""
+    """What went wrong, in words a model can act on.
+
+    `retry_after` (seconds) is set when the tool knows when a retry can succeed (a rate limit).
+    """
 
     code: str
     message: str
     suggestion: str = ""
     retryable: bool = False
     details: dict[str, Any] = field(default_factory=dict)
+    retry_after: float | None = None
 
     def __post_init__(self) -> None:
         # Whoever builds the envelope, no traceback, secret or machine path gets through.
@@ -53,6 +60,8 @@ class ErrorInfo:
             "suggestion": self.suggestion,
             "retryable": self.retryable,
         }
+        if self.retry_after is not None:
+            data["retry_after"] = self.retry_after
         if self.details:
             data["details"] = self.details
         return data
@@ -63,6 +72,9 @@ class ToolError(Exception):
 
     >>> raise ToolError("ORDER_NOT_FOUND", "No order 'ORD-9'.",
     ...                 suggestion="List orders with search_orders first.")
+
+    `retryable=True` says a repeat of the same call can succeed and is safe; `retry_after`
+    says when, in seconds: `ToolError("RATE_LIMITED", "...", retryable=True, retry_after=1.5)`.
     """
 
     def __init__(
@@ -73,16 +85,25 @@ class ToolError(Exception):
         suggestion: str = "",
         retryable: bool = False,
         details: dict[str, Any] | None = None,
+        retry_after: float | None = None,
     ) -> None:
         super().__init__(message)
+        if retry_after is not None and not _seconds(retry_after):
+            raise ValueError(
+                f"ToolError retry_after={retry_after!r}: give the seconds to wait as a number "
+                ">= 0, e.g. retry_after=1.5, or leave it out."
+            )
         self.code = code
         self.message = message
         self.suggestion = suggestion
         self.retryable = retryable
         self.details = dict(details or {})
+        self.retry_after = None if retry_after is None else float(retry_after)
 
     def to_info(self) -> ErrorInfo:
-        return ErrorInfo(self.code, self.message, self.suggestion, self.retryable, self.details)
+        return ErrorInfo(
+            self.code, self.message, self.suggestion, self.retryable, self.details, self.retry_after
+        )
 
 
 class ToolDefinitionError(ValueError):
@@ -90,6 +111,15 @@ class ToolDefinitionError(ValueError):
 
     Raised at registration, for the developer, never at call time for the model.
     """
+
+
+def _seconds(value: Any) -> bool:
+    return (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and value >= 0
+    )
 
 
 def _redact_data(data: Any) -> Any:

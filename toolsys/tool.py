@@ -6,7 +6,10 @@ model, its validator, the cleaned JSON Schema, the diagnostics. Calls then only 
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
+import math
+import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -16,6 +19,7 @@ from pydantic import BaseModel, ConfigDict
 from pydantic_core import SchemaValidator, ValidationError
 
 from toolsys.errors import ToolDefinitionError
+from toolsys.isolate import Subprocess
 from toolsys.result import to_json
 from toolsys.schema import (
     ArgumentsModel,
@@ -46,7 +50,13 @@ def normalize(name: str) -> str:
 
 @dataclass(frozen=True, eq=False)
 class Tool:
-    """A tool as the registry holds it. `parameters` is the JSON Schema the model sees."""
+    """A tool as the registry holds it. `parameters` is the JSON Schema the model sees.
+
+    Read by the robustness layers (`toolsys.layers`): `timeout` (seconds; the `Timeout` layer's
+    default when None), `idempotent` (a repeat cannot double a side effect; None means True for
+    READ tools, False for WRITE and EXECUTE) and `isolate` (a `Subprocess`: run each call in a
+    child process whose whole process group is killed at the deadline).
+    """
 
     name: str
     description: str
@@ -61,10 +71,15 @@ class Tool:
     pass_model: bool = False
     aliases: Mapping[str, str] = field(default_factory=dict, repr=False)
     null_means_default: frozenset[str] = field(default=frozenset(), repr=False)
+    timeout: float | None = None
+    idempotent: bool = None  # type: ignore[assignment]  # None: decided by the category
+    isolate: Subprocess | None = None
     validator: SchemaValidator = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "validator", self.model.__pydantic_validator__)
+        if self.idempotent is None:
+            object.__setattr__(self, "idempotent", self.category == Category.READ)
 
     def validate(self, arguments: Mapping[str, Any], *, coerce: bool = False) -> BaseModel:
         """Validate decoded JSON arguments; raises pydantic's ValidationError.
@@ -92,7 +107,9 @@ class Tool:
         return self.validator.validate_json(text, strict=not coerce)
 
     def call(self, arguments: BaseModel) -> Any:
-        """Call the implementation; for an async tool this returns the coroutine."""
+        """Call the implementation; for an async or isolated tool this returns the coroutine."""
+        if self.isolate is not None:
+            return self.isolate.run(dataclasses.replace(self, isolate=None).call, arguments)
         if self.pass_model:
             return self.fn(arguments)
         values = arguments.__dict__
@@ -126,6 +143,9 @@ def _build(
     source: str,
     pass_model: bool = False,
     aliases: Mapping[str, str] | None = None,
+    timeout: float | None = None,
+    idempotent: bool | None = None,
+    isolate: str | Subprocess | None = None,
 ) -> Tool:
     check_name(name)
     if not callable(fn):
@@ -156,7 +176,44 @@ def _build(
         pass_model=pass_model,
         aliases=dict(aliases) if only_renamed else {},
         null_means_default=null_means_default,
+        **_execution_options(name, timeout, idempotent, isolate),
     )
+
+
+def _execution_options(name: str, timeout: Any, idempotent: Any, isolate: Any) -> dict[str, Any]:
+    """Check the options the robustness layers read; one clear error for each bad value."""
+    if timeout is not None and (
+        not isinstance(timeout, int | float)
+        or isinstance(timeout, bool)
+        or not math.isfinite(timeout)
+        or timeout <= 0
+    ):
+        raise ToolDefinitionError(
+            f"Tool {name!r}: timeout={timeout!r} is not a number of seconds > 0; "
+            "pass e.g. timeout=2.0, or leave it out to use the Timeout layer's default."
+        )
+    if idempotent is not None and not isinstance(idempotent, bool):
+        raise ToolDefinitionError(
+            f"Tool {name!r}: idempotent={idempotent!r} must be True or False (or left out: "
+            "True for READ tools, False for WRITE and EXECUTE)."
+        )
+    if isolate == "process":
+        isolate = Subprocess()
+    if isolate is not None and not isinstance(isolate, Subprocess):
+        raise ToolDefinitionError(
+            f"Tool {name!r}: isolate={isolate!r} is not supported; use isolate='process' or "
+            "isolate=Subprocess(memory_mb=..., cpu_seconds=...), or leave it out."
+        )
+    if isolate is not None and not hasattr(os, "fork"):
+        raise ToolDefinitionError(
+            f"Tool {name!r}: isolate='process' needs os.fork (Linux, macOS), which this "
+            "platform lacks; register the tool without isolate."
+        )
+    return {
+        "timeout": None if timeout is None else float(timeout),
+        "idempotent": idempotent,
+        "isolate": isolate,
+    }
 
 
 def tool_from_function(
@@ -167,11 +224,18 @@ def tool_from_function(
     category: Category = Category.READ,
     tags: tuple[str, ...] = (),
     args: type[BaseModel] | None = None,
+    timeout: float | None = None,
+    idempotent: bool | None = None,
+    isolate: str | Subprocess | None = None,
 ) -> Tool:
-    """A tool whose schema comes from the function's type hints and docstring, or from `args`."""
+    """A tool whose schema comes from the function's type hints and docstring, or from `args`.
+
+    `timeout`, `idempotent` and `isolate` are the execution options described on `Tool`.
+    """
     name = getattr(fn, "__name__", "") if name is None else name
+    options = {"timeout": timeout, "idempotent": idempotent, "isolate": isolate}
     if args is not None:
-        return _from_model(fn, name, description, category, tags, args)
+        return _from_model(fn, name, description, category, tags, args, **options)
     built: ArgumentsModel = model_from_function(fn, name)
     return _build(
         name=name,
@@ -183,6 +247,7 @@ def tool_from_function(
         diagnostics=list(built.diagnostics),
         source="function",
         aliases=built.aliases,
+        **options,
     )
 
 
@@ -193,6 +258,7 @@ def _from_model(
     category: Category,
     tags: tuple[str, ...],
     model: type[BaseModel],
+    **options: Any,
 ) -> Tool:
     if not (isinstance(model, type) and issubclass(model, BaseModel)):
         raise ToolDefinitionError(
@@ -213,6 +279,7 @@ def _from_model(
         diagnostics=[],
         source="model",
         pass_model=True,
+        **options,
     )
 
 
@@ -234,11 +301,19 @@ def _closed(model: type[BaseModel]) -> type[BaseModel]:
     return type(model.__name__, (model,), namespace)
 
 
-def tool_from_spec(spec: ToolSpec, fn: Callable[..., Any]) -> Tool:
+def tool_from_spec(
+    spec: ToolSpec,
+    fn: Callable[..., Any],
+    *,
+    timeout: float | None = None,
+    idempotent: bool | None = None,
+    isolate: str | Subprocess | None = None,
+) -> Tool:
     """A tool from a declarative spec; the implementation must accept the spec's parameters."""
+    options = {"timeout": timeout, "idempotent": idempotent, "isolate": isolate}
     if isinstance(spec.parameters, type):
         return _from_model(
-            fn, spec.name, spec.description, spec.category, spec.tags, spec.parameters
+            fn, spec.name, spec.description, spec.category, spec.tags, spec.parameters, **options
         )
     check_name(spec.name)
     names = [p.name for p in spec.parameters]
@@ -253,6 +328,7 @@ def tool_from_spec(spec: ToolSpec, fn: Callable[..., Any]) -> Tool:
         diagnostics=[],
         source="spec",
         aliases={field_name(n): n for n in names},
+        **options,
     )
 
 
