@@ -113,14 +113,8 @@ def _child(
         try:
             data = pickle.dumps(outcome)
         except Exception as exc:
-            data = pickle.dumps(
-                (
-                    "error",
-                    "TypeError",
-                    f"the result could not be sent back from its process: {exc}",
-                    "",
-                )
-            )
+            text = f"the result could not be sent back from its process: {exc}"
+            data = pickle.dumps(("error", "TypeError", text, "", ""))
         view = memoryview(len(data).to_bytes(_HEADER, "big") + data)
         while view:
             view = view[os.write(write_fd, view) :]

@@ -2,8 +2,8 @@
 
 A tool that returns a megabyte fills the model's context and pushes the conversation out. Over
 `max_chars`, the value is cut on JSON boundaries (a string to its first `max_chars` characters;
-a list to the items that fit; an object to the keys that fit, the last one cut in turn), so the
-message still parses, and wrapped with a marker that states the exact total:
+a list to the whole items that fit; an object to the keys that fit, the last one cut in turn),
+so the message still parses, and wrapped with a marker that states the exact total:
 
     {"truncated": "Cut to fit: shown 4,000 of 1,048,576 characters; ask for a narrower query
                    or pass offset=4000.", "shown": "..."}
@@ -91,9 +91,11 @@ class ResultBudget:
         cut = _cut(data, self.max_chars)
         shown = len(to_json(cut))
         if isinstance(data, list):
-            offset = len(cut) if offers_offset and len(cut) else None
+            whole = len(cut) - (1 if cut and cut[0] is not data[0] else 0)
+            offset = whole if offers_offset and whole else None
+            unit = "items" if whole else "items (the first one cut)"
             chars = f" ({shown:,} of {total:,} characters)"
-            return cut, _messages.truncated(len(cut), len(data), "items", offset, chars), shown
+            return cut, _messages.truncated(whole, len(data), unit, offset, chars), shown
         return cut, _messages.truncated(shown, total, "characters", None, ""), shown
 
 
@@ -122,8 +124,8 @@ def _cut(value: Any, budget: int) -> Any:
                 kept.append(item)
                 used += comma + size
                 continue
-            if budget - used - comma >= _MIN_PART and isinstance(item, str | list | dict):
-                kept.append(_cut(item, budget - used - comma))
+            if not kept and budget - used >= _MIN_PART and isinstance(item, str | list | dict):
+                kept.append(_cut(item, budget - used))  # not even one item fits: cut it
             break
         return kept
     if isinstance(value, dict):
