@@ -126,3 +126,19 @@ def test_a_bad_deadline_is_refused_before_any_request(bad: Any) -> None:
     with pytest.raises(ValueError, match="deadline="):
         run_agent(model.client(), Registry(), "hi", deadline=bad)
     assert model.requests == []
+
+
+def test_parallel_calls_that_time_out_still_get_one_envelope_per_id() -> None:
+    release = threading.Event()
+    registry = slow_registry(release)
+    registry.remove_layer("timeout")
+    registry.use(Timeout(seconds=0.2))
+    model = ScriptedModel([TURN, text("two of them timed out")])
+    transcript = run_agent(model.client(), registry, "go")
+    release.set()
+    assert transcript.status == "completed"
+    ids = [call["id"] for call in transcript.messages[1]["tool_calls"]]
+    answers = tool_messages(transcript.messages)
+    assert list(answers) == ids
+    assert answers[ids[0]]["ok"] is True
+    assert [answers[i]["error"]["code"] for i in ids[1:]] == [ErrorCode.TIMEOUT] * 2

@@ -197,7 +197,7 @@ def _execution_options(name: str, timeout: Any, idempotent: Any, isolate: Any) -
             f"Tool {name!r}: idempotent={idempotent!r} must be True or False (or left out: "
             "True for READ tools, False for WRITE and EXECUTE)."
         )
-    if isolate == "process":
+    if isinstance(isolate, str) and isolate == "process":
         isolate = Subprocess()
     if isolate is not None and not isinstance(isolate, Subprocess):
         raise ToolDefinitionError(

@@ -16,7 +16,9 @@ happened, try again) releases the key. A call left running at its deadline keeps
 flight until its thread ends, and its real outcome is recorded then (see `Timeout`). A call
 that is cancelled while it runs is stored as CANCELLED: its effects are unknown.
 
-Without a run id (a direct `registry.execute`) nothing is derived: pass `idempotency_key=`.
+A process that dies mid-call leaves its key in flight (IN_PROGRESS) until the key expires; after
+a person has checked the effect, `store.delete(key)` frees it. Without a run id (a direct
+`registry.execute`) nothing is derived: pass `idempotency_key=`.
 A tool can read the key of the call it is running with `idempotency_key()`, to send it on to
 the service it calls (Stripe's `Idempotency-Key` header), so a repeat is recognised there too.
 Stripe: https://stripe.com/docs/api/idempotent_requests and https://brandur.org/idempotency-keys
