@@ -246,3 +246,22 @@ def test_a_bad_deadline_is_refused_with_the_value_named(bad: Any) -> None:
     registry = Registry()
     with pytest.raises(ToolDefinitionError, match="timeout="):
         registry.register(lambda: None, name="x", timeout=bad)
+
+
+def test_two_timeout_layers_count_a_thread_they_both_left_once_each_until_it_ends() -> None:
+    release = threading.Event()
+    registry = Registry()
+    registry.use(Timeout(seconds=0.05), name="outer")
+    registry.use(Timeout(seconds=0.1), name="inner")
+
+    @registry.tool
+    def hang() -> None:
+        """Waits until released."""
+        release.wait(30)
+
+    before = abandoned_threads()
+    error = registry.execute("hang").error
+    assert error is not None and error.details["timeout_s"] == 0.05
+    assert abandoned_threads() == before + 1  # the outer deadline left it; the inner never did
+    release.set()
+    assert wait_until(lambda: abandoned_threads() == before)

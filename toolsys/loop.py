@@ -45,8 +45,7 @@ from toolsys._reply import BadReply, Call, Turn, read_reply
 from toolsys._sync import run_sync
 from toolsys.errors import ErrorInfo
 from toolsys.execution import ToolExecutor, failure
-from toolsys.failures import execution_error
-from toolsys.layers._messages import cancelled
+from toolsys.failures import cancelled, execution_error
 from toolsys.result import ToolResult
 
 # --- events ------------------------------------------------------------------------------------

@@ -36,10 +36,9 @@ from toolsys.execution import (
     validate,
 )
 from toolsys.export import TARGETS, LintIssue, export_tool, lint
-from toolsys.isolate import Subprocess
 from toolsys.result import ToolResult
 from toolsys.spec import Category, ToolSpec
-from toolsys.tool import Tool, normalize, tool_from_function, tool_from_spec
+from toolsys.tool import Subprocess, Tool, normalize, tool_from_function, tool_from_spec
 
 
 class Registry:

@@ -64,19 +64,6 @@ def timeout(tool: Tool, seconds: float, runner: str, still_running: bool) -> Err
     )
 
 
-def cancelled(name: str, reason: str) -> ErrorInfo:
-    """The run stopped while the call was in flight."""
-    return ErrorInfo(
-        ErrorCode.CANCELLED,
-        f"The call to {name!r} was cancelled before it finished: {reason}. Whether it took "
-        "effect is unknown.",
-        f"Do not assume {name} did or did not happen: check its effect, or ask the user, "
-        "before calling it again.",
-        retryable=False,
-        details={"side_effects": "unknown"},
-    )
-
-
 def retries_spent(error: ErrorInfo, attempts: int) -> ErrorInfo:
     """The last attempt failed too: the same error, saying how often it was tried."""
     tried = f"It was tried {attempts} times here, with pauses in between; every attempt failed."

@@ -34,6 +34,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+from toolsys import failures
 from toolsys.errors import ErrorInfo
 from toolsys.execution import Call, Next
 from toolsys.layers import _messages
@@ -171,7 +172,7 @@ class _Claim:
             self.layer.store.release(self.key, self.token)
         elif not self.running:
             reason = "the caller stopped waiting for it"
-            self._store(ToolResult(False, None, _messages.cancelled(self.tool.name, reason)))
+            self._store(ToolResult(False, None, failures.cancelled(self.tool.name, reason)))
 
     def _store(self, result: ToolResult) -> None:
         now = self.layer.clock()

@@ -29,6 +29,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from toolsys import failures
 from toolsys.errors import ToolError
 from toolsys.execution import Call, Next, crashed, failure
 from toolsys.layers import _messages
@@ -55,8 +56,8 @@ _log = logging.getLogger("toolsys")
 _lock = threading.Lock()
 _abandoned = 0
 _tasks: set[asyncio.Task[ToolResult]] = set()  # abandoned tasks, kept alive until they end
-_ticket: contextvars.ContextVar[_Ticket | None] = contextvars.ContextVar(
-    "toolsys_timeout_ticket", default=None
+_tickets: contextvars.ContextVar[tuple[_Ticket, ...]] = contextvars.ContextVar(
+    "toolsys_timeout_tickets", default=()
 )
 _tracked: weakref.WeakKeyDictionary[Tool, Tool] = weakref.WeakKeyDictionary()
 
@@ -121,19 +122,23 @@ async def _cancellable(
             return task.result()
         task.cancel()
         done, _ = await asyncio.wait({task}, timeout=grace)
-    except asyncio.CancelledError:
+    except asyncio.CancelledError:  # the caller stopped waiting: stop the tool, do not wait
         task.cancel()
-        _leave_behind(tool, seconds, task)
+        reason = "the caller stopped waiting for it"
+        _leave_behind(task, lambda: failure(failures.cancelled, tool.name, reason))
         raise
     if done and not task.cancelled():
         return task.result()  # it finished after all, just in time
     if not done:
-        _leave_behind(tool, seconds, task)
+        _leave_behind(task, lambda: _timed_out(tool, seconds, "task", still_running=False))
     return _timed_out(tool, seconds, "task", still_running=not done)
 
 
-def _leave_behind(tool: Tool, seconds: float, task: asyncio.Task[ToolResult]) -> None:
-    """Keep an abandoned task alive until it ends; tell the listener how it ended."""
+def _leave_behind(task: asyncio.Task[ToolResult], stopped: Callable[[], ToolResult]) -> None:
+    """Keep an abandoned task alive until it ends; tell the listener how it ended.
+
+    `stopped` builds the outcome to report if the task ends cancelled or raising.
+    """
     listener = LISTENER.get()
     _tasks.add(task)
     if listener is not None:
@@ -143,19 +148,16 @@ def _leave_behind(tool: Tool, seconds: float, task: asyncio.Task[ToolResult]) ->
         _tasks.discard(task)
         if listener is None:
             return
-        if task.cancelled() or task.exception() is not None:
-            result = _timed_out(tool, seconds, "task", still_running=False)
-        else:
-            result = task.result()
-        _tell(listener.ended, result)
+        ended_well = not task.cancelled() and task.exception() is None
+        _tell(listener.ended, task.result() if ended_well else stopped())
 
     task.add_done_callback(ended)
 
 
 async def _abandonable(tool: Tool, call: Call, call_next: Next, seconds: float) -> ToolResult:
     """A sync tool, on its own thread: at the deadline the thread is left running, counted."""
-    ticket = _Ticket(tool)
-    token = _ticket.set(ticket)
+    ticket = _Ticket()
+    token = _tickets.set((*_tickets.get(), ticket))  # an outer Timeout's ticket stays too
     try:
         async with asyncio.timeout(seconds):
             return await call_next(call.replace(tool=_tracking(tool), offload=True))
@@ -167,7 +169,7 @@ async def _abandonable(tool: Tool, call: Call, call_next: Next, seconds: float) 
         ticket.abandon(LISTENER.get())
         raise
     finally:
-        _ticket.reset(token)
+        _tickets.reset(token)
 
 
 def _timed_out(tool: Tool, seconds: float, runner: str, *, still_running: bool) -> ToolResult:
@@ -176,40 +178,43 @@ def _timed_out(tool: Tool, seconds: float, runner: str, *, still_running: bool) 
     return result
 
 
-class _Ticket:
-    """One sync call's thread: has it ended, was it abandoned, who wants to hear the end."""
+class _Run:
+    """One run of a sync tool on its worker thread: has it ended, was it left running."""
 
-    __slots__ = ("abandoned", "error", "finished", "listener", "tool", "value")
+    __slots__ = ("abandoned", "error", "finished", "listeners", "tool", "value")
 
     def __init__(self, tool: Tool) -> None:
         self.tool = tool
         self.finished = self.abandoned = False
         self.value: Any = None
         self.error: BaseException | None = None
-        self.listener: Listener | None = None
+        self.listeners: list[Listener] = []
+
+    def abandon(self, listener: Listener | None) -> bool:
+        """Counted once, however many deadlines leave it; False if it has already ended."""
+        global _abandoned
+        with _lock:
+            if self.finished:
+                return False
+            if not self.abandoned:
+                self.abandoned = True
+                _abandoned += 1
+            if listener is not None:
+                self.listeners.append(listener)
+        if listener is not None:
+            _tell(listener.left_running)
+        return True
 
     def finish(self, value: Any, error: BaseException | None) -> None:
         """Called on the worker thread when the tool returns or raises."""
         global _abandoned
         with _lock:
             self.finished, self.value, self.error = True, value, error
-            abandoned, listener = self.abandoned, self.listener
-            if abandoned:
+            if self.abandoned:
                 _abandoned -= 1
-        if abandoned and listener is not None:
+            listeners = list(self.listeners)
+        for listener in listeners:
             _tell(listener.ended, self.result())
-
-    def abandon(self, listener: Listener | None) -> bool:
-        """Stop waiting; False when the thread had already ended (then `result()` is ready)."""
-        global _abandoned
-        with _lock:
-            if self.finished:
-                return False
-            self.abandoned, self.listener = True, listener
-            _abandoned += 1
-        if listener is not None:
-            _tell(listener.left_running)
-        return True
 
     def result(self) -> ToolResult:
         if self.error is None:
@@ -219,28 +224,67 @@ class _Ticket:
         return crashed(self.tool, self.error)
 
 
+class _Ticket:
+    """One Timeout layer waiting for one call: the run it waits for, once its thread starts."""
+
+    __slots__ = ("abandoned", "listener", "run")
+
+    def __init__(self) -> None:
+        self.run: _Run | None = None
+        self.abandoned = False
+        self.listener: Listener | None = None
+
+    def attach(self, run: _Run) -> None:
+        """The call's thread has started (an attempt inside may start several, one by one)."""
+        with _lock:
+            self.run = run
+            abandoned, listener = self.abandoned, self.listener
+        if abandoned:  # the deadline passed before the thread even started
+            run.abandon(listener)
+
+    def abandon(self, listener: Listener | None) -> bool:
+        """Stop waiting; False when the run had already ended (then `result()` is ready)."""
+        with _lock:
+            self.abandoned, self.listener, run = True, listener, self.run
+        if run is None:
+            if listener is not None:
+                _tell(listener.left_running)
+            return True
+        return run.abandon(listener)
+
+    def result(self) -> ToolResult:
+        assert self.run is not None
+        return self.run.result()
+
+
 def _tracking(tool: Tool) -> Tool:
-    """The tool with its function wrapped to report to the call's ticket (made once per tool)."""
+    """The tool with its function wrapped to report to the call's tickets (made once per tool)."""
+    if getattr(tool.fn, "_toolsys_reports", False):  # already wrapped by an outer Timeout
+        return tool
     tracked = _tracked.get(tool)
     if tracked is None:
-        tracked = _tracked[tool] = dataclasses.replace(tool, fn=_reporting(tool.fn))
+        tracked = _tracked[tool] = dataclasses.replace(tool, fn=_reporting(tool))
     return tracked
 
 
-def _reporting(fn: Callable[..., Any]) -> Callable[..., Any]:
+def _reporting(tool: Tool) -> Callable[..., Any]:
+    """`tool.fn`, reporting its run to the tickets of the Timeout layers waiting for it."""
+    fn = tool.fn
+
     @functools.wraps(fn)
     def run(*args: Any, **kwargs: Any) -> Any:
-        ticket = _ticket.get()
+        this = _Run(tool)
+        for ticket in _tickets.get():
+            ticket.attach(this)
         try:
             value = fn(*args, **kwargs)
         except BaseException as exc:
-            if ticket is not None:
-                ticket.finish(None, exc)
+            this.finish(None, exc)
             raise
-        if ticket is not None:
-            ticket.finish(value, None)
+        this.finish(value, None)
         return value
 
+    run._toolsys_reports = True  # type: ignore[attr-defined]
     return run
 
 
