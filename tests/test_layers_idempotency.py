@@ -279,3 +279,17 @@ def test_a_bad_key_is_a_layer_error_naming_it(key: Any) -> None:
     error = registry.execute("refund", ORDER, idempotency_key=key).error
     assert error is not None and error.code == ErrorCode.LAYER_ERROR
     assert "idempotency_key=" in error.message and done == []
+
+
+def test_a_model_that_repeats_a_write_in_one_turn_refunds_once() -> None:
+    from toolsys.loop import run_agent
+    from toolsys.models import ScriptedModel
+    from toolsys.models.scripted import calls, text
+
+    registry, done = refunds(MemoryStore())
+    model = ScriptedModel([calls(("refund", ORDER), ("refund", ORDER)), text("Refunded.")])
+    transcript = run_agent(model.client(), registry, "refund A-7")
+    assert len(done) == 1
+    first, second = (json.loads(m["content"]) for m in transcript.messages if m["role"] == "tool")
+    assert first["ok"] and "notice" not in first
+    assert second["value"] == first["value"] and "already ran at" in second["notice"]

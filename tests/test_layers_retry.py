@@ -171,3 +171,16 @@ def test_an_injected_rng_is_used() -> None:
 def test_bad_settings_are_refused_with_the_value_named(options: dict[str, Any], words: str) -> None:
     with pytest.raises(ValueError, match=words.replace("(", r"\(")):
         Retry(**options)
+
+
+def test_a_plain_function_can_stand_in_for_sleep() -> None:
+    slept: list[float] = []
+    registry = Registry(layers=[Retry(seed=0, sleep=slept.append)])
+    script = Script(rate_limited(retry_after=0.25))
+
+    @registry.tool
+    def tool() -> str:
+        """A scripted tool."""
+        return script()
+
+    assert registry.execute("tool").ok and slept == [0.25]

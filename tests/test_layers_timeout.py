@@ -16,10 +16,13 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from tests.test_execution import arguments, envelope, make, names
 from toolsys import Category, ErrorCode, Registry, ToolError, ToolResult
 from toolsys.errors import ToolDefinitionError
-from toolsys.layers import Timeout, abandoned_threads
+from toolsys.layers import Idempotency, ResultBudget, Retry, Timeout, abandoned_threads
 from toolsys.layers.timeout import LISTENER
 
 DEADLINE = 0.2
@@ -265,3 +268,18 @@ def test_two_timeout_layers_count_a_thread_they_both_left_once_each_until_it_end
     assert abandoned_threads() == before + 1  # the outer deadline left it; the inner never did
     release.set()
     assert wait_until(lambda: abandoned_threads() == before)
+
+
+TRANSPARENT = (
+    make(),
+    make(ResultBudget(), Idempotency(), Retry(seed=0), Timeout(seconds=30)),
+)
+
+
+@settings(max_examples=120, deadline=None)
+@given(name=names, args=arguments, run=st.none() | st.just("run-1"))
+def test_the_robustness_stack_is_transparent_to_calls_that_succeed_in_time(
+    name: Any, args: Any, run: str | None
+) -> None:
+    bare, stacked = TRANSPARENT
+    assert envelope(stacked.execute(name, args, run_id=run)) == envelope(bare.execute(name, args))

@@ -24,6 +24,7 @@ Backoff and jitter: https://aws.amazon.com/blogs/architecture/exponential-backof
 from __future__ import annotations
 
 import asyncio
+import inspect
 import math
 import random
 from collections.abc import Awaitable, Callable
@@ -57,7 +58,7 @@ class Retry:
         jitter: Jitter = "full",
         seed: int | None = None,
         rng: random.Random | None = None,
-        sleep: Callable[[float], Awaitable[Any]] | None = None,
+        sleep: Callable[[float], Awaitable[Any] | Any] | None = None,
     ) -> None:
         if type(max_attempts) is not int or max_attempts < 1:
             raise ValueError(
@@ -131,7 +132,9 @@ class Retry:
         ):
             wait = self.delay(attempt, result.error.retry_after)
             attempts.append({"code": str(result.error.code), "delay_s": round(wait, 3)})
-            await self.sleep(wait)
+            slept = self.sleep(wait)
+            if inspect.isawaitable(slept):  # asyncio.sleep; a plain function works too (tests)
+                await slept
             attempt += 1
             result = await call_next(call.replace(attempt=attempt))
         if attempt == 1:
