@@ -14,6 +14,11 @@ The child is a copy of this process at the moment of the call (fork): it sees th
 so a function defined in a notebook works, but only the calling thread exists in it, and a lock
 another thread held at that moment stays locked there. Its prints go nowhere: return data.
 POSIX only (Linux, macOS); registration refuses `isolate` where `os.fork` is missing.
+
+Policy: isolation is opt-in, per tool, because a forked copy of a large process costs
+milliseconds and cannot share its connections (a sqlite handle, a socket) safely. Use it for
+EXECUTE tools that run programs, call C code that can hang, or must be bounded in memory/CPU:
+`@registry.tool(category=Category.EXECUTE, isolate="process")`.
 """
 
 from __future__ import annotations
