@@ -110,7 +110,7 @@ def main() -> None:
     bare, floor, full = registry([]), registry([passthrough]), registry(stack())
     no_deadline = registry(stack()[:3])
     print(
-        f"{'tool':<34}{'bare':>10}{'1 layer':>10}{'no Timeout':>12}{'full stack':>12}{'ratio':>8}"
+        f"{'tool':<34}{'bare':>10}{'1 layer':>10}{'no Timeout':>12}{'full stack':>12}{'ratio':>10}"
     )
     ratios: dict[str, float] = {}
     for name, number in (("add", 2000), ("add_async", 2000), ("fetch", 200)):
@@ -120,7 +120,7 @@ def main() -> None:
         ]
         print(
             f"{name:<34}{times[0]:>8.1f}us{times[1]:>8.1f}us{times[2]:>10.1f}us"
-            f"{times[3]:>10.1f}us{times[3] / times[0]:>7.2f}x"
+            f"{times[3]:>10.1f}us{times[3] / times[0]:>9.2f}x"
         )
         ratios[name] = times[3] / times[0]
     keys = itertools.count()
@@ -137,7 +137,7 @@ def main() -> None:
             bare_us = per_call_us(lambda: bare.execute("refund", args), 2000)
             print(
                 f"{'refund, keyed, ' + label:<34}{bare_us:>8.1f}us{'':>22}{write_us:>10.1f}us"
-                f"{write_us / bare_us:>7.2f}x"
+                f"{write_us / bare_us:>9.2f}x"
             )
     met = [name for name, ratio in ratios.items() if ratio <= 2] or ["none"]
     print(f"goal: full stack <= 2x the bare registry (issue 12); met by: {', '.join(met)}")
