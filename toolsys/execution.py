@@ -84,6 +84,8 @@ class Call:
     attempt: int = 1
     offload: bool = False
     """Run a sync tool on its own worker thread, so a deadline can leave it behind."""
+    idempotency_key: str | None = None
+    """The caller's key for "this exact call": a repeat with the same key is not run twice."""
 
     def replace(self, **changes: Any) -> Call:
         """A copy with `changes`; a new name or raw arguments are resolved and validated anew."""
@@ -105,6 +107,7 @@ class Call:
             self.call_id,
             self.attempt,
             self.offload,
+            self.idempotency_key,
         )
 
     @property

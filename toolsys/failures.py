@@ -328,3 +328,19 @@ def layer_error(layer: str, name: object, exc: BaseException) -> ErrorInfo:
         retryable=False,
         details={"layer": layer, "exception": type(exc).__name__},
     )
+
+
+def cancelled(name: str, reason: str) -> ErrorInfo:
+    """The call was stopped while it ran (a run's deadline, a caller that stopped waiting).
+
+    Whether it took effect is unknown, so it is never presented as safe to repeat (chapter 07).
+    """
+    return ErrorInfo(
+        ErrorCode.CANCELLED,
+        f"The call to {_show(name)} was cancelled before it finished: {reason}. Whether it "
+        "took effect is unknown.",
+        f"Do not assume {name} did or did not happen: check its effect, or ask the user, "
+        "before calling it again.",
+        retryable=False,
+        details={"side_effects": "unknown"},
+    )

@@ -38,7 +38,7 @@ from toolsys.execution import (
 from toolsys.export import LintIssue, export_tools, lint
 from toolsys.result import ToolResult
 from toolsys.spec import Category, ToolSpec
-from toolsys.tool import Tool, normalize, tool_from_function, tool_from_spec
+from toolsys.tool import Subprocess, Tool, normalize, tool_from_function, tool_from_spec
 
 
 class Registry:
@@ -92,14 +92,17 @@ class Registry:
         replace: bool = False,
         **options: Any,
     ) -> Tool:
-        """Register `ToolSpec` + implementation, or a function (options as for `tool`)."""
+        """Register `ToolSpec` + implementation, or a function (options as for `tool`).
+
+        With a spec, only the execution options apply: `timeout`, `idempotent`, `isolate`.
+        """
         if isinstance(spec_or_fn, ToolSpec):
             if fn is None:
                 raise ToolDefinitionError(
                     f"register({spec_or_fn.name!r}): a ToolSpec needs its implementation, "
                     "e.g. registry.register(spec, search_impl)."
                 )
-            return self.add(tool_from_spec(spec_or_fn, fn), replace=replace)
+            return self.add(tool_from_spec(spec_or_fn, fn, **options), replace=replace)
         if fn is not None:
             raise ToolDefinitionError("register(fn): pass a ToolSpec first when giving fn.")
         return self.add(tool_from_function(spec_or_fn, **options), replace=replace)
@@ -116,12 +119,17 @@ class Registry:
         tags: tuple[str, ...] = (),
         args: type[BaseModel] | None = None,
         replace: bool = False,
+        timeout: float | None = None,
+        idempotent: bool | None = None,
+        isolate: str | Subprocess | None = None,
     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]: ...
 
     def tool(self, fn: Callable[..., Any] | None = None, /, **options: Any) -> Any:
         """Decorator: `@registry.tool` or `@registry.tool(name=..., category=..., args=Model)`.
 
         The function is returned unchanged, so it stays callable and testable on its own.
+        `timeout`, `idempotent` and `isolate` are read by the robustness layers
+        (`toolsys.layers`); see `Tool`.
         """
 
         def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -263,6 +271,7 @@ class Registry:
         run_id: str | None = None,
         step: int | None = None,
         call_id: str | None = None,
+        idempotency_key: str | None = None,
     ) -> ToolResult:
         """Run a tool by name. Never raises; usable inside a running event loop (Jupyter).
 
@@ -274,7 +283,13 @@ class Registry:
         if self._layers or (tool is not None and tool.is_async):
             return run_sync(
                 self.aexecute(
-                    name, arguments, context=context, run_id=run_id, step=step, call_id=call_id
+                    name,
+                    arguments,
+                    context=context,
+                    run_id=run_id,
+                    step=step,
+                    call_id=call_id,
+                    idempotency_key=idempotency_key,
                 )
             )
         if tool is None:
@@ -298,12 +313,14 @@ class Registry:
         run_id: str | None = None,
         step: int | None = None,
         call_id: str | None = None,
+        idempotency_key: str | None = None,
     ) -> ToolResult:
         """Run a tool by name from async code. Never raises.
 
         An async tool is awaited, so several calls overlap; a sync tool runs inline, in order,
         which keeps side effects deterministic and thread-bound resources (a sqlite connection)
         safe. A layer that sets `offload` on the call moves a sync tool to a worker thread.
+        `idempotency_key` reaches the layers on the call (see `toolsys.layers.Idempotency`).
         """
         start = time.perf_counter()
         call = Call(
@@ -313,11 +330,14 @@ class Registry:
             run_id=run_id,
             step=step,
             call_id=call_id,
+            idempotency_key=idempotency_key,
         )
         result = await self._handler(call)
         meta = {"tool": call.name, "attempt": 1, **result.meta}
         meta["duration_ms"] = (time.perf_counter() - start) * 1000
-        return ToolResult(result.ok, result.value, result.error, meta, result.exception)
+        return ToolResult(
+            result.ok, result.value, result.error, meta, result.exception, result.notice
+        )
 
     def _lookup(self, name: str) -> Tool | None:
         return self._tools.get(name)
