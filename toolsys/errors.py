@@ -13,7 +13,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypeGuard
 
 from toolsys._redact import redact, redact_secrets
 from toolsys._sendable import sendable, text_of
@@ -130,7 +130,7 @@ class ToolDefinitionError(ValueError):
     """
 
 
-def _seconds(value: Any) -> bool:
+def _seconds(value: Any) -> TypeGuard[float]:
     return (
         isinstance(value, int | float)
         and not isinstance(value, bool)

@@ -11,6 +11,7 @@ notebooks/02_registry.ipynb (a small registry).
 
 from __future__ import annotations
 
+import builtins
 import importlib
 import pkgutil
 import time
@@ -48,11 +49,11 @@ class Registry:
     exported schema promises; `coerce=True` also accepts e.g. "3" for an integer.
     """
 
-    def __init__(self, *, layers: list[Layer] | None = None, coerce: bool = False) -> None:
+    def __init__(self, *, layers: builtins.list[Layer] | None = None, coerce: bool = False) -> None:
         self._tools: dict[str, Tool] = {}
         self._normalized: dict[str, str] = {}
-        self._exports: dict[tuple[str, bool], list[dict[str, Any]]] = {}
-        self._layers: list[Layer] = []
+        self._exports: dict[tuple[str, bool], builtins.list[dict[str, Any]]] = {}
+        self._layers: builtins.list[Layer] = []
         self.coerce = coerce
         self._rebuild()
         for layer in layers or []:
@@ -112,6 +113,7 @@ class Registry:
     @overload
     def tool(
         self,
+        /,
         *,
         name: str | None = None,
         description: str | None = None,
@@ -154,10 +156,12 @@ class Registry:
             error = failures.unknown_tool(name, self.names())
             raise KeyError(f"{error.message} {error.suggestion}") from None
 
-    def names(self) -> list[str]:
+    def names(self) -> builtins.list[str]:
         return list(self._tools)
 
-    def list(self, category: Category | str | None = None, prefix: str | None = None) -> list[Tool]:
+    def list(
+        self, category: Category | str | None = None, prefix: str | None = None
+    ) -> builtins.list[Tool]:
         """The registered tools, optionally only one category and/or names with a prefix."""
         return [
             tool
@@ -180,13 +184,15 @@ class Registry:
         return f"Registry({count}: {', '.join(self._tools) or 'none'})"
 
     @property
-    def diagnostics(self) -> list[str]:
+    def diagnostics(self) -> builtins.list[str]:
         """Everything registration noticed and could not fix: read these."""
         return [d for tool in self._tools.values() for d in tool.diagnostics]
 
     # -- export -------------------------------------------------------------------------------
 
-    def export(self, target: str = "openai", *, strict: bool = False) -> list[dict[str, Any]]:
+    def export(
+        self, target: str = "openai", *, strict: bool = False
+    ) -> builtins.list[dict[str, Any]]:
         """All tools in a provider's format. Cached: free until the tool set changes.
 
         The list and everything in it are read-only, because they are shared between calls and
@@ -199,7 +205,7 @@ class Registry:
             self._exports[key] = cached
         return cached
 
-    def lint(self, target: str = "openai", *, strict: bool = False) -> list[LintIssue]:
+    def lint(self, target: str = "openai", *, strict: bool = False) -> builtins.list[LintIssue]:
         """What `target` would reject, found before any request is sent."""
         return lint(self._tools.values(), target, strict=strict)
 
@@ -212,7 +218,7 @@ class Registry:
     # -- execution ------------------------------------------------------------------------------
 
     @property
-    def layers(self) -> list[str]:
+    def layers(self) -> builtins.list[str]:
         """The names of the execution layers, outermost first (see `toolsys.execution`)."""
         return [layer_name(layer) for layer in self._layers]
 

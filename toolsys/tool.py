@@ -246,7 +246,7 @@ def _build(
         source=source,
         is_async=_is_async(fn),
         pass_model=pass_model,
-        aliases=dict(aliases) if only_renamed else {},
+        aliases=dict(aliases or {}) if only_renamed else {},
         null_means_default=null_means_default,
         positional=positional,
         declared_defaults=declared_defaults,
@@ -307,7 +307,7 @@ def tool_from_function(
     `timeout`, `idempotent` and `isolate` are the execution options described on `Tool`.
     """
     name = getattr(fn, "__name__", "") if name is None else name
-    options = {"timeout": timeout, "idempotent": idempotent, "isolate": isolate}
+    options: dict[str, Any] = {"timeout": timeout, "idempotent": idempotent, "isolate": isolate}
     if args is not None:
         return _from_model(fn, name, description, category, tags, args, **options)
     built: ArgumentsModel = model_from_function(fn, name)
@@ -389,7 +389,7 @@ def tool_from_spec(
     A parameter the model leaves out gets the spec's declared default, or, with none declared,
     is left out of the call so the implementation's own default applies.
     """
-    options = {"timeout": timeout, "idempotent": idempotent, "isolate": isolate}
+    options: dict[str, Any] = {"timeout": timeout, "idempotent": idempotent, "isolate": isolate}
     if isinstance(spec.parameters, type):
         return _from_model(
             fn, spec.name, spec.description, spec.category, spec.tags, spec.parameters, **options

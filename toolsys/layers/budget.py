@@ -80,12 +80,12 @@ class ResultBudget:
         """The cut value, its marker and how many characters it shows."""
         offers_offset = "offset" in tool.parameters.get("properties", {})
         if isinstance(value, str):
-            shown = value[: self.max_chars]
-            offset = len(shown) if offers_offset else None
+            text = value[: self.max_chars]
+            offset = len(text) if offers_offset else None
             return (
-                shown,
-                _messages.truncated(len(shown), total, "characters", offset, ""),
-                len(shown),
+                text,
+                _messages.truncated(len(text), total, "characters", offset, ""),
+                len(text),
             )
         data = _plain(value)
         cut = _cut(data, self.max_chars)
