@@ -109,3 +109,4 @@ def test_as_a_layer_no_tool_message_in_a_run_exceeds_the_budget():
     assert budgeted.usage["prompt_tokens"] < flooded.usage["prompt_tokens"] / 10
     envelope = json.loads(budgeted.messages[2]["content"])
     assert envelope["error"]["code"] == "RESULT_TOO_LARGE"
+    assert "'search_logs'" in envelope["error"]["message"]  # the layer names the tool

@@ -49,14 +49,17 @@ def _too_large(tool: str, size: int, budget: int, preview: str) -> ErrorInfo:
     )
 
 
-def fit_result(result: ToolResult, max_chars: int) -> ToolResult:
+def fit_result(result: ToolResult, max_chars: int, *, tool: str | None = None) -> ToolResult:
     """`result` if its message fits in `max_chars` characters, else a RESULT_TOO_LARGE failure
-    whose own message fits, with as much of the original message's beginning as room allows."""
+    whose own message fits, with as much of the original message's beginning as room allows.
+
+    `tool`: the tool's name for the message (default: the result's `meta["tool"]`).
+    """
     budget = _check(max_chars)
     text = result.to_message()
     if len(text) <= budget:
         return result
-    tool = str(result.meta.get("tool") or "the tool")
+    tool = str(tool or result.meta.get("tool") or "the tool")
     meta = {**result.meta, "truncated_from": len(text)}
 
     def shrunk(keep: int) -> ToolResult:
@@ -80,6 +83,6 @@ def result_budget(max_chars: int) -> Any:
     budget = _check(max_chars)
 
     async def result_budget(call: Any, call_next: Any) -> ToolResult:
-        return fit_result(await call_next(call), budget)
+        return fit_result(await call_next(call), budget, tool=call.name)
 
     return result_budget
