@@ -128,7 +128,11 @@ async def _sdk_objects(client, registry, prompt, max_steps=5):
         (_sdk_objects, "plain dicts"),
         (
             answer(
-                "6.1", ("zip(message.tool_calls, results)", "zip(message.tool_calls[:1], results)")
+                "6.1",
+                (
+                    "zip(message.tool_calls, results, strict=True)",
+                    "zip(message.tool_calls[:1], results)",
+                ),
             ),
             "did not have response messages",
         ),
