@@ -52,6 +52,23 @@ def test_model_errors_and_observer_errors_survive_the_round_trip():
     assert str(loaded) == str(transcript)
 
 
+def test_an_event_field_added_later_with_a_default_does_not_break_old_traces():
+    from dataclasses import dataclass
+
+    from toolsys._tracefile import read_trace
+
+    @dataclass(frozen=True)
+    class Note:
+        step: int
+        text: str
+        level: str = "info"
+
+    data = json.loads(_run(0).to_json())
+    data["events"].append({"type": "Note", "step": 2, "text": "saved before 'level' existed"})
+    parts = read_trace(data, {"Note": Note, **{type(e).__name__: type(e) for e in _run(0).events}})
+    assert parts["events"][-1] == Note(2, "saved before 'level' existed")
+
+
 def test_from_dict_takes_the_data_of_to_dict():
     transcript = _run(0)
     assert Transcript.from_dict(transcript.to_dict()).to_json() == transcript.to_json()

@@ -13,7 +13,7 @@ import math
 import types
 import typing
 from collections.abc import Mapping
-from dataclasses import fields
+from dataclasses import MISSING, fields
 from typing import Any
 
 from toolsys.errors import ErrorInfo
@@ -66,6 +66,8 @@ def _event(item: Any, i: int, event_types: Mapping[str, type]) -> Any:
             values[f.name] = _result(item, where)
             continue
         if f.name not in item:
+            if f.default is not MISSING or f.default_factory is not MISSING:
+                continue  # a field added since the trace was saved: its default applies
             raise NotATrace(f"{where} ({item['type']}) has no '{f.name}'")
         _expect(item[f.name], hints[f.name], f"{where}.{f.name}")
         values[f.name] = item[f.name]
