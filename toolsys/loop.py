@@ -39,10 +39,11 @@ import time
 import uuid
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field, fields, is_dataclass
-from typing import Any
+from typing import Any, get_args
 
 from toolsys._reply import BadReply, Call, Turn, read_reply
 from toolsys._sync import run_sync
+from toolsys._tracefile import NotATrace, read_trace
 from toolsys.errors import ErrorInfo
 from toolsys.execution import ToolExecutor, failure
 from toolsys.failures import cancelled, execution_error
@@ -254,6 +255,20 @@ class Transcript:
         """`to_dict()` as strict JSON text (no NaN, valid UTF-8); never raises."""
         raw = self._data()
         return redacted_json(raw, secrets_shown(raw), indent=indent)
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Transcript:
+        """The transcript `to_dict()` saved, to replay without the model; ValueError if not one."""
+        return cls(**read_trace(data, {t.__name__: t for t in get_args(Event)}))
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> Transcript:
+        """The transcript `to_json()` wrote; ValueError (one line: where, what) if it is not one."""
+        try:
+            data = json.loads(text)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise NotATrace(f"not JSON ({exc})") from None
+        return cls.from_dict(data)
 
 
 def _result_text(result: ToolResult, seen: frozenset[str] = frozenset()) -> str:

@@ -1,15 +1,19 @@
-"""`toolsys chat`, `toolsys tools`, `toolsys explain`: the agent loop and the built-in tools.
+"""`toolsys chat`, `toolsys replay`, `toolsys tools`, `toolsys explain`: the loop and its tools.
 
     toolsys chat "What is 17 times 38?"      # trace: ToolCall / Result / Answer / Steps / Status
+    toolsys chat --trace run.json "..."      # the same, and the whole run saved as JSON
+    toolsys replay run.json                  # a saved run, step by step, without the model
     toolsys tools                            # name, category, first line of the description
     toolsys explain get_weather              # what the model sees for one tool
 
-Exit codes: 0 the run completed; 1 it did not (max_steps, model_error); 2 bad input (unknown
-tool, empty prompt, unreachable endpoint), reported in one line without a traceback.
+Exit codes: 0 the run completed (or was replayed); 1 it did not (max_steps, model_error); 2 bad
+input (unknown tool, empty prompt, unreachable endpoint, a file that is not a saved trace),
+reported in one line without a traceback.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import click
@@ -57,6 +61,12 @@ def _client(imperfect: bool, seed: int) -> Any:
 @click.option("--seed", default=0, show_default=True, help="Seed for --imperfect.")
 @click.option("--json", "as_json", is_flag=True, help="Print the transcript as JSON.")
 @click.option(
+    "--trace",
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="Also save the run as JSON to FILE (replay it with `toolsys replay FILE`).",
+)
+@click.option(
     "--max-steps",
     default=8,
     show_default=True,
@@ -70,6 +80,7 @@ def chat(
     imperfect: bool,
     seed: int,
     as_json: bool,
+    trace: Path | None,
     max_steps: int,
 ) -> None:
     """Run the agent loop on PROMPT with the built-in tools and print the trace."""
@@ -78,10 +89,20 @@ def chat(
 
     if not prompt.strip():
         usage_error('The prompt is empty; ask something, e.g. toolsys chat "What is 17 times 38?".')
+    if trace is not None and not trace.resolve().parent.is_dir():
+        usage_error(
+            f"--trace {trace}: the folder {trace.parent} does not exist; create it or save the "
+            "trace elsewhere."
+        )
     registry = _registry(only)
     transcript = run_agent(
         _client(imperfect, seed), registry, prompt, model=model, max_steps=max_steps
     )
+    if trace is not None:
+        try:
+            trace.write_text(transcript.to_json() + "\n", encoding="utf-8")
+        except OSError as exc:
+            usage_error(f"--trace {trace}: cannot write it ({exc.strerror or exc}).")
     errors = [e for e in transcript.events if isinstance(e, ModelErrorEvent)]
     if errors and errors[0].error_type in ("APIConnectionError", "APITimeoutError"):
         usage_error(
@@ -91,6 +112,50 @@ def chat(
     # Both views are redacted and strict JSON / valid UTF-8 (Transcript's rendering does it).
     click.echo(transcript.to_json() if as_json else str(transcript))
     raise SystemExit(0 if transcript.status == "completed" else 1)
+
+
+@click.command()
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+def replay(file: Path) -> None:
+    """Print a run saved with `toolsys chat --trace FILE`, step by step; no model is called."""
+    from toolsys.loop import Transcript
+
+    try:
+        data = file.read_bytes()
+    except OSError as exc:
+        usage_error(f"{file}: {exc.strerror or exc}; give the path of a saved trace.")
+    try:
+        transcript = Transcript.from_json(data)
+    except ValueError as exc:
+        usage_error(
+            f"{file} is not a saved toolsys trace: {exc}. Save one with "
+            '`toolsys chat --trace FILE "..."`.'
+        )
+    click.echo(_replay_text(transcript))
+
+
+def _replay_text(transcript: Any) -> str:
+    """The saved run grouped by step: the request, then each step's calls, results, answer."""
+    from toolsys.loop import ModelResponse, RunFinished, Transcript, UserMessage
+
+    lines = [f"Replay of a saved run · model {transcript.model or '?'} · no model is called"]
+    steps: dict[int, list[Any]] = {}
+    step = 0
+    for event in transcript.events:
+        if isinstance(event, UserMessage):
+            lines.append(f"{'User':<10}" + event.content.replace("\n", "\n" + " " * 10))
+            continue
+        if isinstance(event, RunFinished):
+            continue
+        step = getattr(event, "step", step)
+        steps.setdefault(step, []).append(event)
+    for number, events in steps.items():
+        usage = next((e.usage for e in events if isinstance(e, ModelResponse) and e.usage), None)
+        tokens = f" · {usage['total_tokens']} tokens" if usage and "total_tokens" in usage else ""
+        lines.append(f"── step {number}{tokens}")
+        lines += [line for line in str(Transcript(events=events)).splitlines()[:-2]]
+    lines += str(transcript).splitlines()[-2:]
+    return "\n".join(lines)
 
 
 @click.command()
@@ -115,4 +180,4 @@ def explain(name: str) -> None:
     click.echo(registry.explain(name))
 
 
-COMMANDS = [chat, tools, explain]
+COMMANDS = [chat, replay, tools, explain]

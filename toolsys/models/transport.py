@@ -16,7 +16,14 @@ raises `RequestError` to answer with an OpenAI-style error. Requests the protoco
 not cover are answered with HTTP 400 and the usual error JSON, so the SDK raises its normal
 `openai.BadRequestError`.
 
+A conversation the real API refuses is refused here with the real API's error text (a tool
+call left unanswered, answered twice, or a tool message that answers nothing), so a lesson can
+show the error a learner will meet. `max_tokens` cuts the reply short with `finish_reason:
+"length"`, mid-arguments if need be; `stream: true` answers with server-sent event chunks as
+the real endpoint does, which the SDK's own stream parser reads.
+
 Token counts in `usage` are approximate: one token per four characters of JSON, rounded up.
+Chapter 06 uses this seam for streaming and protocol errors: notebooks/06_agent_loop.ipynb.
 """
 
 from __future__ import annotations
@@ -99,6 +106,12 @@ def validate(body: Any) -> dict[str, Any]:
         raise RequestError("Missing required parameter 'model'.", param="model")
     if body.get("n", 1) != 1:
         raise RequestError("Only n=1 is supported.", param="n", code="unsupported_value")
+    for key in ("max_tokens", "max_completion_tokens"):
+        limit = body.get(key)
+        if limit is not None and (type(limit) is not int or limit < 1):
+            raise RequestError(
+                f"'{key}' must be an integer of at least 1, got {json.dumps(limit)}.", param=key
+            )
     _validate_messages(body.get("messages"))
     names = _validate_tools(body.get("tools"))
     _validate_tool_choice(body.get("tool_choice"), names)
@@ -108,9 +121,17 @@ def validate(body: Any) -> dict[str, Any]:
 
 
 def _validate_messages(messages: Any) -> None:
+    """Refuse a conversation the real API refuses, in the real API's words.
+
+    The wording of the four tool-message errors is OpenAI's own, as reported in public issues
+    (its spelling "preceeding" included): an unanswered call id, a tool message with no
+    assistant `tool_calls` before it, an id the assistant never used, and an id answered twice.
+    """
     if not isinstance(messages, list) or not messages:
         raise RequestError("'messages' must be a non-empty array.", param="messages")
-    open_calls: list[str] = []  # ids of tool calls still waiting for their tool message
+    open_calls: list[str] = []  # ids of the last assistant turn still waiting for an answer
+    answered: dict[str, int] = {}  # ids of that turn already answered -> where
+    after_calls = False  # the previous messages are an assistant turn with tool_calls + answers
     for i, message in enumerate(messages):
         where = f"messages[{i}]"
         if not isinstance(message, dict) or message.get("role") not in ROLES:
@@ -121,42 +142,71 @@ def _validate_messages(messages: Any) -> None:
             )
         role = message["role"]
         if role == "tool":
-            call_id = message.get("tool_call_id")
-            if call_id not in open_calls:
-                raise RequestError(
-                    f"Invalid {where}: a 'tool' message must answer a tool call of the preceding "
-                    f"assistant message; '{call_id}' is not one of its open call ids.",
-                    param=where,
-                )
-            open_calls.remove(call_id)
+            _answer(message.get("tool_call_id"), i, after_calls, open_calls, answered)
             continue
         if open_calls:
-            raise RequestError(
-                f"An assistant message with 'tool_calls' must be followed by tool messages "
-                f"responding to each 'tool_call_id'. Missing: {', '.join(open_calls)}.",
-                param=f"messages[{i}]",
-            )
+            raise _unanswered(open_calls, f"messages.[{i}].role")
+        after_calls, answered = False, {}
         if role == "assistant":
-            for call in message.get("tool_calls") or []:
-                fn = call.get("function") if isinstance(call, dict) else None
-                if not (
-                    isinstance(fn, dict)
-                    and isinstance(fn.get("name"), str)
-                    and isinstance(fn.get("arguments"), str)
-                    and call.get("id")
-                ):
-                    raise RequestError(
-                        f"Invalid {where}.tool_calls: each call needs an 'id' and a 'function' "
-                        "with a string 'name' and a string 'arguments'.",
-                        param=where,
-                    )
-                open_calls.append(call["id"])
+            open_calls = _call_ids(message, where)
+            after_calls = bool(open_calls)
     if open_calls:
+        raise _unanswered(open_calls, f"messages.[{len(messages) - 1}].role")
+
+
+def _call_ids(message: dict[str, Any], where: str) -> list[str]:
+    ids = []
+    for call in message.get("tool_calls") or []:
+        fn = call.get("function") if isinstance(call, dict) else None
+        if not (
+            isinstance(fn, dict)
+            and isinstance(fn.get("name"), str)
+            and isinstance(fn.get("arguments"), str)
+            and isinstance(call.get("id"), str)
+            and call["id"]
+        ):
+            raise RequestError(
+                f"Invalid {where}.tool_calls: each call needs an 'id' and a 'function' "
+                "with a string 'name' and a string 'arguments'.",
+                param=where,
+            )
+        ids.append(call["id"])
+    return ids
+
+
+def _answer(
+    call_id: Any, i: int, after_calls: bool, open_calls: list[str], answered: dict[str, int]
+) -> None:
+    """Check the tool message at messages[i] answering `call_id`, and mark the id answered."""
+    if not after_calls:
         raise RequestError(
-            "An assistant message with 'tool_calls' must be followed by tool messages responding "
-            f"to each 'tool_call_id'. Missing: {', '.join(open_calls)}.",
-            param="messages",
+            "Invalid parameter: messages with role 'tool' must be a response to a preceeding "
+            "message with 'tool_calls'.",
+            param=f"messages.[{i}].role",
         )
+    if call_id in answered:
+        raise RequestError(
+            f"Invalid parameter: Duplicate value for 'tool_call_id' of '{call_id}', in "
+            f"messages[{answered[call_id]}] and messages[{i}].",
+            param=f"messages.[{i}].tool_call_id",
+        )
+    if call_id not in open_calls:
+        raise RequestError(
+            f"Invalid parameter: 'tool_call_id' of '{call_id}' not found in 'tool_calls' of "
+            "previous message.",
+            param=f"messages.[{i}].tool_call_id",
+        )
+    open_calls.remove(call_id)
+    answered[call_id] = i
+
+
+def _unanswered(open_calls: list[str], param: str) -> RequestError:
+    return RequestError(
+        "An assistant message with 'tool_calls' must be followed by tool messages responding to "
+        "each 'tool_call_id'. The following tool_call_ids did not have response messages: "
+        f"{', '.join(open_calls)}",
+        param=param,
+    )
 
 
 def _validate_tools(tools: Any) -> list[str]:
@@ -251,6 +301,10 @@ def completion(backend: Backend, request: dict[str, Any]) -> dict[str, Any]:
     digest = hashlib.sha256(json.dumps(request, sort_keys=True).encode()).hexdigest()[:16]
     prompt = approx_tokens({k: request.get(k) for k in ("messages", "tools")})
     answer = approx_tokens(message)
+    finish = "tool_calls" if message.get("tool_calls") else "stop"
+    limit = request.get("max_completion_tokens") or request.get("max_tokens")
+    if limit is not None and answer > limit:
+        message, answer, finish = _cut_to(message, limit), limit, "length"
     return {
         "id": f"chatcmpl-offline-{digest}",
         "object": "chat.completion",
@@ -262,7 +316,7 @@ def completion(backend: Backend, request: dict[str, Any]) -> dict[str, Any]:
                 "index": 0,
                 "message": message,
                 "logprobs": None,
-                "finish_reason": "tool_calls" if message.get("tool_calls") else "stop",
+                "finish_reason": finish,
             }
         ],
         "usage": {
@@ -271,6 +325,34 @@ def completion(backend: Backend, request: dict[str, Any]) -> dict[str, Any]:
             "total_tokens": prompt + answer,
         },
     }
+
+
+def _cut_to(message: dict[str, Any], limit: int) -> dict[str, Any]:
+    """The message as a model stopped by `max_tokens` leaves it: text and arguments cut short.
+
+    A call cut in the middle of its arguments keeps the cut text: invalid JSON, as a real
+    model's is when it runs out of tokens mid-call ("finish_reason": "length").
+    """
+    room = limit * 4  # the same 4 characters per token as `approx_tokens`
+    content = message.get("content")
+    cut = dict(message)
+    if content is not None:
+        cut["content"], room = content[:room], max(room - len(content), 0)
+    calls = []
+    for call in message.get("tool_calls") or []:
+        function = call["function"]
+        room -= len(function["name"])
+        if room <= 0:
+            break
+        arguments = function["arguments"][:room]
+        room -= len(function["arguments"])
+        calls.append({**call, "function": {**function, "arguments": arguments}})
+    if calls:
+        cut["tool_calls"] = calls
+    else:
+        cut.pop("tool_calls", None)
+        cut["content"] = cut.get("content") or ""
+    return cut
 
 
 def stream_chunks(full: dict[str, Any], include_usage: bool) -> Iterator[dict[str, Any]]:

@@ -11,10 +11,12 @@ The view is safe to use as `on_event` from any thread (`run_agent` calls it from
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import ipywidgets as widgets
@@ -237,6 +239,7 @@ class TraceView(SummaryBox):
     Live, in one cell:  `transcript = TraceView().run(client, registry, "...")`
     As an observer:     `run_agent(client, registry, "...", on_event=view)` (view displayed first)
     Replay:             `TraceView(transcript)` then ◀ ▶, the slider or Play.
+    A saved run:        `TraceView.replay("run.json")` (`transcript.to_json()`), from the start.
     """
 
     def __init__(self, transcript: Transcript | None = None) -> None:
@@ -298,6 +301,24 @@ class TraceView(SummaryBox):
             self._duration, self._status = duration, status
             self._set_range()
             self.show(len(self.events))
+
+    @classmethod
+    def replay(cls, source: Transcript | str | os.PathLike[str], *, at: int = 0) -> TraceView:
+        """A finished run, rewound to its first `at` events: step through it with ▶ or Play.
+
+        `source`: a `Transcript`, the text of `transcript.to_json()`, or the path of a file that
+        holds it (as `toolsys chat --trace FILE` writes). No model is called. A file that is
+        not a saved transcript raises ValueError saying where it is wrong.
+        """
+        if isinstance(source, Transcript):
+            transcript = source
+        elif isinstance(source, str) and source.lstrip().startswith("{"):
+            transcript = Transcript.from_json(source)
+        else:
+            transcript = Transcript.from_json(Path(source).read_bytes())
+        view = cls(transcript)
+        view.show(at)
+        return view
 
     def run(
         self, client: Any, registry: Any, prompt: str | list[dict[str, Any]], **options: Any

@@ -1,0 +1,310 @@
+"""Two wire shapes for one registry: OpenAI's chat messages and Anthropic's content blocks.
+
+The registry, its tools and its `ToolResult`s do not change with the provider; only the shape
+of the conversation does:
+
+| what               | OpenAI chat completions             | Anthropic messages                  |
+|--------------------|-------------------------------------|-------------------------------------|
+| the model's call   | `tool_calls[i]`, arguments as JSON  | a `tool_use` block, `input` an      |
+|                    | *text* in `function.arguments`      | *object*                            |
+| the result         | one `{"role": "tool"}` message per  | `tool_result` blocks in one `user`  |
+|                    | call id                             | message; `is_error` for a failure   |
+| system prompt      | a `system` message                  | the request's top-level `system`    |
+| forcing a tool     | `tool_choice`: "auto", "required",  | `tool_choice.type`: "auto", "any",  |
+|                    | "none", a named function            | "none", "tool" (with a `name`)      |
+| one call per turn  | `parallel_tool_calls: false`        | `disable_parallel_tool_use: true`   |
+| why the turn ended | `finish_reason`                     | `stop_reason`                       |
+
+`to_anthropic` and `from_anthropic` convert a whole conversation each way (a transcript's
+`messages` included); `tool_result_block` renders one `ToolResult`; `run_tool_uses` runs an
+Anthropic assistant turn's `tool_use` blocks through any registry and returns the user message
+that answers them. The model reads the same envelope text (`ToolResult.to_message()`) in
+both shapes. No Anthropic SDK is needed: these are plain dicts, what its API sends and takes.
+
+Chapter 06 builds this by hand first: notebooks/06_agent_loop.ipynb.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from toolsys.result import ToolResult
+
+__all__ = [
+    "STOP_REASONS",
+    "anthropic_tool_choice",
+    "from_anthropic",
+    "run_tool_uses",
+    "to_anthropic",
+    "tool_result_block",
+]
+
+STOP_REASONS: dict[str, str] = {
+    "stop": "end_turn",
+    "tool_calls": "tool_use",
+    "length": "max_tokens",
+    "content_filter": "refusal",
+}
+"""OpenAI `finish_reason` -> Anthropic `stop_reason` (Anthropic also has `stop_sequence` and
+`pause_turn`, which OpenAI reports as "stop")."""
+
+
+def tool_result_block(tool_use_id: str, result: ToolResult) -> dict[str, Any]:
+    """`result` as an Anthropic `tool_result` content block answering `tool_use_id`.
+
+    `content` is the same text an OpenAI tool message carries (the redacted JSON envelope);
+    `is_error` says whether the call failed, so the model need not parse the text to know.
+    """
+    if not isinstance(tool_use_id, str) or not tool_use_id:
+        raise ValueError(
+            f"tool_use_id={tool_use_id!r}: pass the id of the tool_use block this result "
+            "answers, e.g. 'toolu_01A09q90qw90lq917835lq9'."
+        )
+    if not isinstance(result, ToolResult):
+        raise TypeError(
+            f"result is {type(result).__name__}, not a ToolResult; pass what "
+            "registry.execute(...) returned."
+        )
+    return {
+        "type": "tool_result",
+        "tool_use_id": tool_use_id,
+        "content": result.to_message(),
+        "is_error": not result.ok,
+    }
+
+
+def anthropic_tool_choice(
+    tool_choice: Any = "auto", *, parallel_tool_calls: bool = True
+) -> dict[str, Any]:
+    """An OpenAI `tool_choice` (and `parallel_tool_calls`) as Anthropic's `tool_choice` object."""
+    if tool_choice == "none":
+        return {"type": "none"}  # Anthropic refuses disable_parallel_tool_use with "none"
+    if tool_choice == "auto":
+        choice: dict[str, Any] = {"type": "auto"}
+    elif tool_choice == "required":
+        choice = {"type": "any"}
+    elif (
+        isinstance(tool_choice, Mapping)
+        and tool_choice.get("type") == "function"
+        and isinstance(tool_choice.get("function"), Mapping)
+        and isinstance(tool_choice["function"].get("name"), str)
+    ):
+        choice = {"type": "tool", "name": tool_choice["function"]["name"]}
+    else:
+        raise ValueError(
+            f"tool_choice={tool_choice!r}: expected 'auto', 'required', 'none' or "
+            "{'type': 'function', 'function': {'name': ...}}."
+        )
+    if not parallel_tool_calls:
+        choice["disable_parallel_tool_use"] = True
+    return choice
+
+
+# --- OpenAI -> Anthropic -------------------------------------------------------------------------
+
+
+def to_anthropic(messages: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """OpenAI chat `messages` as Anthropic's `{"system": ..., "messages": [...]}`.
+
+    System (and developer) messages join the top-level `system` text; an assistant's
+    `tool_calls` become `tool_use` blocks whose `input` is the decoded arguments; consecutive
+    tool messages become `tool_result` blocks of one user message (a user message right after
+    them joins it, after the results). A tool message is marked `is_error` when its content is
+    a toolsys envelope that says `"ok": false`. Raises ValueError, naming the message, for what
+    Anthropic cannot carry: arguments that are not a JSON object.
+    """
+    system: list[str] = []
+    out: list[dict[str, Any]] = []
+    for i, message in enumerate(messages):
+        role = message.get("role") if isinstance(message, Mapping) else None
+        if role in ("system", "developer"):
+            system.append(_text(message.get("content"), i))
+        elif role == "user":
+            _add_user_block(out, {"type": "text", "text": _text(message.get("content"), i)})
+        elif role == "assistant":
+            out.append({"role": "assistant", "content": _assistant_blocks(message, i)})
+        elif role == "tool":
+            _add_user_block(out, _result_block(message, i))
+        else:
+            raise ValueError(
+                f"messages[{i}] has role {role!r}: expected system, developer, user, "
+                "assistant or tool."
+            )
+    converted: dict[str, Any] = {"messages": [_compact(m) for m in out]}
+    if system:
+        converted["system"] = "\n\n".join(system)
+    return converted
+
+
+def _add_user_block(out: list[dict[str, Any]], block: dict[str, Any]) -> None:
+    """Results (and a text right after them) share one user message: results first."""
+    last = out[-1] if out else None
+    if last and last["role"] == "user" and all(b["type"] == "tool_result" for b in last["content"]):
+        last["content"].append(block)
+    else:
+        out.append({"role": "user", "content": [block]})
+
+
+def _compact(message: dict[str, Any]) -> dict[str, Any]:
+    """A user message that is one text block is sent as plain text."""
+    content = message["content"]
+    if message["role"] == "user" and len(content) == 1 and content[0]["type"] == "text":
+        return {"role": "user", "content": content[0]["text"]}
+    return message
+
+
+def _assistant_blocks(message: Mapping[str, Any], i: int) -> list[dict[str, Any]]:
+    blocks: list[dict[str, Any]] = []
+    content = message.get("content")
+    if content:
+        blocks.append({"type": "text", "text": _text(content, i)})
+    for j, call in enumerate(message.get("tool_calls") or []):
+        function = call.get("function") if isinstance(call, Mapping) else None
+        if not isinstance(function, Mapping) or not isinstance(function.get("name"), str):
+            raise ValueError(f"messages[{i}].tool_calls[{j}] has no function name.")
+        raw = function.get("arguments") or "{}"
+        try:
+            arguments = json.loads(raw) if isinstance(raw, str) else raw
+        except json.JSONDecodeError:
+            arguments = None
+        if not isinstance(arguments, dict):
+            shown = raw if len(str(raw)) <= 60 else str(raw)[:57] + "..."
+            raise ValueError(
+                f"messages[{i}].tool_calls[{j}] ({function['name']}) has arguments that are not "
+                f"a JSON object ({shown!r}); Anthropic's tool_use input must be an object: fix "
+                "or drop that call before converting."
+            )
+        blocks.append(
+            {"type": "tool_use", "id": call.get("id"), "name": function["name"], "input": arguments}
+        )
+    return blocks or [{"type": "text", "text": ""}]
+
+
+def _result_block(message: Mapping[str, Any], i: int) -> dict[str, Any]:
+    call_id = message.get("tool_call_id")
+    if not isinstance(call_id, str) or not call_id:
+        raise ValueError(f"messages[{i}] is a tool message without a tool_call_id.")
+    content = _text(message.get("content"), i)
+    return {
+        "type": "tool_result",
+        "tool_use_id": call_id,
+        "content": content,
+        "is_error": _is_failure(content),
+    }
+
+
+def _is_failure(content: str) -> bool:
+    """True when `content` is a toolsys envelope that reports a failure."""
+    try:
+        data = json.loads(content)
+    except json.JSONDecodeError:
+        return False
+    return isinstance(data, dict) and data.get("ok") is False and "error" in data
+
+
+def _text(content: Any, i: int) -> str:
+    """Message content as text: a string, or the text of OpenAI content parts."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(part.get("text", "") for part in content if isinstance(part, Mapping))
+    raise ValueError(f"messages[{i}].content is {type(content).__name__}: expected text.")
+
+
+# --- Anthropic -> OpenAI -------------------------------------------------------------------------
+
+
+def from_anthropic(
+    messages: Iterable[Mapping[str, Any]], system: str | None = None
+) -> list[dict[str, Any]]:
+    """Anthropic `messages` (and `system`) as OpenAI chat messages; the inverse of `to_anthropic`.
+
+    A `tool_use` block's `input` becomes JSON text in `function.arguments`; each `tool_result`
+    block becomes a tool message (OpenAI has no `is_error`: a toolsys envelope already says
+    `"ok": false`, other text is kept as it is); text blocks after the results become a user
+    message after the tool messages.
+    """
+    out: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
+    for i, message in enumerate(messages):
+        role = message.get("role") if isinstance(message, Mapping) else None
+        if role not in ("user", "assistant"):
+            raise ValueError(f"messages[{i}] has role {role!r}: expected user or assistant.")
+        blocks = _blocks(message.get("content"), i)
+        if role == "assistant":
+            out.append(_openai_assistant(blocks))
+            continue
+        texts = []
+        for block in blocks:
+            if block.get("type") == "tool_result":
+                out.append(
+                    {
+                        "role": "tool",
+                        "tool_call_id": block.get("tool_use_id"),
+                        "content": _block_text(block.get("content")),
+                    }
+                )
+            elif block.get("type") == "text":
+                texts.append(block.get("text", ""))
+        if texts:
+            out.append({"role": "user", "content": "".join(texts)})
+    return out
+
+
+def _openai_assistant(blocks: list[Mapping[str, Any]]) -> dict[str, Any]:
+    text = "".join(b.get("text", "") for b in blocks if b.get("type") == "text")
+    calls = [
+        {
+            "id": b.get("id"),
+            "type": "function",
+            "function": {
+                "name": b.get("name"),
+                "arguments": json.dumps(b.get("input") or {}, ensure_ascii=False),
+            },
+        }
+        for b in blocks
+        if b.get("type") == "tool_use"
+    ]
+    message: dict[str, Any] = {"role": "assistant", "content": text or None}
+    if calls:
+        message["tool_calls"] = calls
+    return message
+
+
+def _blocks(content: Any, i: int) -> list[Mapping[str, Any]]:
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    if isinstance(content, list) and all(isinstance(b, Mapping) for b in content):
+        return content
+    raise ValueError(
+        f"messages[{i}].content is {type(content).__name__}: expected text or a list of blocks."
+    )
+
+
+def _block_text(content: Any) -> str:
+    if isinstance(content, list):
+        return "".join(b.get("text", "") for b in content if isinstance(b, Mapping))
+    return "" if content is None else str(content)
+
+
+# --- the same registry under Anthropic's shape ---------------------------------------------------
+
+
+def run_tool_uses(registry: Any, content: Iterable[Mapping[str, Any]]) -> dict[str, Any] | None:
+    """Run each `tool_use` block of an assistant turn; the user message with their results.
+
+    `registry`: anything with `execute(name, arguments)` returning a `ToolResult` (a
+    `Registry`). One `tool_result` per `tool_use`, in the same order, failures included. None
+    when the turn asked for no tool (it is the final answer).
+    """
+    uses = [b for b in content if isinstance(b, Mapping) and b.get("type") == "tool_use"]
+    if not uses:
+        return None
+    blocks = [
+        tool_result_block(use["id"], registry.execute(use["name"], use.get("input") or {}))
+        for use in uses
+    ]
+    return {"role": "user", "content": blocks}
