@@ -15,7 +15,8 @@ from collections.abc import Callable
 
 IDLE_SECONDS = 30.0
 
-Job = Callable[[], None]
+Job = Callable[[], Callable[[], None]]
+"""Work to do on the thread; it returns what to do once the worker is idle again (notify)."""
 
 _lock = threading.Lock()
 _idle: list[queue.SimpleQueue[Job]] = []  # the inboxes of workers waiting for a job
@@ -34,9 +35,10 @@ def submit(job: Job) -> None:
 def _work(job: Job) -> None:
     inbox: queue.SimpleQueue[Job] = queue.SimpleQueue()
     while True:
-        job()  # a job catches its own exceptions
+        notify = job()  # a job catches its own exceptions
         with _lock:
             _idle.append(inbox)
+        notify()  # after the worker is idle: a caller that submits at once reuses it
         try:
             job = inbox.get(timeout=IDLE_SECONDS)
         except queue.Empty:

@@ -328,7 +328,7 @@ async def _on_thread(fn: Callable[..., Any], *args: Any) -> Any:
         else:
             future.set_result(value)
 
-    def worker() -> None:
+    def worker() -> Callable[[], None]:
         try:
             value = context.run(fn, *args)
         except BaseException as exc:
@@ -336,8 +336,12 @@ async def _on_thread(fn: Callable[..., Any], *args: Any) -> Any:
             value = None
         else:
             error = None
-        if not loop.is_closed():
-            loop.call_soon_threadsafe(settle, value, error)
+
+        def notify() -> None:
+            if not loop.is_closed():
+                loop.call_soon_threadsafe(settle, value, error)
+
+        return notify
 
     _workers.submit(worker)
     return await future
