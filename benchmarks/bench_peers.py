@@ -265,11 +265,10 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=15, help="timing rounds (default 15)")
     parser.add_argument("--quick", action="store_true", help="a fast smoke run, numbers rough")
-    parser.add_argument("--import-runs", type=int, default=15, help="fresh processes (15)")
+    parser.add_argument("--import-runs", type=int, help="fresh processes (15; --quick: 2)")
     options = parser.parse_args(argv)
-    rounds, target, per_batch, import_runs = (
-        (2, 0.001, 2, 2) if options.quick else (options.rounds, 0.02, 10, options.import_runs)
-    )
+    rounds, target, per_batch = (2, 0.001, 2) if options.quick else (options.rounds, 0.02, 10)
+    import_runs = options.import_runs or (2 if options.quick else 15)
     os.environ.setdefault("OPENAI_AGENTS_DISABLE_TRACING", "1")
     for noisy in ("mcp", "openai.agents"):  # probes make them log the rejected calls
         logging.getLogger(noisy).setLevel(logging.CRITICAL)
