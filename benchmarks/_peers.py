@@ -207,7 +207,7 @@ def smolagents() -> Peer:
         register,
         "@tool + get_tool_json_schema",
         [
-            "smolagents: checks JSON types and required names only (validate_tool_arguments), "
+            "smolagents: checks argument names and JSON types (validate_tool_arguments), "
             "not enum values; the tool runs in the caller's thread (parallel calls use a pool)."
         ],
     )
