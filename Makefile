@@ -27,7 +27,7 @@ help:
 	@echo "make bench      benchmarks/bench_core.py: execute against a bare pydantic call, same run"
 	@echo "make notebooks  re-execute lessons and solutions in place, then regenerate exercises"
 	@echo "make exercises  regenerate exercises/ from the markers in solutions/"
-	@echo "make lint       ruff check (everything) and ruff format --check (Python files)"
+	@echo "make lint       ruff check (everything), ruff format --check (Python files), mypy toolsys"
 	@echo "make clean      remove .venv"
 	@echo "variables: PY=$(PY) (Python >= 3.11), PARALLEL=$(PARALLEL), PYTEST_ARGS=$(PYTEST_ARGS)"
 
@@ -72,6 +72,7 @@ exercises: setup
 lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check toolsys tests benchmarks
+	$(BIN)/mypy
 
 clean:
 	rm -rf $(VENV)

@@ -5,9 +5,11 @@
 Sends `--calls` seeded calls to every built-in tool and to every tool of three hostile registries
 (tools that raise every kind of exception, return what JSON cannot hold, or leak planted secrets;
 sync and async; with and without layers), then drives the agent loop through the real `openai`
-client with random scripted turns. Prints one line of figures and exits 1 if any is not zero:
+client with random scripted turns, and grades the class of hostile student submissions
+(tests/test_grading_adversarial.py: faked passes, stolen keys, runaway processes, formula
+injection...). Prints one line of figures and exits 1 if any fault count is not zero:
 
-    calls=… escapes=… unsendable=… leaks=… loop_runs=… loop_crashes=… seconds=…
+    calls=… escapes=… unsendable=… leaks=… loop_runs=… loop_crashes=… grading_faults=… seconds=…
 
 The test suite (tests/test_reliability.py) runs a smaller share of the same calls on every
 `make test`; this script is the long run for before a release.
@@ -18,6 +20,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -66,6 +69,18 @@ def fuzz_loop(runs: int, seed: int) -> tuple[int, list[str]]:
     return runs, crashes
 
 
+def grading_faults() -> tuple[int, list[str]]:
+    """Run the adversarial grading tests; each failing test is one grading fault."""
+    root = Path(__file__).resolve().parent.parent
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-n", "0"]
+    command += ["tests/test_grading_adversarial.py", "-o", "addopts=-p no:cacheprovider"]
+    run = subprocess.run(command, cwd=root, capture_output=True, text=True, check=False)
+    failed = [line for line in run.stdout.splitlines() if line.startswith("FAILED")]
+    if run.returncode not in (0, 1) and not failed:
+        failed = [f"the grading tests did not run: exit {run.returncode}"]
+    return len(failed), failed
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--calls", type=int, default=10_000, help="calls per tool")
@@ -76,11 +91,15 @@ def main() -> int:
     started = time.perf_counter()
     report = fuzz_registries(options.calls, options.seed)
     runs, crashes = fuzz_loop(options.loop_runs, options.seed)
+    faults, graded = grading_faults()
     seconds = time.perf_counter() - started
-    print(f"{report} loop_runs={runs} loop_crashes={len(crashes)} seconds={seconds:.0f}")
-    for problem in [*report.problems[:10], *crashes[:10]]:
+    print(
+        f"{report} loop_runs={runs} loop_crashes={len(crashes)} grading_faults={faults} "
+        f"seconds={seconds:.0f}"
+    )
+    for problem in [*report.problems[:10], *crashes[:10], *graded[:10]]:
         print("  " + problem)
-    return 0 if report.clean and not crashes else 1
+    return 0 if report.clean and not crashes and not faults else 1
 
 
 if __name__ == "__main__":

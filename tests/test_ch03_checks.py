@@ -181,6 +181,21 @@ def test_no_hint_of_3_2_says_nullable_parameters_are_required() -> None:
     assert not any("nullable parameters are still required" in h for h in exercise.hints)
 
 
+def test_the_3_2_reference_refuses_a_model_spec_in_one_line_saying_what_to_use() -> None:
+    from pydantic import BaseModel
+
+    from toolsys.checks.ch03 import spec_to_schema
+
+    class Args(BaseModel):
+        city: str
+
+    with pytest.raises(TypeError) as raised:
+        spec_to_schema(ToolSpec("weather", "Weather.", Args))
+    message = str(raised.value)
+    assert "\n" not in message
+    assert "'weather'" in message and "Args" in message and "tool_from_spec" in message
+
+
 def test_a_schema_with_a_tuple_enum_is_told_it_is_not_a_list() -> None:
     wrong = answer("3.1", ('schema["enum"] = list(param.enum)', 'schema["enum"] = param.enum'))
     assert "is a tuple, not a list" in _verdict("3.1", wrong).message

@@ -413,3 +413,34 @@ def test_a_secret_cut_by_a_message_limit_is_redacted_before_the_cut() -> None:
     assert ENV_SECRET[:8] not in message
     broken = registry.execute("verbose", '{"k": "' + ENV_SECRET + '" ')
     assert ENV_SECRET[:8] not in broken.to_message()
+
+
+def test_offloaded_calls_reuse_idle_workers_and_never_wait_behind_a_hung_one() -> None:
+    release = threading.Event()
+    registry = Registry()
+
+    @registry.tool
+    def hang() -> str:
+        """Waits until released."""
+        release.wait(10)
+        return "late"
+
+    @registry.tool
+    def quick() -> str:
+        """Returns at once."""
+        return threading.current_thread().name
+
+    async def offload(call: Call, call_next: Next) -> ToolResult:
+        try:
+            return await asyncio.wait_for(call_next(call.replace(offload=True)), 0.05)
+        except TimeoutError:
+            return ToolResult.failure(ToolError("TIMEOUT", "Took too long.").to_info())
+
+    offload.stage = "validated"  # type: ignore[attr-defined]
+    registry.use(offload)
+    assert registry.execute("hang").error is not None  # its worker is now stuck
+    threads_before = threading.active_count()
+    names = {registry.execute("quick").value for _ in range(20)}
+    assert names == {"toolsys-tool"}  # ran on a worker, not on the caller's thread
+    assert threading.active_count() <= threads_before + 1  # one idle worker reused 20 times
+    release.set()

@@ -9,6 +9,8 @@ from toolsys._redact import add_secret, add_secret_name, add_secret_pattern, red
 from toolsys.errors import ErrorCode, ErrorInfo, ToolDefinitionError, ToolError
 from toolsys.execution import Call, Layer, ToolExecutor
 from toolsys.export import LintIssue, StrictSchemaError
+from toolsys.isolate import Subprocess
+from toolsys.partial import Partial
 from toolsys.registry import Registry, discover
 from toolsys.result import ToolResult
 from toolsys.spec import Category, Param, ToolSpec
@@ -22,8 +24,10 @@ __all__ = [
     "Layer",
     "LintIssue",
     "Param",
+    "Partial",
     "Registry",
     "StrictSchemaError",
+    "Subprocess",
     "Tool",
     "ToolDefinitionError",
     "ToolError",

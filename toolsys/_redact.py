@@ -302,7 +302,9 @@ def _kind(char: str) -> int:
 
 def _environ_snapshot() -> dict[object, object]:
     data = getattr(os.environ, "_data", None)  # CPython keeps the raw dict here: cheap to compare
-    return data if isinstance(data, dict) else dict(os.environ)
+    if isinstance(data, dict):
+        return data
+    return dict(os.environ.items())
 
 
 def _known() -> tuple[dict[object, object] | None, int, tuple[str, ...], tuple[str, ...]]:

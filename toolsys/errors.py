@@ -9,10 +9,11 @@ Chapter 04 builds this by hand first: notebooks/04_errors.ipynb.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypeGuard
 
 from toolsys._redact import redact, redact_secrets
 from toolsys._sendable import sendable, text_of
@@ -30,6 +31,8 @@ class ErrorCode(StrEnum):
     PERMISSION_DENIED = "PERMISSION_DENIED"
     RESULT_TOO_LARGE = "RESULT_TOO_LARGE"
     LAYER_ERROR = "LAYER_ERROR"
+    IDEMPOTENCY_KEY_REUSED = "IDEMPOTENCY_KEY_REUSED"
+    IN_PROGRESS = "IN_PROGRESS"
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +42,8 @@ class ErrorInfo:
     Built from anything, it never raises: `code` becomes text (EXECUTION_ERROR when missing),
     `message` and `suggestion` become redacted text (`ToolError("E", 42)` says "42"),
     `retryable` a bool, and `details` redacted, strict JSON data (a `Path` shortened like any
-    path, a circular reference marked, keys as text).
+    path, a circular reference marked, keys as text). `retry_after` (seconds) is set when the
+    tool knows when a retry can succeed (a rate limit); anything but a number >= 0 is dropped.
     """
 
     code: str
@@ -47,6 +51,7 @@ class ErrorInfo:
     suggestion: str = ""
     retryable: bool = False
     details: dict[str, Any] = field(default_factory=dict)
+    retry_after: float | None = None
 
     def __post_init__(self) -> None:
         # Whoever builds the envelope, no traceback, secret or machine path gets through.
@@ -57,6 +62,8 @@ class ErrorInfo:
         object.__setattr__(self, "retryable", _flag(self.retryable))
         details = sendable(_details(self.details), text=redact)
         object.__setattr__(self, "details", details if isinstance(details, dict) else {})
+        seconds = float(self.retry_after) if _seconds(self.retry_after) else None
+        object.__setattr__(self, "retry_after", seconds)
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -65,6 +72,8 @@ class ErrorInfo:
             "suggestion": self.suggestion,
             "retryable": self.retryable,
         }
+        if self.retry_after is not None:
+            data["retry_after"] = self.retry_after
         if self.details:
             data["details"] = self.details
         return data
@@ -75,6 +84,9 @@ class ToolError(Exception):
 
     >>> raise ToolError("ORDER_NOT_FOUND", "No order 'ORD-9'.",
     ...                 suggestion="List orders with search_orders first.")
+
+    `retryable=True` says a repeat of the same call can succeed and is safe; `retry_after`
+    says when, in seconds: `ToolError("RATE_LIMITED", "...", retryable=True, retry_after=1.5)`.
     """
 
     def __init__(
@@ -85,16 +97,30 @@ class ToolError(Exception):
         suggestion: str = "",
         retryable: bool = False,
         details: dict[str, Any] | None = None,
+        retry_after: float | None = None,
     ) -> None:
         super().__init__(message)
+        if retry_after is not None and not _seconds(retry_after):
+            raise ValueError(
+                f"ToolError retry_after={retry_after!r}: give the seconds to wait as a number "
+                ">= 0, e.g. retry_after=1.5, or leave it out."
+            )
         self.code = code
         self.message = message
         self.suggestion = suggestion
         self.retryable = retryable
         self.details = dict(_details(details))
+        self.retry_after = None if retry_after is None else float(retry_after)
 
     def to_info(self) -> ErrorInfo:
-        return ErrorInfo(self.code, self.message, self.suggestion, self.retryable, self.details)
+        return ErrorInfo(
+            self.code,
+            self.message,
+            self.suggestion,
+            self.retryable,
+            self.details,
+            getattr(self, "retry_after", None),
+        )
 
 
 class ToolDefinitionError(ValueError):
@@ -102,6 +128,15 @@ class ToolDefinitionError(ValueError):
 
     Raised at registration, for the developer, never at call time for the model.
     """
+
+
+def _seconds(value: Any) -> TypeGuard[float]:
+    return (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and value >= 0
+    )
 
 
 def _code(code: Any) -> str:

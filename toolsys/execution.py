@@ -33,7 +33,6 @@ import contextvars
 import dataclasses
 import json
 import logging
-import threading
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from types import CoroutineType, MappingProxyType
@@ -42,7 +41,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from pydantic import BaseModel
 from pydantic_core import ValidationError
 
-from toolsys import failures
+from toolsys import _workers, failures
 from toolsys.errors import ErrorCode, ErrorInfo, ToolError
 from toolsys.result import ToolResult
 
@@ -84,6 +83,8 @@ class Call:
     attempt: int = 1
     offload: bool = False
     """Run a sync tool on its own worker thread, so a deadline can leave it behind."""
+    idempotency_key: str | None = None
+    """The caller's key for "this exact call": a repeat with the same key is not run twice."""
 
     def replace(self, **changes: Any) -> Call:
         """A copy with `changes`; a new name or raw arguments are resolved and validated anew."""
@@ -105,6 +106,7 @@ class Call:
             self.call_id,
             self.attempt,
             self.offload,
+            self.idempotency_key,
         )
 
     @property
@@ -313,7 +315,7 @@ def _really_cancelled() -> bool:
 
 
 async def _on_thread(fn: Callable[..., Any], *args: Any) -> Any:
-    """Run `fn` on a fresh daemon thread; awaiting may stop early, the thread then runs on."""
+    """Run `fn` on a worker thread; awaiting may stop early, the thread then runs on."""
     loop = asyncio.get_running_loop()
     future: asyncio.Future[Any] = loop.create_future()
     context = contextvars.copy_context()
@@ -337,7 +339,7 @@ async def _on_thread(fn: Callable[..., Any], *args: Any) -> Any:
         if not loop.is_closed():
             loop.call_soon_threadsafe(settle, value, error)
 
-    threading.Thread(target=worker, name="toolsys-tool", daemon=True).start()
+    _workers.submit(worker)
     return await future
 
 

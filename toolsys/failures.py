@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 import json
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic_core import ValidationError
 
@@ -23,6 +23,19 @@ from toolsys.tool import Tool, normalize
 _MAX_VALUE_CHARS = 80
 _MAX_MESSAGE_CHARS = 500
 _RETRYABLE_EXCEPTIONS = (TimeoutError, ConnectionError)
+
+
+class NamedSchema(Protocol):
+    """What an arguments message reads of a tool: its name and its parameters' JSON Schema.
+
+    A `Tool` is one; so is anything with these two attributes (chapter 04's hand-built schemas).
+    """
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def parameters(self) -> Mapping[str, Any]: ...
 
 
 def _show(value: Any) -> str:
@@ -126,7 +139,7 @@ def _type_words(schema: Mapping[str, Any]) -> str:
         "null": "null",
     }
     if isinstance(kind, list):
-        return " or ".join(words.get(k, k) for k in kind)
+        return " or ".join(words.get(str(k), str(k)) for k in kind)
     if "enum" in schema:
         return "one of " + ", ".join(_show(v) for v in schema["enum"])
     return words.get(kind, "a value") if isinstance(kind, str) else "a value"
@@ -151,7 +164,7 @@ _EXPECTED = {
 }
 
 
-def _property_schema(tool: Tool, path: tuple[Any, ...]) -> Mapping[str, Any]:
+def _property_schema(tool: NamedSchema, path: tuple[Any, ...]) -> Mapping[str, Any]:
     node: Mapping[str, Any] = tool.parameters
     for part in path:
         if isinstance(part, int):
@@ -161,7 +174,7 @@ def _property_schema(tool: Tool, path: tuple[Any, ...]) -> Mapping[str, Any]:
     return node
 
 
-def _problem(tool: Tool, error: Mapping[str, Any]) -> dict[str, Any]:
+def _problem(tool: NamedSchema, error: Mapping[str, Any]) -> dict[str, Any]:
     loc = tuple(p for p in error["loc"] if not (isinstance(p, str) and "[" in p))
     path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
     kind = error["type"]
@@ -203,7 +216,7 @@ def _parse_expected(text: str) -> list[str]:
     ]
 
 
-def invalid_arguments(tool: Tool, exc: ValidationError) -> ErrorInfo:
+def invalid_arguments(tool: NamedSchema, exc: ValidationError) -> ErrorInfo:
     problems = [_problem(tool, error) for error in exc.errors(include_url=False)]
     clauses = "; ".join(p.pop("clause") for p in problems)
     fixes = []
@@ -327,4 +340,20 @@ def layer_error(layer: str, name: object, exc: BaseException) -> ErrorInfo:
         "Tell the user the action could not be completed, rather than repeating it.",
         retryable=False,
         details={"layer": layer, "exception": type(exc).__name__},
+    )
+
+
+def cancelled(name: str, reason: str) -> ErrorInfo:
+    """The call was stopped while it ran (a run's deadline, a caller that stopped waiting).
+
+    Whether it took effect is unknown, so it is never presented as safe to repeat (chapter 07).
+    """
+    return ErrorInfo(
+        ErrorCode.CANCELLED,
+        f"The call to {_show(name)} was cancelled before it finished: {reason}. Whether it "
+        "took effect is unknown.",
+        f"Do not assume {name} did or did not happen: check its effect, or ask the user, "
+        "before calling it again.",
+        retryable=False,
+        details={"side_effects": "unknown"},
     )

@@ -8,8 +8,13 @@ The loop knows the registry through two methods only: `export("openai")` (what e
 concurrently (async tools overlap; sync tools run one after another, see `Registry.aexecute`),
 and exactly one tool message per distinct `tool_call_id` goes back, in the order of the
 calls, whether each succeeded or failed. The run stops when the model answers in text
-("completed"), after `max_steps` model requests ("max_steps"), or when a request to the model
-fails or its reply breaks the protocol ("model_error": reported, never raised).
+("completed"), after `max_steps` model requests ("max_steps"), when a request to the model
+fails or its reply breaks the protocol ("model_error": reported, never raised), or when its
+`deadline` passes ("deadline"). A call still in flight when the deadline passes, or when the
+caller cancels the run ("cancelled", then the CancelledError goes on), is answered CANCELLED:
+each tool_call_id still gets exactly one tool message. Only calls that can be interrupted stop
+(async tools, and sync tools behind `toolsys.layers.Timeout`); a sync tool run inline holds the
+loop until it returns.
 
 No reply is trusted: `toolsys._reply` checks each one before the loop acts on it. It ends the
 run on a reply it cannot act on (no choices, not JSON, a tool call without a function name...),
@@ -32,7 +37,7 @@ import inspect
 import json
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any
 
@@ -40,7 +45,7 @@ from toolsys._reply import BadReply, Call, Turn, read_reply
 from toolsys._sync import run_sync
 from toolsys.errors import ErrorInfo
 from toolsys.execution import ToolExecutor, failure
-from toolsys.failures import execution_error
+from toolsys.failures import cancelled, execution_error
 from toolsys.result import ToolResult, redacted, redacted_json, secrets_shown
 
 # --- events ------------------------------------------------------------------------------------
@@ -171,7 +176,7 @@ class Transcript:
 
     events: list[Event] = field(default_factory=list)
     messages: list[dict[str, Any]] = field(default_factory=list)
-    status: str = "running"  # -> "completed" | "max_steps" | "model_error"
+    status: str = "running"  # -> completed | max_steps | model_error | deadline | cancelled
     steps: int = 0
     duration_s: float = 0.0
     usage: dict[str, int] | None = None
@@ -340,6 +345,37 @@ def _not_run(call: Call) -> ToolResult:
     )
 
 
+_STOP_GRACE = 1.0  # seconds cancelled calls get to stop (an isolated process to be killed)
+
+
+async def _execute_all(
+    names: list[str], runs: list[Coroutine[Any, Any, ToolResult]], ends: float | None
+) -> tuple[list[ToolResult], str | None]:
+    """Run the calls concurrently until `ends`; a call still in flight then is CANCELLED.
+
+    The second value says why calls were cut short: "deadline", "cancelled" or None.
+    """
+    tasks = [asyncio.ensure_future(run) for run in runs]
+    stopped = None
+    try:
+        timeout = None if ends is None else max(0.0, ends - time.monotonic())
+        _, pending = await asyncio.wait(tasks, timeout=timeout) if tasks else (set(), set())
+        stopped = "deadline" if pending else None
+    except asyncio.CancelledError:
+        pending, stopped = {t for t in tasks if not t.done()}, "cancelled"
+    for task in pending:
+        task.cancel()
+    if pending:
+        await asyncio.wait(pending, timeout=_STOP_GRACE)
+    reason = {"deadline": "the run's deadline passed", "cancelled": "the run was cancelled"}
+    return [
+        task.result()
+        if task.done() and not task.cancelled()
+        else ToolResult.failure(cancelled(name, reason[stopped or "cancelled"]), tool=name)
+        for name, task in zip(names, tasks, strict=True)
+    ], stopped
+
+
 def _add_usage(total: dict[str, int] | None, usage: dict[str, int] | None) -> dict[str, int] | None:
     if usage is None:
         return total
@@ -360,6 +396,7 @@ async def arun_agent(
     tool_choice: Any = "auto",
     system: str | None = None,
     context: Mapping[str, Any] | None = None,
+    deadline: float | None = None,
 ) -> Transcript:
     """Run the agent loop with an `openai.OpenAI` or `openai.AsyncOpenAI` client.
 
@@ -369,7 +406,17 @@ async def arun_agent(
     `model` defaults to the name the `toolsys.models` client was made for. A forced
     `tool_choice` ("required" or a named function) applies to the first request only, then
     "auto", so the model can answer; "none" applies to every request.
+
+    `deadline`: seconds for the whole run; calls still in flight then are answered CANCELLED
+    and the run ends with status "deadline".
     """
+    if deadline is not None and not (
+        type(deadline) in (int, float) and 0 < deadline < float("inf")
+    ):
+        raise ValueError(
+            f"deadline={deadline!r}: give the seconds the whole run may take, e.g. deadline=60, "
+            "or leave it out."
+        )
     if max_steps < 1:
         raise ValueError(
             f"max_steps={max_steps!r}: a run needs at least one model request; "
@@ -382,6 +429,7 @@ async def arun_agent(
             "client with toolsys.models.client()."
         )
     started = time.perf_counter()
+    ends = None if deadline is None else time.monotonic() + deadline
     run_id = uuid.uuid4().hex[:12]
     transcript = Transcript(messages=_start_messages(messages_or_prompt, system), model=model)
     messages = transcript.messages
@@ -408,7 +456,12 @@ async def arun_agent(
         request: dict[str, Any] = {"model": model, "messages": messages}
         if tools:
             request.update(tools=tools, tool_choice=choice)
-        turn = await _ask(client, request, step)
+        try:
+            remaining = None if ends is None else max(0.0, ends - time.monotonic())
+            turn = await asyncio.wait_for(_ask(client, request, step), remaining)
+        except TimeoutError:
+            transcript.status = "deadline"
+            break
         if isinstance(turn, ModelErrorEvent):
             emit(turn)
             transcript.status = "model_error"
@@ -427,8 +480,9 @@ async def arun_agent(
         for call in turn.calls:
             emit(ToolCallEvent(step, call.event_id, call.name, call.arguments))
         runs = [c for c in turn.calls if not c.duplicate]
-        results = await asyncio.gather(
-            *(
+        results, stopped = await _execute_all(
+            [c.name for c in runs],
+            [
                 _execute(
                     registry,
                     c.name,
@@ -439,7 +493,8 @@ async def arun_agent(
                     call_id=c.id,
                 )
                 for c in runs
-            )
+            ],
+            ends,
         )
         answered = dict(zip((c.id for c in runs), results, strict=True))
         for call in turn.calls:
@@ -451,10 +506,15 @@ async def arun_agent(
                 {"role": "tool", "tool_call_id": call.id, "content": result.to_message()}
             )
             emit(ToolResultEvent(step, call.id, call.name, result))
+        if stopped is not None:
+            transcript.status = stopped
+            break
     else:
         transcript.status = "max_steps"
     transcript.duration_s = time.perf_counter() - started
     emit(RunFinished(transcript.status, transcript.steps, transcript.usage))
+    if transcript.status == "cancelled":
+        raise asyncio.CancelledError
     return transcript
 
 
@@ -490,6 +550,7 @@ def run_agent(
     tool_choice: Any = "auto",
     system: str | None = None,
     context: Mapping[str, Any] | None = None,
+    deadline: float | None = None,
 ) -> Transcript:
     """`arun_agent` for synchronous code; also works in a Jupyter cell (a running event loop).
 
@@ -506,5 +567,6 @@ def run_agent(
             tool_choice=tool_choice,
             system=system,
             context=context,
+            deadline=deadline,
         )
     )

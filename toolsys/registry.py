@@ -11,6 +11,7 @@ notebooks/02_registry.ipynb (a small registry).
 
 from __future__ import annotations
 
+import builtins
 import importlib
 import pkgutil
 import time
@@ -38,7 +39,7 @@ from toolsys.execution import (
 from toolsys.export import LintIssue, export_tools, lint
 from toolsys.result import ToolResult
 from toolsys.spec import Category, ToolSpec
-from toolsys.tool import Tool, normalize, tool_from_function, tool_from_spec
+from toolsys.tool import Subprocess, Tool, normalize, tool_from_function, tool_from_spec
 
 
 class Registry:
@@ -48,11 +49,11 @@ class Registry:
     exported schema promises; `coerce=True` also accepts e.g. "3" for an integer.
     """
 
-    def __init__(self, *, layers: list[Layer] | None = None, coerce: bool = False) -> None:
+    def __init__(self, *, layers: builtins.list[Layer] | None = None, coerce: bool = False) -> None:
         self._tools: dict[str, Tool] = {}
         self._normalized: dict[str, str] = {}
-        self._exports: dict[tuple[str, bool], list[dict[str, Any]]] = {}
-        self._layers: list[Layer] = []
+        self._exports: dict[tuple[str, bool], builtins.list[dict[str, Any]]] = {}
+        self._layers: builtins.list[Layer] = []
         self.coerce = coerce
         self._rebuild()
         for layer in layers or []:
@@ -92,14 +93,17 @@ class Registry:
         replace: bool = False,
         **options: Any,
     ) -> Tool:
-        """Register `ToolSpec` + implementation, or a function (options as for `tool`)."""
+        """Register `ToolSpec` + implementation, or a function (options as for `tool`).
+
+        With a spec, only the execution options apply: `timeout`, `idempotent`, `isolate`.
+        """
         if isinstance(spec_or_fn, ToolSpec):
             if fn is None:
                 raise ToolDefinitionError(
                     f"register({spec_or_fn.name!r}): a ToolSpec needs its implementation, "
                     "e.g. registry.register(spec, search_impl)."
                 )
-            return self.add(tool_from_spec(spec_or_fn, fn), replace=replace)
+            return self.add(tool_from_spec(spec_or_fn, fn, **options), replace=replace)
         if fn is not None:
             raise ToolDefinitionError("register(fn): pass a ToolSpec first when giving fn.")
         return self.add(tool_from_function(spec_or_fn, **options), replace=replace)
@@ -109,6 +113,7 @@ class Registry:
     @overload
     def tool(
         self,
+        /,
         *,
         name: str | None = None,
         description: str | None = None,
@@ -116,12 +121,17 @@ class Registry:
         tags: tuple[str, ...] = (),
         args: type[BaseModel] | None = None,
         replace: bool = False,
+        timeout: float | None = None,
+        idempotent: bool | None = None,
+        isolate: str | Subprocess | None = None,
     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]: ...
 
     def tool(self, fn: Callable[..., Any] | None = None, /, **options: Any) -> Any:
         """Decorator: `@registry.tool` or `@registry.tool(name=..., category=..., args=Model)`.
 
         The function is returned unchanged, so it stays callable and testable on its own.
+        `timeout`, `idempotent` and `isolate` are read by the robustness layers
+        (`toolsys.layers`); see `Tool`.
         """
 
         def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -146,10 +156,12 @@ class Registry:
             error = failures.unknown_tool(name, self.names())
             raise KeyError(f"{error.message} {error.suggestion}") from None
 
-    def names(self) -> list[str]:
+    def names(self) -> builtins.list[str]:
         return list(self._tools)
 
-    def list(self, category: Category | str | None = None, prefix: str | None = None) -> list[Tool]:
+    def list(
+        self, category: Category | str | None = None, prefix: str | None = None
+    ) -> builtins.list[Tool]:
         """The registered tools, optionally only one category and/or names with a prefix."""
         return [
             tool
@@ -172,13 +184,15 @@ class Registry:
         return f"Registry({count}: {', '.join(self._tools) or 'none'})"
 
     @property
-    def diagnostics(self) -> list[str]:
+    def diagnostics(self) -> builtins.list[str]:
         """Everything registration noticed and could not fix: read these."""
         return [d for tool in self._tools.values() for d in tool.diagnostics]
 
     # -- export -------------------------------------------------------------------------------
 
-    def export(self, target: str = "openai", *, strict: bool = False) -> list[dict[str, Any]]:
+    def export(
+        self, target: str = "openai", *, strict: bool = False
+    ) -> builtins.list[dict[str, Any]]:
         """All tools in a provider's format. Cached: free until the tool set changes.
 
         The list and everything in it are read-only, because they are shared between calls and
@@ -191,7 +205,7 @@ class Registry:
             self._exports[key] = cached
         return cached
 
-    def lint(self, target: str = "openai", *, strict: bool = False) -> list[LintIssue]:
+    def lint(self, target: str = "openai", *, strict: bool = False) -> builtins.list[LintIssue]:
         """What `target` would reject, found before any request is sent."""
         return lint(self._tools.values(), target, strict=strict)
 
@@ -204,7 +218,7 @@ class Registry:
     # -- execution ------------------------------------------------------------------------------
 
     @property
-    def layers(self) -> list[str]:
+    def layers(self) -> builtins.list[str]:
         """The names of the execution layers, outermost first (see `toolsys.execution`)."""
         return [layer_name(layer) for layer in self._layers]
 
@@ -263,6 +277,7 @@ class Registry:
         run_id: str | None = None,
         step: int | None = None,
         call_id: str | None = None,
+        idempotency_key: str | None = None,
     ) -> ToolResult:
         """Run a tool by name. Never raises; usable inside a running event loop (Jupyter).
 
@@ -274,7 +289,13 @@ class Registry:
         if self._layers or (tool is not None and tool.is_async):
             return run_sync(
                 self.aexecute(
-                    name, arguments, context=context, run_id=run_id, step=step, call_id=call_id
+                    name,
+                    arguments,
+                    context=context,
+                    run_id=run_id,
+                    step=step,
+                    call_id=call_id,
+                    idempotency_key=idempotency_key,
                 )
             )
         if tool is None:
@@ -298,12 +319,14 @@ class Registry:
         run_id: str | None = None,
         step: int | None = None,
         call_id: str | None = None,
+        idempotency_key: str | None = None,
     ) -> ToolResult:
         """Run a tool by name from async code. Never raises.
 
         An async tool is awaited, so several calls overlap; a sync tool runs inline, in order,
         which keeps side effects deterministic and thread-bound resources (a sqlite connection)
         safe. A layer that sets `offload` on the call moves a sync tool to a worker thread.
+        `idempotency_key` reaches the layers on the call (see `toolsys.layers.Idempotency`).
         """
         start = time.perf_counter()
         call = Call(
@@ -313,11 +336,14 @@ class Registry:
             run_id=run_id,
             step=step,
             call_id=call_id,
+            idempotency_key=idempotency_key,
         )
         result = await self._handler(call)
         meta = {"tool": call.name, "attempt": 1, **result.meta}
         meta["duration_ms"] = (time.perf_counter() - start) * 1000
-        return ToolResult(result.ok, result.value, result.error, meta, result.exception)
+        return ToolResult(
+            result.ok, result.value, result.error, meta, result.exception, result.notice
+        )
 
     def _lookup(self, name: str) -> Tool | None:
         return self._tools.get(name)

@@ -101,7 +101,8 @@ class ToolResult:
 
     `value` holds the tool's return value when `ok`; `error` the envelope when not. `meta` says
     which tool ran, how long it took and which attempt this was. `exception` keeps the original
-    exception for the developer; it never reaches the model.
+    exception for the developer; it never reaches the model. `notice` is a sentence the model
+    does read, beside the value or error: how this result came about (e.g. a replay).
     """
 
     ok: bool
@@ -109,6 +110,7 @@ class ToolResult:
     error: ErrorInfo | None = None
     meta: dict[str, Any] = field(default_factory=dict)
     exception: BaseException | None = field(default=None, repr=False, compare=False)
+    notice: str | None = None
 
     @classmethod
     def success(cls, value: Any, **meta: Any) -> ToolResult:
@@ -123,8 +125,12 @@ class ToolResult:
     def to_dict(self) -> dict[str, Any]:
         """The envelope as plain data (what `to_message` encodes), the value as the tool gave it."""
         if self.ok:
-            return {"ok": True, "value": self.value}
-        return {"ok": False, "error": _envelope(self.error).to_dict()}
+            data: dict[str, Any] = {"ok": True, "value": self.value}
+        else:
+            data = {"ok": False, "error": _envelope(self.error).to_dict()}
+        if self.notice:
+            data["notice"] = self.notice
+        return data
 
     def to_message(self) -> str:
         """The exact content of the tool message sent back to the model; never raises.

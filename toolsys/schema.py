@@ -19,6 +19,7 @@ import sys
 import typing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from types import FrameType, GenericAlias
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
@@ -62,7 +63,7 @@ def _python_type(param: Param) -> Any:
     if param.enum is not None:
         annotation: Any = Literal[tuple(param.enum)]
     elif param.type == "array":
-        annotation = list[_JSON_TO_PYTHON[param.items]] if param.items else list[Any]
+        annotation = GenericAlias(list, _JSON_TO_PYTHON[param.items]) if param.items else list[Any]
     else:
         annotation = _JSON_TO_PYTHON[param.type]
     return annotation | None if param.nullable else annotation
@@ -154,7 +155,7 @@ def _enclosing_namespace(fn: Callable[..., Any]) -> dict[str, Any]:
     string "Local", and the class it names lives only in that function's locals.
     """
     namespace: dict[str, Any] = {}
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None and frame.f_globals.get("__name__") in _REGISTERING:
         frame = frame.f_back
     if frame is not None and frame.f_locals is not frame.f_globals:

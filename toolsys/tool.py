@@ -7,7 +7,10 @@ things up. How the validator is held to what the schema promises is in `toolsys/
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
+import math
+import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -26,6 +29,7 @@ from toolsys._agreement import (
 )
 from toolsys._readonly import freeze
 from toolsys.errors import ToolDefinitionError
+from toolsys.isolate import Subprocess
 from toolsys.schema import (
     ArgumentsModel,
     field_name,
@@ -66,6 +70,11 @@ class Tool:
     `positional` names the fields passed by position (`def f(x, /)`), each with the value to
     pass when the model left it out but sent a later one; `declared_defaults` names the fields
     whose declared default is passed when the model leaves them out (`Param(default=...)`).
+
+    Read by the robustness layers (`toolsys.layers`): `timeout` (seconds; the `Timeout` layer's
+    default when None), `idempotent` (a repeat cannot double a side effect; None means True for
+    READ tools, False for WRITE and EXECUTE) and `isolate` (a `Subprocess`: run each call in a
+    child process whose whole process group is killed at the deadline).
     """
 
     name: str
@@ -83,12 +92,17 @@ class Tool:
     null_means_default: frozenset[str] = field(default=frozenset(), repr=False)
     positional: tuple[tuple[str, Any], ...] = field(default=(), repr=False)
     declared_defaults: frozenset[str] = field(default=frozenset(), repr=False)
+    timeout: float | None = None
+    idempotent: bool = None  # type: ignore[assignment]  # None: decided by the category
+    isolate: Subprocess | None = None
     validator: SchemaValidator = field(init=False, repr=False)
     accepts_anything: bool = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "validator", self.model.__pydantic_validator__)
         object.__setattr__(self, "accepts_anything", accepts_anything(self.parameters))
+        if self.idempotent is None:
+            object.__setattr__(self, "idempotent", self.category == Category.READ)
 
     def validate(self, arguments: Mapping[str, Any], *, coerce: bool = False) -> BaseModel:
         """Validate decoded JSON arguments; raises pydantic's ValidationError.
@@ -146,12 +160,14 @@ class Tool:
         return model
 
     def call(self, arguments: BaseModel) -> Any:
-        """Call the implementation with the arguments the model sent; for an async tool this
-        returns the coroutine.
+        """Call the implementation with the arguments the model sent; for an async or isolated
+        tool this returns the coroutine.
 
         An argument the model left out is left out of the call too, so the implementation's own
         default applies, unless the spec declared a default for it (that one is passed).
         """
+        if self.isolate is not None:
+            return self.isolate.run(dataclasses.replace(self, isolate=None).call, arguments)
         if self.pass_model:
             return self.fn(arguments)
         values = arguments.__dict__
@@ -199,6 +215,9 @@ def _build(
     aliases: Mapping[str, str] | None = None,
     positional: tuple[tuple[str, Any], ...] = (),
     declared_defaults: frozenset[str] = frozenset(),
+    timeout: float | None = None,
+    idempotent: bool | None = None,
+    isolate: str | Subprocess | None = None,
 ) -> Tool:
     check_name(name)
     if not callable(fn):
@@ -227,11 +246,48 @@ def _build(
         source=source,
         is_async=_is_async(fn),
         pass_model=pass_model,
-        aliases=dict(aliases) if only_renamed else {},
+        aliases=dict(aliases or {}) if only_renamed else {},
         null_means_default=null_means_default,
         positional=positional,
         declared_defaults=declared_defaults,
+        **_execution_options(name, timeout, idempotent, isolate),
     )
+
+
+def _execution_options(name: str, timeout: Any, idempotent: Any, isolate: Any) -> dict[str, Any]:
+    """Check the options the robustness layers read; one clear error for each bad value."""
+    if timeout is not None and (
+        not isinstance(timeout, int | float)
+        or isinstance(timeout, bool)
+        or not math.isfinite(timeout)
+        or timeout <= 0
+    ):
+        raise ToolDefinitionError(
+            f"Tool {name!r}: timeout={timeout!r} is not a number of seconds > 0; "
+            "pass e.g. timeout=2.0, or leave it out to use the Timeout layer's default."
+        )
+    if idempotent is not None and not isinstance(idempotent, bool):
+        raise ToolDefinitionError(
+            f"Tool {name!r}: idempotent={idempotent!r} must be True or False (or left out: "
+            "True for READ tools, False for WRITE and EXECUTE)."
+        )
+    if isinstance(isolate, str) and isolate == "process":
+        isolate = Subprocess()
+    if isolate is not None and not isinstance(isolate, Subprocess):
+        raise ToolDefinitionError(
+            f"Tool {name!r}: isolate={isolate!r} is not supported; use isolate='process' or "
+            "isolate=Subprocess(memory_mb=..., cpu_seconds=...), or leave it out."
+        )
+    if isolate is not None and not hasattr(os, "fork"):
+        raise ToolDefinitionError(
+            f"Tool {name!r}: isolate='process' needs os.fork (Linux, macOS), which this "
+            "platform lacks; register the tool without isolate."
+        )
+    return {
+        "timeout": None if timeout is None else float(timeout),
+        "idempotent": idempotent,
+        "isolate": isolate,
+    }
 
 
 def tool_from_function(
@@ -242,11 +298,18 @@ def tool_from_function(
     category: Category = Category.READ,
     tags: tuple[str, ...] = (),
     args: type[BaseModel] | None = None,
+    timeout: float | None = None,
+    idempotent: bool | None = None,
+    isolate: str | Subprocess | None = None,
 ) -> Tool:
-    """A tool whose schema comes from the function's type hints and docstring, or from `args`."""
+    """A tool whose schema comes from the function's type hints and docstring, or from `args`.
+
+    `timeout`, `idempotent` and `isolate` are the execution options described on `Tool`.
+    """
     name = getattr(fn, "__name__", "") if name is None else name
+    options: dict[str, Any] = {"timeout": timeout, "idempotent": idempotent, "isolate": isolate}
     if args is not None:
-        return _from_model(fn, name, description, category, tags, args)
+        return _from_model(fn, name, description, category, tags, args, **options)
     built: ArgumentsModel = model_from_function(fn, name)
     return _build(
         name=name,
@@ -259,6 +322,7 @@ def tool_from_function(
         source="function",
         aliases=built.aliases,
         positional=tuple((f, built.model.model_fields[f].default) for f in built.positional),
+        **options,
     )
 
 
@@ -269,6 +333,7 @@ def _from_model(
     category: Category,
     tags: tuple[str, ...],
     model: type[BaseModel],
+    **options: Any,
 ) -> Tool:
     if not (isinstance(model, type) and issubclass(model, BaseModel)):
         raise ToolDefinitionError(
@@ -289,6 +354,7 @@ def _from_model(
         diagnostics=[],
         source="model",
         pass_model=True,
+        **options,
     )
 
 
@@ -310,15 +376,23 @@ def _closed(model: type[BaseModel]) -> type[BaseModel]:
     return type(model.__name__, (model,), namespace)
 
 
-def tool_from_spec(spec: ToolSpec, fn: Callable[..., Any]) -> Tool:
+def tool_from_spec(
+    spec: ToolSpec,
+    fn: Callable[..., Any],
+    *,
+    timeout: float | None = None,
+    idempotent: bool | None = None,
+    isolate: str | Subprocess | None = None,
+) -> Tool:
     """A tool from a declarative spec; the implementation must accept the spec's parameters.
 
     A parameter the model leaves out gets the spec's declared default, or, with none declared,
     is left out of the call so the implementation's own default applies.
     """
+    options: dict[str, Any] = {"timeout": timeout, "idempotent": idempotent, "isolate": isolate}
     if isinstance(spec.parameters, type):
         return _from_model(
-            fn, spec.name, spec.description, spec.category, spec.tags, spec.parameters
+            fn, spec.name, spec.description, spec.category, spec.tags, spec.parameters, **options
         )
     check_name(spec.name)
     positional = _check_signature_matches(spec.name, fn, spec.parameters)
@@ -336,6 +410,7 @@ def tool_from_spec(spec: ToolSpec, fn: Callable[..., Any]) -> Tool:
         declared_defaults=frozenset(
             field_name(p.name) for p in spec.parameters if not p.required and p.default is not None
         ),
+        **options,
     )
 
 

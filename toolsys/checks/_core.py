@@ -307,12 +307,13 @@ def _during(exc: BaseException, run: Callable[[Any], object]) -> str:
     frame = stack[inside[-1]]
     line = (frame.line or "").rstrip(",")
     names = dict.fromkeys(re.findall(r"\b([a-z_]\w*)\b(?!\s*[(=])", line))
+    local = frame.locals or {}
     shown = [
-        f"{name}={_short(frame.locals[name])}"
+        f"{name}={_short(local[name])}"
         for name in names
-        if name in (frame.locals or {})
+        if name in local
         and name != "student"
-        and " at 0x" not in frame.locals[name]  # object reprs say nothing useful here
+        and " at 0x" not in local[name]  # object reprs say nothing useful here
     ]
     return f"\n  while the check ran: {line}" + (f" with {', '.join(shown)}" if shown else "")
 

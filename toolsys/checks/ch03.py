@@ -143,9 +143,15 @@ def _check_param_to_schema(student: Callable[[Param], dict[str, Any]]) -> None:
 
 
 def spec_to_schema(spec: ToolSpec) -> dict[str, Any]:
-    """Reference for 3.2: the object schema toolsys generates for a spec's parameters."""
+    """Reference for 3.2: the object schema toolsys generates for a spec's list of `Param`."""
     from toolsys.schema import json_schema, model_from_params
 
+    if isinstance(spec.parameters, type):
+        raise TypeError(
+            f"spec_to_schema takes a spec whose parameters are a list of Param; {spec.name!r} "
+            f"has the model class {spec.parameters.__name__}: build the tool with "
+            "tool_from_spec(spec, fn) and read tool.parameters instead."
+        )
     return json_schema(model_from_params(spec.name, list(spec.parameters)))
 
 

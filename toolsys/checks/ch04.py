@@ -148,7 +148,7 @@ def _expect_error(
     got, what = _run(student, name, arguments)
     error = got.get("error")
     code = as_str(error.get("code")) if type(error) is dict else None
-    if got["ok"] or code not in codes:
+    if got["ok"] or type(error) is not dict or code not in codes:
         raise CheckFailed(
             f"{what} should fail with code {' or '.join(codes)}.",
             expected=Described(f"{{'ok': False, 'error': {{'code': {codes[0]!r}, ...}}}}"),

@@ -39,7 +39,7 @@ def _not_utf8(argument: str) -> bool:
 class OneLineErrors(click.Group):
     """A command group whose every refusal is one line `toolsys COMMAND: message`, exit 2."""
 
-    def main(  # type: ignore[override]
+    def main(
         self,
         args: Sequence[str] | None = None,
         prog_name: str | None = None,

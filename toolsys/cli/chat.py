@@ -74,7 +74,7 @@ def chat(
 ) -> None:
     """Run the agent loop on PROMPT with the built-in tools and print the trace."""
     from toolsys._redact import redact_secrets
-    from toolsys.loop import run_agent
+    from toolsys.loop import ModelErrorEvent, run_agent
 
     if not prompt.strip():
         usage_error('The prompt is empty; ask something, e.g. toolsys chat "What is 17 times 38?".')
@@ -82,7 +82,7 @@ def chat(
     transcript = run_agent(
         _client(imperfect, seed), registry, prompt, model=model, max_steps=max_steps
     )
-    errors = [e for e in transcript.events if type(e).__name__ == "ModelErrorEvent"]
+    errors = [e for e in transcript.events if isinstance(e, ModelErrorEvent)]
     if errors and errors[0].error_type in ("APIConnectionError", "APITimeoutError"):
         usage_error(
             f"No reachable model endpoint: {redact_secrets(errors[0].message)} Check "

@@ -110,7 +110,7 @@ def _client(notebook: NotebookNode, box: Sandbox, deadline: list[float]) -> Any:
     manager._kernel_spec = KernelSpec(
         argv=box.command(kernel), display_name="Python 3 (graded)", language="python"
     )
-    client = _bounded_client()(
+    client = _bounded_client(deadline)(
         notebook,
         km=manager,
         timeout_func=lambda _cell: max(1, int(deadline[0] - time.monotonic())),
@@ -120,7 +120,6 @@ def _client(notebook: NotebookNode, box: Sandbox, deadline: list[float]) -> Any:
         resources={"metadata": {"path": str(box.work)}},
         log=_QUIET,
     )
-    client.deadline = deadline
     return client
 
 
@@ -169,7 +168,8 @@ def _stop(client: NotebookClient, manager: Any, box: Sandbox) -> None:
         pass
 
 
-def _bounded_client() -> type[NotebookClient]:
+def _bounded_client(deadline: list[float]) -> type[NotebookClient]:
+    """A client class whose cells stop at `deadline[0]` (the list `run_graded` moves on)."""
     from nbclient import NotebookClient
     from nbclient.exceptions import CellTimeoutError
 
@@ -178,7 +178,6 @@ def _bounded_client() -> type[NotebookClient]:
 
         spent = 0
         dropped = False
-        deadline = (math.inf,)  # replaced by the list `run_graded` moves on
 
         def process_message(self, msg: dict[str, Any], cell: Any, cell_index: int) -> Any:
             if msg["msg_type"] != "status":
@@ -191,7 +190,7 @@ def _bounded_client() -> type[NotebookClient]:
         async def async_execute_cell(
             self, cell: Any, cell_index: int, *args: Any, **kw: Any
         ) -> Any:
-            if time.monotonic() > self.deadline[0]:  # 100,000 quick cells must not run forever
+            if time.monotonic() > deadline[0]:  # 100,000 quick cells must not run forever
                 raise CellTimeoutError(f"the notebook's time ran out before cell {cell_index + 1}")
             return await super().async_execute_cell(cell, cell_index, *args, **kw)
 

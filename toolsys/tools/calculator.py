@@ -12,11 +12,13 @@ from __future__ import annotations
 import ast
 import math
 import operator
+from collections.abc import Callable
+from typing import Any
 
 from toolsys import ToolError
 from toolsys.tools import registry
 
-_BINARY = {
+_BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
     ast.Add: operator.add,
     ast.Sub: operator.sub,
     ast.Mult: operator.mul,
@@ -25,8 +27,11 @@ _BINARY = {
     ast.Mod: operator.mod,
     ast.Pow: operator.pow,
 }
-_UNARY = {ast.UAdd: operator.pos, ast.USub: operator.neg}
-_FUNCTIONS = {"sqrt": math.sqrt, "round": round, "abs": abs}
+_UNARY: dict[type[ast.unaryop], Callable[[Any], Any]] = {
+    ast.UAdd: operator.pos,
+    ast.USub: operator.neg,
+}
+_FUNCTIONS: dict[str, Callable[..., Any]] = {"sqrt": math.sqrt, "round": round, "abs": abs}
 MAX_EXPONENT = 1000
 MAX_DIGITS = 1000
 MAX_LENGTH = 500
@@ -52,7 +57,7 @@ def _too_large(what: str, expression: str) -> ToolError:
     )
 
 
-def _representable(value: object, expression: str) -> float:
+def _representable(value: float | complex, expression: str) -> float:
     """`value` if a JSON number can carry it; else a ToolError saying what it was."""
     if isinstance(value, complex):
         raise ToolError(
@@ -73,16 +78,16 @@ def _representable(value: object, expression: str) -> float:
         # operands stay under 10 ** 1000, so a result has at most ~2000 digits: str() works
         digits = len(str(abs(value)))
         raise _too_large(f"a result has {digits} digits; the limit is {MAX_DIGITS}", expression)
-    return value  # type: ignore[return-value]
+    return value
 
 
 def _evaluate(node: ast.AST, expression: str) -> float:
     return _representable(_evaluate_node(node, expression), expression)
 
 
-def _evaluate_node(node: ast.AST, expression: str) -> object:
-    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-        return node.value
+def _evaluate_node(node: ast.AST, expression: str) -> float | complex:
+    if isinstance(node, ast.Constant) and (type(node.value) is int or type(node.value) is float):
+        return node.value  # a number: True, a string or None is not one here
     if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
         left, right = _evaluate(node.left, expression), _evaluate(node.right, expression)
         if isinstance(node.op, ast.Pow) and (

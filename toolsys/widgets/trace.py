@@ -287,13 +287,15 @@ class TraceView(SummaryBox):
     def load(self, transcript: Transcript | Sequence[Event]) -> None:
         """Replace the view's events with a finished run's and show all of them."""
         with self._lock:
-            is_transcript = isinstance(transcript, Transcript)
-            events = list(transcript.events if is_transcript else transcript)
+            if isinstance(transcript, Transcript):
+                events = list(transcript.events)
+                duration, status = transcript.duration_s, transcript.status
+            else:
+                events, duration, status = list(transcript), None, None
             if events != self.events:  # after a live run they are the same: keep the drawing
                 self._reset()
                 self.events = events
-            self._duration = transcript.duration_s if is_transcript else None
-            self._status = transcript.status if is_transcript else None
+            self._duration, self._status = duration, status
             self._set_range()
             self.show(len(self.events))
 

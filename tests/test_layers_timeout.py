@@ -1,0 +1,285 @@
+"""Deadlines: TIMEOUT on time, honest about what kept running, and never a hung caller.
+
+Timing: the issue asks for TIMEOUT within the deadline + 50 ms. On a loaded 2-core CI machine a
+single wall-clock measurement can be delayed by the scheduler, so each bound is asserted on the
+best of three runs (time.monotonic): the layer must be able to meet it, and a slow machine
+cannot fail it by chance. Every run, not only the best, must stay under deadline + 2 s (a hang
+guard). Whether a tool kept running is proved with threading.Events, never with sleeps.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.test_execution import arguments, envelope, make, names
+from toolsys import Category, ErrorCode, Registry, ToolError, ToolResult
+from toolsys.errors import ToolDefinitionError
+from toolsys.layers import Idempotency, ResultBudget, Retry, Timeout, abandoned_threads
+from toolsys.layers.timeout import LISTENER
+
+DEADLINE = 0.2
+SLACK = 0.05  # the issue's bound
+HANG_GUARD = 2.0
+
+
+def best_of_three(run: Callable[[], ToolResult]) -> tuple[float, list[ToolResult]]:
+    """The shortest of three runs' durations, and their results."""
+    times, results = [], []
+    for _ in range(3):
+        start = time.monotonic()
+        results.append(run())
+        times.append(time.monotonic() - start)
+    assert max(times) < DEADLINE + HANG_GUARD
+    return min(times), results
+
+
+def wait_until(condition: Callable[[], bool], seconds: float = 10.0) -> bool:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if condition():
+            return True
+        time.sleep(0.01)
+    return condition()
+
+
+def test_an_async_tool_is_cancelled_and_timeout_returns_within_the_deadline_plus_50_ms() -> None:
+    cancelled = threading.Event()
+    registry = Registry(layers=[Timeout(seconds=DEADLINE)])
+
+    @registry.tool
+    async def slow() -> str:
+        """Waits a minute."""
+        try:
+            await asyncio.sleep(60)
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+        return "done"
+
+    best, results = best_of_three(lambda: registry.execute("slow"))
+    assert best < DEADLINE + SLACK
+    for result in results:
+        assert result.error is not None and result.error.code == ErrorCode.TIMEOUT
+        assert result.error.details["side_effects"] == "unknown"
+        assert result.error.details["stopped"] == "cancelled"
+        assert result.meta["abandoned_thread"] is False
+    assert cancelled.is_set()
+
+
+def test_a_sync_tool_is_left_running_counted_and_the_count_returns_to_zero() -> None:
+    release, finished = threading.Event(), threading.Event()
+    registry = Registry(layers=[Timeout(seconds=DEADLINE)])
+
+    @registry.tool
+    def hang() -> str:
+        """Waits until released."""
+        release.wait(30)
+        finished.set()
+        return "late"
+
+    before = abandoned_threads()
+    best, results = best_of_three(lambda: registry.execute("hang"))
+    assert best < DEADLINE + SLACK
+    assert not finished.is_set()  # the threads are still running: nobody pretends otherwise
+    assert abandoned_threads() == before + 3
+    for result in results:
+        error = result.error
+        assert error is not None and error.code == ErrorCode.TIMEOUT
+        assert result.meta["abandoned_thread"] is True
+        assert error.details == {
+            "timeout_s": DEADLINE,
+            "side_effects": "unknown",
+            "still_running": True,
+            "stopped": "abandoned",
+        }
+        assert "still running" in error.message and "cannot be stopped" in error.message
+    release.set()
+    assert wait_until(lambda: abandoned_threads() == before)
+
+
+@pytest.mark.parametrize(
+    ("category", "idempotent", "retryable"),
+    [
+        (Category.READ, None, True),
+        (Category.WRITE, None, False),
+        (Category.EXECUTE, None, False),
+        (Category.WRITE, True, True),
+        (Category.READ, False, False),
+    ],
+)
+def test_a_timeout_is_retryable_only_for_idempotent_tools(
+    category: Category, idempotent: bool | None, retryable: bool
+) -> None:
+    release = threading.Event()
+    registry = Registry(layers=[Timeout(seconds=0.05)])
+
+    def stuck() -> None:
+        """Waits until released."""
+        release.wait(30)
+
+    registry.register(stuck, category=category, idempotent=idempotent)
+    error = registry.execute("stuck").error
+    release.set()
+    assert error is not None and error.retryable is retryable
+    if not retryable:
+        assert "Do not repeat this call blindly" in error.suggestion
+
+
+def test_a_tools_own_timeout_wins_over_the_layers_default() -> None:
+    release = threading.Event()
+    registry = Registry(layers=[Timeout(seconds=60)])
+
+    @registry.tool(timeout=0.05)
+    def quick_deadline() -> None:
+        """Waits until released."""
+        release.wait(30)
+
+    result = registry.execute("quick_deadline")
+    release.set()
+    assert result.error is not None and result.error.details["timeout_s"] == 0.05
+
+
+def test_an_async_tool_that_ignores_cancellation_cannot_hold_the_caller() -> None:
+    release = asyncio.Event()
+    registry = Registry(layers=[Timeout(seconds=DEADLINE)])
+
+    @registry.tool
+    async def stubborn() -> str:
+        """Swallows cancellation."""
+        while not release.is_set():
+            try:
+                await asyncio.sleep(0.01)
+            except asyncio.CancelledError:
+                continue
+        return "finally"
+
+    async def main() -> ToolResult:
+        start = time.monotonic()
+        result = await registry.aexecute("stubborn")
+        assert time.monotonic() - start < DEADLINE + HANG_GUARD
+        release.set()
+        return result
+
+    result = asyncio.run(main())
+    assert result.error is not None and result.error.code == ErrorCode.TIMEOUT
+    assert result.error.details["still_running"] is True
+    assert "ignored cancellation" in result.error.message
+
+
+def test_fast_calls_pass_through_untouched() -> None:
+    registry = Registry(layers=[Timeout(seconds=5)])
+
+    @registry.tool
+    def add(a: int, b: int) -> int:
+        """Add.
+
+        Args:
+            a: A.
+            b: B.
+        """
+        return a + b
+
+    @registry.tool
+    async def aadd(a: int, b: int) -> int:
+        """Add, async.
+
+        Args:
+            a: A.
+            b: B.
+        """
+        return a + b
+
+    @registry.tool
+    def fails() -> None:
+        """Fails."""
+        raise ToolError("NOPE", "No.")
+
+    assert registry.execute("add", {"a": 1, "b": 2}).value == 3
+    assert registry.execute("aadd", {"a": 1, "b": 2}).value == 3
+    error = registry.execute("fails").error
+    assert error is not None and error.code == "NOPE"
+
+
+def test_a_listener_hears_when_a_thread_is_left_running_and_how_it_ended() -> None:
+    heard: list[Any] = []
+    release = threading.Event()
+
+    class Listener:
+        def left_running(self) -> None:
+            heard.append("left running")
+
+        def ended(self, result: ToolResult) -> None:
+            heard.append(result.value)
+
+    async def listening(call: Any, call_next: Any) -> ToolResult:
+        token = LISTENER.set(Listener())
+        try:
+            return await call_next(call)
+        finally:
+            LISTENER.reset(token)
+
+    listening.stage = "validated"  # type: ignore[attr-defined]
+    registry = Registry(layers=[listening, Timeout(seconds=0.05)])
+
+    @registry.tool
+    def slow() -> str:
+        """Waits until released."""
+        release.wait(30)
+        return "the real outcome"
+
+    assert registry.execute("slow").error is not None
+    assert heard == ["left running"]
+    release.set()
+    assert wait_until(lambda: len(heard) == 2)
+    assert heard == ["left running", "the real outcome"]
+
+
+@pytest.mark.parametrize("bad", [0, -1, float("nan"), float("inf"), "10", True])
+def test_a_bad_deadline_is_refused_with_the_value_named(bad: Any) -> None:
+    with pytest.raises(ValueError, match="Timeout"):
+        Timeout(seconds=bad)
+    registry = Registry()
+    with pytest.raises(ToolDefinitionError, match="timeout="):
+        registry.register(lambda: None, name="x", timeout=bad)
+
+
+def test_two_timeout_layers_count_a_thread_they_both_left_once_each_until_it_ends() -> None:
+    release = threading.Event()
+    registry = Registry()
+    registry.use(Timeout(seconds=0.05), name="outer")
+    registry.use(Timeout(seconds=0.1), name="inner")
+
+    @registry.tool
+    def hang() -> None:
+        """Waits until released."""
+        release.wait(30)
+
+    before = abandoned_threads()
+    error = registry.execute("hang").error
+    assert error is not None and error.details["timeout_s"] == 0.05
+    assert abandoned_threads() == before + 1  # the outer deadline left it; the inner never did
+    release.set()
+    assert wait_until(lambda: abandoned_threads() == before)
+
+
+TRANSPARENT = (
+    make(),
+    make(ResultBudget(), Idempotency(), Retry(seed=0), Timeout(seconds=30)),
+)
+
+
+@settings(max_examples=120, deadline=None)
+@given(name=names, args=arguments, run=st.none() | st.just("run-1"))
+def test_the_robustness_stack_is_transparent_to_calls_that_succeed_in_time(
+    name: Any, args: Any, run: str | None
+) -> None:
+    bare, stacked = TRANSPARENT
+    assert envelope(stacked.execute(name, args, run_id=run)) == envelope(bare.execute(name, args))

@@ -1,0 +1,295 @@
+"""Deadlines: a call that runs too long comes back as TIMEOUT, and says what became of it.
+
+How a call can be stopped depends on what runs it, and the result never pretends otherwise:
+
+    async tool           cancelled at the deadline; one that ignores cancellation is left
+                         running as an abandoned task (details.still_running)
+    sync tool            runs on its own worker thread (`Call.offload`); at the deadline the
+                         thread is abandoned, still running: meta["abandoned_thread"] is True and
+                         `abandoned_threads()` counts it until it ends
+    isolate="process"    its whole process group is killed (see `toolsys.isolate`)
+
+Every TIMEOUT says `details.side_effects: "unknown"`: the call may have done part or all of its
+work. It is retryable only for idempotent tools, where a repeat cannot double a side effect.
+A tool's own `timeout=` wins over the layer's default. When a thread or task left behind ends
+later, an outer layer that asked (`Idempotency`, through `LISTENER`) hears how it ended, so a
+write that timed out is recorded once it has really happened.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import dataclasses
+import functools
+import logging
+import math
+import threading
+import weakref
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from toolsys import failures
+from toolsys.errors import ToolError
+from toolsys.execution import Call, Next, crashed, failure
+from toolsys.layers import _messages
+from toolsys.result import ToolResult
+from toolsys.tool import Tool
+
+
+class Listener(Protocol):
+    """An outer layer that wants to know when a call is left running, and how it ends."""
+
+    def left_running(self) -> None:
+        """The deadline passed and the call goes on in the background (called at once)."""
+
+    def ended(self, result: ToolResult) -> None:
+        """The call left running has ended (called later, from its thread or task)."""
+
+
+LISTENER: contextvars.ContextVar[Listener | None] = contextvars.ContextVar(
+    "toolsys_listener", default=None
+)
+"""Set by an outer layer around `call_next` to become the Listener of the calls below it."""
+
+_log = logging.getLogger("toolsys")
+_lock = threading.Lock()
+_abandoned = 0
+_tasks: set[asyncio.Task[ToolResult]] = set()  # abandoned tasks, kept alive until they end
+_tickets: contextvars.ContextVar[tuple[_Ticket, ...]] = contextvars.ContextVar(
+    "toolsys_timeout_tickets", default=()
+)
+_tracked: weakref.WeakKeyDictionary[Tool, Tool] = weakref.WeakKeyDictionary()
+
+
+def abandoned_threads() -> int:
+    """How many worker threads were left behind at a deadline and are still running."""
+    return _abandoned
+
+
+class Timeout:
+    """A deadline for every call: `Timeout(seconds=10)`; a tool's `timeout=` overrides it.
+
+    `cancel_grace` is how long a cancelled async tool may take to stop before it is left
+    running (keep it small: TIMEOUT comes back within the deadline plus about this much).
+    """
+
+    stage = "validated"
+    name = "timeout"
+
+    def __init__(self, seconds: float = 30.0, *, cancel_grace: float = 0.02) -> None:
+        for label, value in (("seconds", seconds), ("cancel_grace", cancel_grace)):
+            if type(value) not in (int, float) or not math.isfinite(value) or value < 0:
+                raise ValueError(
+                    f"Timeout({label}={value!r}): give a number of seconds >= 0, "
+                    "e.g. Timeout(seconds=10)."
+                )
+        if seconds == 0:
+            raise ValueError("Timeout(seconds=0) would fail every call; give e.g. seconds=10.")
+        self.seconds, self.cancel_grace = float(seconds), float(cancel_grace)
+
+    def __repr__(self) -> str:
+        return f"Timeout(seconds={self.seconds:g})"
+
+    async def __call__(self, call: Call, call_next: Next) -> ToolResult:
+        tool = call.tool
+        assert tool is not None
+        seconds = tool.timeout if tool.timeout is not None else self.seconds
+        if tool.isolate is not None:
+            return await _killable(tool, call, call_next, seconds)
+        if tool.is_async:
+            return await _cancellable(tool, call, call_next, seconds, self.cancel_grace)
+        return await _abandonable(tool, call, call_next, seconds)
+
+
+async def _killable(tool: Tool, call: Call, call_next: Next, seconds: float) -> ToolResult:
+    """An isolated tool: cancelling it kills its process group before the TIMEOUT is built."""
+    try:
+        async with asyncio.timeout(seconds):
+            return await call_next(call)
+    except TimeoutError:
+        return _timed_out(tool, seconds, "process", still_running=False)
+
+
+async def _cancellable(
+    tool: Tool, call: Call, call_next: Next, seconds: float, grace: float
+) -> ToolResult:
+    """An async tool, in its own task: even one that ignores cancellation cannot hold us."""
+    task = asyncio.ensure_future(call_next(call))
+    try:
+        done, _ = await asyncio.wait({task}, timeout=seconds)
+        if done:
+            return task.result()
+        task.cancel()
+        done, _ = await asyncio.wait({task}, timeout=grace)
+    except asyncio.CancelledError:  # the caller stopped waiting: stop the tool, do not wait
+        task.cancel()
+        reason = "the caller stopped waiting for it"
+        _leave_behind(task, lambda: failure(failures.cancelled, tool.name, reason))
+        raise
+    if done and not task.cancelled():
+        return task.result()  # it finished after all, just in time
+    if not done:
+        _leave_behind(task, lambda: _timed_out(tool, seconds, "task", still_running=False))
+    return _timed_out(tool, seconds, "task", still_running=not done)
+
+
+def _leave_behind(task: asyncio.Task[ToolResult], stopped: Callable[[], ToolResult]) -> None:
+    """Keep an abandoned task alive until it ends; tell the listener how it ended.
+
+    `stopped` builds the outcome to report if the task ends cancelled or raising.
+    """
+    listener = LISTENER.get()
+    _tasks.add(task)
+    if listener is not None:
+        _tell(listener.left_running)
+
+    def ended(task: asyncio.Task[ToolResult]) -> None:
+        _tasks.discard(task)
+        if listener is None:
+            return
+        ended_well = not task.cancelled() and task.exception() is None
+        _tell(listener.ended, task.result() if ended_well else stopped())
+
+    task.add_done_callback(ended)
+
+
+async def _abandonable(tool: Tool, call: Call, call_next: Next, seconds: float) -> ToolResult:
+    """A sync tool, on its own thread: at the deadline the thread is left running, counted."""
+    ticket = _Ticket()
+    token = _tickets.set((*_tickets.get(), ticket))  # an outer Timeout's ticket stays too
+    try:
+        async with asyncio.timeout(seconds):
+            return await call_next(call.replace(tool=_tracking(tool), offload=True))
+    except TimeoutError:
+        if not ticket.abandon(LISTENER.get()):  # it ended just as the deadline passed
+            return ticket.result()
+        return _timed_out(tool, seconds, "thread", still_running=True)
+    except asyncio.CancelledError:  # the caller stopped waiting: the thread runs on all the same
+        ticket.abandon(LISTENER.get())
+        raise
+    finally:
+        _tickets.reset(token)
+
+
+def _timed_out(tool: Tool, seconds: float, runner: str, *, still_running: bool) -> ToolResult:
+    result = failure(_messages.timeout, tool, seconds, runner, still_running)
+    result.meta["abandoned_thread"] = runner == "thread" and still_running
+    return result
+
+
+class _Run:
+    """One run of a sync tool on its worker thread: has it ended, was it left running."""
+
+    __slots__ = ("abandoned", "error", "finished", "listeners", "tool", "value")
+
+    def __init__(self, tool: Tool) -> None:
+        self.tool = tool
+        self.finished = self.abandoned = False
+        self.value: Any = None
+        self.error: BaseException | None = None
+        self.listeners: list[Listener] = []
+
+    def abandon(self, listener: Listener | None) -> bool:
+        """Counted once, however many deadlines leave it; False if it has already ended."""
+        global _abandoned
+        with _lock:
+            if self.finished:
+                return False
+            if not self.abandoned:
+                self.abandoned = True
+                _abandoned += 1
+            if listener is not None:
+                self.listeners.append(listener)
+        if listener is not None:
+            _tell(listener.left_running)
+        return True
+
+    def finish(self, value: Any, error: BaseException | None) -> None:
+        """Called on the worker thread when the tool returns or raises."""
+        global _abandoned
+        with _lock:
+            self.finished, self.value, self.error = True, value, error
+            if self.abandoned:
+                _abandoned -= 1
+            listeners = list(self.listeners)
+        for listener in listeners:
+            _tell(listener.ended, self.result())
+
+    def result(self) -> ToolResult:
+        if self.error is None:
+            return ToolResult(True, self.value, None, {})
+        if isinstance(self.error, ToolError):
+            return failure(self.error.to_info, exception=self.error)
+        return crashed(self.tool, self.error)
+
+
+class _Ticket:
+    """One Timeout layer waiting for one call: the run it waits for, once its thread starts."""
+
+    __slots__ = ("abandoned", "listener", "run")
+
+    def __init__(self) -> None:
+        self.run: _Run | None = None
+        self.abandoned = False
+        self.listener: Listener | None = None
+
+    def attach(self, run: _Run) -> None:
+        """The call's thread has started (an attempt inside may start several, one by one)."""
+        with _lock:
+            self.run = run
+            abandoned, listener = self.abandoned, self.listener
+        if abandoned:  # the deadline passed before the thread even started
+            run.abandon(listener)
+
+    def abandon(self, listener: Listener | None) -> bool:
+        """Stop waiting; False when the run had already ended (then `result()` is ready)."""
+        with _lock:
+            self.abandoned, self.listener, run = True, listener, self.run
+        if run is None:
+            if listener is not None:
+                _tell(listener.left_running)
+            return True
+        return run.abandon(listener)
+
+    def result(self) -> ToolResult:
+        assert self.run is not None
+        return self.run.result()
+
+
+def _tracking(tool: Tool) -> Tool:
+    """The tool with its function wrapped to report to the call's tickets (made once per tool)."""
+    if getattr(tool.fn, "_toolsys_reports", False):  # already wrapped by an outer Timeout
+        return tool
+    tracked = _tracked.get(tool)
+    if tracked is None:
+        tracked = _tracked[tool] = dataclasses.replace(tool, fn=_reporting(tool))
+    return tracked
+
+
+def _reporting(tool: Tool) -> Callable[..., Any]:
+    """`tool.fn`, reporting its run to the tickets of the Timeout layers waiting for it."""
+    fn = tool.fn
+
+    @functools.wraps(fn)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        this = _Run(tool)
+        for ticket in _tickets.get():
+            ticket.attach(this)
+        try:
+            value = fn(*args, **kwargs)
+        except BaseException as exc:
+            this.finish(None, exc)
+            raise
+        this.finish(value, None)
+        return value
+
+    run._toolsys_reports = True  # type: ignore[attr-defined]
+    return run
+
+
+def _tell(method: Callable[..., None], *args: Any) -> None:
+    try:
+        method(*args)
+    except Exception:  # a listener's failure must not break the thread it runs on
+        _log.warning("a listener of a timed-out call failed", exc_info=True)
