@@ -182,7 +182,11 @@ def validate(tool: Tool, raw: Any, *, coerce: bool = False) -> BaseModel | ToolR
 
 def _validate(tool: Tool, raw: Any, coerce: bool) -> BaseModel | ToolResult:
     kind = type(raw)
-    if kind is dict and not (coerce or tool.null_means_default or tool.accepts_anything):
+    if (
+        kind is dict
+        and not (coerce or tool.accepts_anything)
+        and (not tool.null_means_default or None not in raw.values())
+    ):
         try:  # the common case: a plain dict that is valid as it is
             return tool.validator.validate_python(raw, strict=True)
         except ValidationError:
