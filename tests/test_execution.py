@@ -445,3 +445,22 @@ def test_offloaded_calls_reuse_idle_workers_and_never_wait_behind_a_hung_one() -
     assert names == {"toolsys-tool"}  # ran on a worker, not on the caller's thread
     assert threading.active_count() <= threads_before + 1  # one idle worker reused 20 times
     release.set()
+
+
+def test_threads_that_ran_tools_leave_no_event_loop_or_descriptor_behind() -> None:
+    import gc
+    import os
+
+    registry = make(passthrough)
+
+    def descriptors() -> int:
+        gc.collect()
+        return len(os.listdir("/proc/self/fd"))
+
+    registry.execute("add", {"a": 1, "b": 2})  # this thread's own loop exists from here on
+    before = descriptors()
+    for _ in range(20):
+        worker = threading.Thread(target=registry.execute, args=("add", {"a": 1, "b": 2}))
+        worker.start()
+        worker.join()
+    assert descriptors() <= before + 2  # not 3 per thread (a selector and a self-pipe)

@@ -44,27 +44,36 @@ class _EagerLoop(asyncio.SelectorEventLoop):
         return super().call_soon(callback, *args, context=context)
 
 
-class _ThreadState(threading.local):
-    loop: _EagerLoop | None = None
-    depth: int = 0
+class _Private:
+    """One thread's loop; closed when the thread ends and its thread-local data is dropped."""
 
-    def __del__(self) -> None:  # the thread has ended: release its loop's selector
-        if self.loop is not None and not self.loop.is_closed():
-            self.loop.close()
+    def __init__(self) -> None:
+        self.loop = _EagerLoop()
+        self.depth = 0
+
+    def __del__(self) -> None:
+        if not self.loop.is_closed():
+            self.loop.close()  # its selector and self-pipe are file descriptors
 
 
-_state = _ThreadState()
+_local = threading.local()
+
+
+def _private() -> _Private:
+    private: _Private | None = getattr(_local, "private", None)
+    if private is None or private.loop.is_closed():
+        private = _local.private = _Private()
+    return private
 
 
 def run_sync(coroutine: Coroutine[Any, Any, T]) -> T:
     """The coroutine's result (or exception), computed in this thread on its private loop."""
-    if _state.depth:  # called from code this function is already running: use a fresh loop
+    state = _private()
+    if state.depth:  # called from code this function is already running: use a fresh loop
         return _in_new_thread(coroutine)
-    loop = _state.loop
-    if loop is None or loop.is_closed():
-        loop = _state.loop = _EagerLoop()
+    loop = state.loop
     previous = events._get_running_loop()
-    _state.depth += 1
+    state.depth += 1
     try:
         loop.captured = []
         try:
@@ -89,7 +98,7 @@ def run_sync(coroutine: Coroutine[Any, Any, T]) -> T:
                 events._set_running_loop(previous)
         return task.result()
     finally:
-        _state.depth -= 1
+        state.depth -= 1
 
 
 def _cancel(loop: _EagerLoop, task: asyncio.Task[Any]) -> None:
