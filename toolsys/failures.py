@@ -204,10 +204,17 @@ def _problem(tool: NamedSchema, error: Mapping[str, Any]) -> dict[str, Any]:
         expected = error["msg"][0].lower() + error["msg"][1:]
         expected = expected.removeprefix("input should be ").removeprefix("value error, ")
     problem["expected"] = expected
+    if not loc and kind in _ACROSS_FIELDS:  # a validator over several fields: its own words
+        problem["clause"] = expected
+        return problem
     problem["clause"] = (
         f"{path or 'arguments'}: got {_show(error.get('input'))}, expected {expected}"
     )
     return problem
+
+
+_ACROSS_FIELDS = ("value_error", "assertion_error")
+"""Error types a model-level validator raises (e.g. "end must be after start")."""
 
 
 def _parse_expected(text: str) -> list[str]:
@@ -227,6 +234,8 @@ def invalid_arguments(tool: NamedSchema, exc: ValidationError) -> ErrorInfo:
             fixes.append(f"add {p['path']}")
         elif p["type"] == "extra_forbidden":
             fixes.append(f"remove {p['path']}")
+        elif p["path"] == "(arguments)" and p["type"] in _ACROSS_FIELDS:
+            fixes.append(p["expected"])
         else:
             fixes.append(f"{p['path']} must be {p['expected']}")
     return ErrorInfo(

@@ -20,6 +20,10 @@ Every rate is capped at 1. Mistakes are drawn independently with a seeded `rando
 on a task's first attempt (a retry applies the fix the error message asked for). The chance that
 a first call is entirely right is the product of (1 - rate) over what applies:
 `first_call_success` computes it, so chapter 05 can plot design against expected success.
+
+The table above is declared once, as data (`BASE_RATES`, `HITS`, the `Factor`s in `FACTORS`,
+`SCALES`), which the rates are computed from and `rate_table()` prints: what the lesson shows is
+what the model does.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from __future__ import annotations
 import json
 import random
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from toolsys.models._dates import human_date
@@ -40,6 +45,63 @@ BASE_RATES: dict[str, float] = {
     "misspelled_tool": 0.04,
     "malformed_json": 0.03,
 }
+
+HITS: dict[str, str] = {
+    "number_as_string": "each number argument",
+    "freeform_date": "each date or date-time",
+    "invented_enum": "each enum-like argument",
+    "missing_required": "each required argument",
+    "misspelled_tool": "each call",
+    "malformed_json": "each call",
+}
+"""What each mistake can hit (an enum-like argument: a JSON enum, or values listed in prose)."""
+
+
+@dataclass(frozen=True)
+class Factor:
+    """A schema feature that multiplies a mistake's base rate when the schema has it."""
+
+    mistake: str
+    feature: str
+    multiplier: float
+
+
+DESCRIBED_NUMBER = Factor("number_as_string", "the parameter is described", 0.5)
+FORMAT_STATED = Factor("freeform_date", "description names the format (ISO 8601)", 0.25)
+FORMAT_KEYWORD = Factor("freeform_date", "schema says format: date or date-time", 0.25)
+EXAMPLE_SHOWN = Factor("freeform_date", "description shows an example (e.g.)", 0.5)
+JSON_ENUM = Factor("invented_enum", "values are a JSON enum, not prose", 0.1)
+DESCRIBED_REQUIRED = Factor("missing_required", "the parameter is described", 0.25)
+FACTORS: tuple[Factor, ...] = (
+    DESCRIBED_NUMBER,
+    FORMAT_STATED,
+    FORMAT_KEYWORD,
+    EXAMPLE_SHOWN,
+    JSON_ENUM,
+    DESCRIBED_REQUIRED,
+)
+"""Every schema feature that lowers a parameter's mistake rate, and by how much."""
+
+SCALES: dict[str, str] = {
+    "misspelled_tool": "× length of the tool name / 10",
+    "malformed_json": "× (1 + 0.25 × number of arguments)",
+}
+"""How the whole-call mistakes scale with the call."""
+
+
+def rate_table(base: dict[str, float] | None = None) -> str:
+    """The declared assumptions as one printable table: base rate, what it hits, what lowers it.
+
+    `base` overrides base rates, as `OfflineModel(rates=...)` does. Rates are capped at 1.
+    """
+    base = {**BASE_RATES, **(base or {})}
+    lines = [f"{'mistake':<17} {'base':>4}  {'hits':<24} effective rate = base, then"]
+    for mistake, rate in base.items():
+        rules = [f"× {f.multiplier:<4g} if {f.feature}" for f in FACTORS if f.mistake == mistake]
+        rules = rules or [SCALES[mistake]]
+        lines.append(f"{mistake:<17} {rate:>4.2f}  {HITS[mistake]:<24} {rules[0]}")
+        lines += [f"{'':<49}{rule}" for rule in rules[1:]]
+    return "\n".join(lines)
 
 
 def _states_format(description: str) -> bool:
@@ -60,19 +122,26 @@ def param_rates(
     kind = param_kind(name, schema)
     rates: dict[str, float] = {}
     if kind == "number":
-        rates["number_as_string"] = base["number_as_string"] * (0.5 if description else 1)
+        rates["number_as_string"] = base["number_as_string"] * _when(description, DESCRIBED_NUMBER)
     if kind in ("date", "datetime"):
         rates["freeform_date"] = (
             base["freeform_date"]
-            * (0.25 if _states_format(description) else 1)
-            * (0.25 if schema.get("format") in ("date", "date-time") else 1)
-            * (0.5 if _has_example(description) else 1)
+            * _when(_states_format(description), FORMAT_STATED)
+            * _when(schema.get("format") in ("date", "date-time"), FORMAT_KEYWORD)
+            * _when(_has_example(description), EXAMPLE_SHOWN)
         )
     if kind == "enum":
-        rates["invented_enum"] = base["invented_enum"] * (0.1 if "enum" in schema else 1)
+        rates["invented_enum"] = base["invented_enum"] * _when("enum" in schema, JSON_ENUM)
     if required:
-        rates["missing_required"] = base["missing_required"] * (0.25 if description else 1)
+        rates["missing_required"] = base["missing_required"] * _when(
+            description, DESCRIBED_REQUIRED
+        )
     return {k: min(1.0, v) for k, v in rates.items()}
+
+
+def _when(present: object, factor: Factor) -> float:
+    """The factor's multiplier when the schema has its feature, else 1."""
+    return factor.multiplier if present else 1
 
 
 def call_rates(name: str, n_args: int, base: dict[str, float] | None = None) -> dict[str, float]:

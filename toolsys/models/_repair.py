@@ -16,7 +16,7 @@ import re
 from typing import Any
 
 from toolsys.models._arguments import find_value
-from toolsys.models._dates import find_dates
+from toolsys.models._dates import find_dates, find_times
 from toolsys.models._kinds import param_kind
 from toolsys.models._text import name_words
 
@@ -89,6 +89,15 @@ def _coerce(value: Any, expected: str) -> Any:
     raise ValueError(expected)
 
 
+def _clock(text: str) -> str | None:
+    """The time of day in a date-time as written ('January 16, 2025 15:00'), as 'HH:MM'."""
+    iso = re.search(r"\d{4}-\d{2}-\d{2}[T ](\d{2}:\d{2})", text)
+    if iso:
+        return iso.group(1)
+    times = find_times(text)
+    return times[0][2] if times else None
+
+
 def _fix_problem(
     path: str, problem: str, args: dict[str, Any], function: dict[str, Any], user_text: str
 ) -> bool:
@@ -119,10 +128,15 @@ def _fix_problem(
             return False
         args[path] = choice
         return True
-    if re.search(r"date|yyyy", lowered) or param_kind(path, schema) in ("date", "datetime"):
+    kind = param_kind(path, schema)
+    if re.search(r"date|yyyy", lowered) or kind in ("date", "datetime"):
         dates = find_dates(str(args[path]))
-        if dates and dates[0][2] != args[path]:
-            args[path] = dates[0][2]
+        fixed = dates[0][2] if dates else None
+        clock = _clock(str(args[path])) if kind == "datetime" else None
+        if fixed and clock:  # a date-time keeps the time it was given
+            fixed = f"{fixed}T{clock}:00"
+        if fixed and fixed != args[path]:
+            args[path] = fixed
             return True
     expected = lowered.split("expected", 1)[-1]
     try:
