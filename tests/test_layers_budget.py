@@ -117,7 +117,11 @@ def test_a_replay_is_cut_exactly_as_the_first_answer_was() -> None:
 
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)  # JSON has neither
+    | st.text(),
     lambda inner: st.lists(inner, max_size=8) | st.dictionaries(st.text(), inner, max_size=8),
     max_leaves=60,
 )
