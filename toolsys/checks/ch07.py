@@ -169,105 +169,40 @@ def _failure(code: str, retryable: Any = None) -> dict[str, Any]:
     return {"ok": False, "error": error}
 
 
-_LIMITED = _failure("RATE_LIMITED", True)
-# result, attempt, max_attempts, idempotent, key, expected, hint
+_LIMITED, _KEY = _failure("RATE_LIMITED", True), "run-7:refund:3f2a9c"
+_WHY = {
+    "yes": "A retryable failure of an idempotent tool, with attempts left, may be retried.",
+    "ok": "A call that succeeded is never retried: check result['ok'] first.",
+    "final": "retryable False means the same call fails the same way: never repeat it.",
+    "write": "A write without a key must not be repeated: it may already have happened. Retry "
+    "only when the tool is idempotent or the call carries a key.",
+    "keyed": "A key makes a repeat of a write safe: whoever does the work recognises it.",
+    "left": "After attempt 2 of 3, one attempt is left.",
+    "last": "Attempt 3 of max_attempts=3 was the last: max_attempts counts every attempt, the "
+    "first included (attempt < max_attempts).",
+    "one": "max_attempts=1 means no retries at all.",
+    "missing": "An error without 'retryable' has not said a repeat can succeed: treat it as False.",
+    "string": "Only the boolean True counts: the string 'false' is truthy. Compare with `is True`.",
+    "empty": "An empty string is no key: test bool(key), not `key is not None`.",
+    "timeout": "A write that timed out may have happened (retryable False): even a key does not "
+    "make a non-retryable error retryable.",
+    "busy": "IN_PROGRESS with a key is safe to ask again: the key stops a second run.",
+}
+# result, attempt, max_attempts, idempotent, key, expected, why
 _GATE_CASES: list[tuple[dict[str, Any], int, int, bool, str | None, bool, str]] = [
-    (_LIMITED, 1, 3, True, None, True, "A retryable failure of an idempotent tool may be retried."),
-    (
-        {"ok": True, "value": "done"},
-        1,
-        3,
-        True,
-        None,
-        False,
-        "A call that succeeded is never retried: check result['ok'] first.",
-    ),
-    (
-        _failure("ORDER_NOT_FOUND", False),
-        1,
-        3,
-        True,
-        None,
-        False,
-        "retryable False means the same call fails the same way: never repeat it.",
-    ),
-    (
-        _LIMITED,
-        1,
-        3,
-        False,
-        None,
-        False,
-        "A write without a key must not be repeated: it may already have happened. Retry only "
-        "when the tool is idempotent or the call carries a key.",
-    ),
-    (
-        _LIMITED,
-        1,
-        3,
-        False,
-        "run-7:refund:3f2a9c",
-        True,
-        "A key makes a repeat of a write safe: whoever does the work recognises it.",
-    ),
-    (_LIMITED, 2, 3, True, None, True, "After attempt 2 of 3, one attempt is left."),
-    (
-        _LIMITED,
-        3,
-        3,
-        True,
-        None,
-        False,
-        "Attempt 3 of max_attempts=3 was the last: max_attempts counts every attempt, the "
-        "first included (attempt < max_attempts).",
-    ),
-    (_LIMITED, 1, 1, True, None, False, "max_attempts=1 means no retries at all."),
-    (
-        _failure("UPSTREAM_ERROR"),
-        1,
-        3,
-        True,
-        None,
-        False,
-        "An error without 'retryable' has not said a repeat can succeed: treat it as False.",
-    ),
-    (
-        _failure("RATE_LIMITED", "false"),
-        1,
-        3,
-        True,
-        None,
-        False,
-        "Only the boolean True counts: the string 'false' is truthy. Compare with `is True`.",
-    ),
-    (
-        _LIMITED,
-        1,
-        3,
-        False,
-        "",
-        False,
-        "An empty string is no key: test bool(key), not `key is not None`.",
-    ),
-    (
-        _failure("TIMEOUT", False),
-        1,
-        3,
-        False,
-        "run-7:refund:3f2a9c",
-        False,
-        "A write that timed out may have happened (retryable False): even a key does not make "
-        "a non-retryable error retryable.",
-    ),
-    (
-        _failure("IN_PROGRESS", True),
-        2,
-        4,
-        False,
-        "run-7:refund:3f2a9c",
-        True,
-        "IN_PROGRESS with a key is safe to ask again: the key stops a second run.",
-    ),
+    (_LIMITED, 1, 3, True, None, True, "yes"),
+    ({"ok": True, "value": "done"}, 1, 3, True, None, False, "ok"),
+    (_failure("ORDER_NOT_FOUND", False), 1, 3, True, None, False, "final"),
+    (_LIMITED, 1, 3, False, None, False, "write"),
+    (_LIMITED, 1, 3, False, _KEY, True, "keyed"),
+    (_LIMITED, 2, 3, True, None, True, "left"),
+    (_LIMITED, 3, 3, True, None, False, "last"),
+    (_LIMITED, 1, 1, True, None, False, "one"),
+    (_failure("UPSTREAM_ERROR"), 1, 3, True, None, False, "missing"),
+    (_failure("RATE_LIMITED", "false"), 1, 3, True, None, False, "string"),
+    (_LIMITED, 1, 3, False, "", False, "empty"),
+    (_failure("TIMEOUT", False), 1, 3, False, _KEY, False, "timeout"),
+    (_failure("IN_PROGRESS", True), 2, 4, False, _KEY, True, "busy"),
 ]
 
 
@@ -284,23 +219,14 @@ _GATE_CASES: list[tuple[dict[str, Any], int, int, bool, str | None, bool, str]] 
     reference=lambda: may_retry,
 )
 def _check_may_retry(student: Callable[..., Any]) -> None:
-    for result, attempt, max_attempts, idempotent, key, expected, hint in _GATE_CASES:
+    for result, attempt, max_attempts, idempotent, key, expected, why in _GATE_CASES:
         what = (
             f"may_retry({json.dumps(result)}, {attempt}, {max_attempts}, "
             f"idempotent={idempotent}, key={key!r})"
         )
-        got = call_student(
-            student,
-            copy.deepcopy(result),
-            attempt,
-            max_attempts,
-            idempotent,
-            key,
-            what=what,
-            returns="True or False",
-            hint=hint,
-        )
-        expect_equal(got, expected, what=what, hint=hint)
+        args = (copy.deepcopy(result), attempt, max_attempts, idempotent, key)
+        got = call_student(student, *args, what=what, returns="True or False", hint=_WHY[why])
+        expect_equal(got, expected, what=what, hint=_WHY[why])
 
 
 # -- 7.3 -------------------------------------------------------------------------------------
@@ -319,6 +245,20 @@ _FIRST = ("run-7", "call_1", "refund", _ORDER)
 _BASKET = {"order_id": "A-9", "items": [{"sku": "X-1", "qty": 2}, {"sku": "Y-9", "qty": 1}]}
 
 
+_KEY_WHY = {
+    "call_id": "A model that repeats a call sends a new call_id: leave call_id out of the key, or "
+    "the repeat gets a new key and runs twice.",
+    "order": "The same arguments in another order are the same call: json.dumps(..., "
+    "sort_keys=True).",
+    "depth": "Sort keys at every depth: json.dumps(arguments, sort_keys=True) does; sorting only "
+    "the top-level items does not.",
+    "arguments": "Other arguments are another call: every argument belongs in the key.",
+    "run": "The same refund in another run (another conversation) is a new request: put the run "
+    "id in the key.",
+    "tool": "Another tool with the same arguments is another call: put the tool name in the key.",
+}
+
+
 def _reversed(value: Any) -> Any:
     """The same JSON value with the keys of every object in the opposite order."""
     if type(value) is dict:
@@ -326,6 +266,18 @@ def _reversed(value: Any) -> Any:
     if type(value) is list:
         return [_reversed(item) for item in value]
     return value
+
+
+_BASKET_CALL = ("run-7", "call_1", "refund", _BASKET)
+# the call compared with, the call, whether they are the same call, why
+_KEY_CASES: list[tuple[tuple[Any, ...], tuple[Any, ...], bool, str]] = [
+    (_FIRST, ("run-7", "call_2", "refund", _ORDER), True, "call_id"),
+    (_FIRST, ("run-7", "call_1", "refund", _reversed(_ORDER)), True, "order"),
+    (_BASKET_CALL, ("run-7", "call_9", "refund", _reversed(_BASKET)), True, "depth"),
+    (_FIRST, ("run-7", "call_1", "refund", {**_ORDER, "amount": 30.0}), False, "arguments"),
+    (_FIRST, ("run-8", "call_1", "refund", _ORDER), False, "run"),
+    (_FIRST, ("run-7", "call_1", "charge", _ORDER), False, "tool"),
+]
 
 
 def _key_of(student: Callable[..., Any], *args: Any) -> str:
@@ -358,64 +310,16 @@ def _key_of(student: Callable[..., Any], *args: Any) -> str:
     reference=lambda: call_key,
 )
 def _check_call_key(student: Callable[..., Any]) -> None:
-    first = _key_of(student, *copy.deepcopy(_FIRST))
-    same: list[tuple[tuple[Any, ...], str]] = [
-        (
-            ("run-7", "call_2", "refund", copy.deepcopy(_ORDER)),
-            "A model that repeats a call sends a new call_id: leave call_id out of the key, or "
-            "the repeat gets a new key and runs twice.",
-        ),
-        (
-            ("run-7", "call_1", "refund", _reversed(_ORDER)),
-            "The same arguments in another order are the same call: json.dumps(..., "
-            "sort_keys=True).",
-        ),
-    ]
-    for args, hint in same:
-        again = _key_of(student, *args)
-        if again != first:
+    for base, args, same, why in _KEY_CASES:
+        first, again = (_key_of(student, *copy.deepcopy(call)) for call in (base, args))
+        if (again == first) is not same:
+            relation = "another key than" if same else "the same key as"
+            meaning = "the same call repeated" if same else "another call"
             raise CheckFailed(
-                f"call_key{args!r} gave another key than call_key{_FIRST!r}, but it is the "
-                "same call repeated.",
-                expected=first,
+                f"call_key{args!r} gave {relation} call_key{base!r}, but it is {meaning}.",
+                expected=first if same else Described("another key"),
                 got=again,
-                hint=hint,
-            )
-    basket = _key_of(student, "run-7", "call_1", "refund", copy.deepcopy(_BASKET))
-    again = _key_of(student, "run-7", "call_9", "refund", _reversed(_BASKET))
-    if again != basket:
-        raise CheckFailed(
-            "call_key gave two keys for one call whose nested objects list their keys in "
-            "another order.",
-            expected=basket,
-            got=again,
-            hint="Sort keys at every depth: json.dumps(arguments, sort_keys=True) does; sorting "
-            "only the top-level items does not.",
-        )
-    different: list[tuple[tuple[Any, ...], str]] = [
-        (
-            ("run-7", "call_1", "refund", {**_ORDER, "amount": 30.0}),
-            "Other arguments are another call: every argument belongs in the key.",
-        ),
-        (
-            ("run-8", "call_1", "refund", copy.deepcopy(_ORDER)),
-            "The same refund in another run (another conversation) is a new request: put the "
-            "run id in the key.",
-        ),
-        (
-            ("run-7", "call_1", "charge", copy.deepcopy(_ORDER)),
-            "Another tool with the same arguments is another call: put the tool name in the key.",
-        ),
-    ]
-    for args, hint in different:
-        other = _key_of(student, *args)
-        if other == first:
-            raise CheckFailed(
-                f"call_key{args!r} gave the same key as call_key{_FIRST!r}, but it is "
-                "another call.",
-                expected=Described("another key"),
-                got=other,
-                hint=hint,
+                hint=_KEY_WHY[why],
             )
     _key_of(student, "run-7", "call_1", "send_note", {"order_id": "A-7", "note": "x" * 2000})
 
@@ -464,14 +368,76 @@ class _Work:
             raise self.errors.pop(0)
         return f"R-{self.calls}"
 
-    def __repr__(self) -> str:
-        return "run"
-
 
 _SHAPE = (
     '{"ok": True, "value": ..., "replayed": ...} or '
     '{"ok": False, "error": {"code": ..., "message": ...}, "replayed": ...}'
 )
+_ORDER_74 = {"order_id": "A-7", "amount": 25.0}
+_REORDERED, _OTHER = dict(reversed(_ORDER_74.items())), {**_ORDER_74, "amount": 99.0}
+_AS_DATA = (
+    "A ToolError becomes {'ok': False, 'error': {'code': exc.code, 'message': exc.message}, "
+    "'replayed': False}; any other exception is EXECUTION_ERROR, with its type in the message."
+)
+_STORE_WHY = {
+    "new": "A new key: call run() and return {'ok': True, 'value': ..., 'replayed': False}.",
+    "repeat": "The same key and arguments again: return the stored envelope with replayed True, "
+    "and do not call run() a second time.",
+    "order": "The same arguments in another order are the same call: fingerprint "
+    "json.dumps(arguments, sort_keys=True).",
+    "reused": "The same key with other arguments is a misuse: one key names one call. Keep a "
+    "fingerprint of the arguments with the envelope, compare it, and name the key.",
+    "key": "A new key is a new call, even with the same arguments (the user asked twice, on "
+    "purpose): look the key up, not the arguments.",
+    "fresh": "A fresh store knows no key: keep everything in the `store` you are given, not in "
+    "a global.",
+    "data": _AS_DATA,
+    "released": "A retryable ToolError says nothing happened: do not store it, so that a repeat "
+    "runs again (otherwise the key is blocked by a failure that went away).",
+    "lost": "A TimeoutError may mean the refund was booked and only the reply was lost: store "
+    "the failure like a success and replay it; never call run() again for that key.",
+    "outcome": "A ToolError that is not retryable is an outcome too: store it and replay it. "
+    "Only a retryable ToolError (nothing happened) is forgotten.",
+}
+# A step: key, arguments, (ok, value or code, replayed), run() calls by then, a word the error
+# message must contain (or None), and which hint applies.
+_Step = tuple[str, dict[str, Any], tuple[bool, str, bool], int, str | None, str]
+# A scenario: the errors its `run` raises first (made fresh for each check), then its steps, all
+# on one fresh store.
+_SCENARIOS: list[tuple[Callable[[], list[BaseException]], list[_Step]]] = [
+    (
+        list,
+        [
+            ("k-1", _ORDER_74, (True, "R-1", False), 1, None, "new"),
+            ("k-1", _ORDER_74, (True, "R-1", True), 1, None, "repeat"),
+            ("k-1", _REORDERED, (True, "R-1", True), 1, None, "order"),
+            ("k-1", _OTHER, (False, "IDEMPOTENCY_KEY_REUSED", False), 1, "k-1", "reused"),
+            ("k-2", _ORDER_74, (True, "R-2", False), 2, None, "key"),
+        ],
+    ),
+    (list, [("k-1", _ORDER_74, (True, "R-1", False), 1, None, "fresh")]),
+    (
+        lambda: [ToolError("RATE_LIMITED", "Too many refunds; try again.", retryable=True)],
+        [
+            ("k-3", _ORDER_74, (False, "RATE_LIMITED", False), 1, None, "data"),
+            ("k-3", _ORDER_74, (True, "R-2", False), 2, None, "released"),
+        ],
+    ),
+    (
+        lambda: [TimeoutError("no reply within 2 s")],
+        [
+            ("k-4", _ORDER_74, (False, "EXECUTION_ERROR", False), 1, "TimeoutError", "data"),
+            ("k-4", _ORDER_74, (False, "EXECUTION_ERROR", True), 1, None, "lost"),
+        ],
+    ),
+    (
+        lambda: [ToolError("CARD_DECLINED", "The card was declined.")],
+        [
+            ("k-5", _ORDER_74, (False, "CARD_DECLINED", False), 1, None, "data"),
+            ("k-5", _ORDER_74, (False, "CARD_DECLINED", True), 1, None, "outcome"),
+        ],
+    ),
+]
 
 
 def _well_formed(got: Any) -> bool:
@@ -490,14 +456,16 @@ def _well_formed(got: Any) -> bool:
     )
 
 
-def _once(
-    student: Callable[..., Any],
-    store: dict[str, Any],
-    key: str,
-    arguments: dict[str, Any],
-    work: _Work,
-    hint: str,
-) -> tuple[dict[str, Any], str]:
+def _summary(ok: bool, said: Any, replayed: bool) -> str:
+    """An envelope in words: "ok 'R-1' (replayed)", "error CARD_DECLINED (not replayed)"."""
+    return f"{f'ok {said!r}' if ok else f'error {said}'} ({'' if replayed else 'not '}replayed)"
+
+
+def _expect_step(
+    student: Callable[..., Any], store: dict[str, Any], work: _Work, step: _Step
+) -> None:
+    key, arguments, expected, calls, mentions, why = step
+    hint = _STORE_WHY[why]
     what = f"run_once(store, {key!r}, {json.dumps(arguments)}, run)"
     got = call_student(
         student,
@@ -511,54 +479,31 @@ def _once(
     )
     expect_plain(got, what=what, shape=_SHAPE, hint=hint)
     if not _well_formed(got):
+        raise CheckFailed(f"{what} should return {_SHAPE}.", expected=Described(_SHAPE), got=got)
+    said = got["value"] if got["ok"] else as_str(got["error"]["code"])
+    if difference((got["ok"], said, got["replayed"]), expected, "the envelope") is not None:
         raise CheckFailed(
-            f"{what} should return {_SHAPE}.", expected=Described(_SHAPE), got=got, hint=hint
-        )
-    return got, what
-
-
-def _summary(seen: dict[str, Any]) -> str:
-    """An envelope's ok, value or code and replayed, in words: "ok 'R-1', replayed"."""
-    said = f"ok {seen['value']!r}" if seen["ok"] else f"error {seen['code']}"
-    return f"{said} ({'replayed' if seen['replayed'] else 'not replayed'})"
-
-
-def _expect_once(
-    student: Callable[..., Any],
-    store: dict[str, Any],
-    key: str,
-    arguments: dict[str, Any],
-    work: _Work,
-    *,
-    expected: dict[str, Any],
-    calls: int,
-    hint: str,
-) -> dict[str, Any]:
-    """One call; `expected` holds ok, replayed and the value or the error code."""
-    before = work.calls
-    got, what = _once(student, store, key, arguments, work, hint)
-    seen = {"ok": got["ok"], "replayed": got["replayed"]}
-    if got["ok"]:
-        seen["value"] = got["value"]
-    else:
-        seen["code"] = as_str(got["error"]["code"])
-    if difference(seen, expected, "the envelope") is not None:
-        raise CheckFailed(
-            f"{what} returned {_summary(seen)}; it should return {_summary(expected)}.",
-            expected=Described(_summary(expected)),
+            f"{what} returned {_summary(got['ok'], said, got['replayed'])}; it should return "
+            f"{_summary(*expected)}.",
+            expected=Described(_summary(*expected)),
             got=got,
             hint=hint,
         )
     if work.calls != calls:
-        ran = work.calls - before
         raise CheckFailed(
-            f"{what} called run() {ran} time(s); by now it should have been called "
-            f"{calls} time(s) in all.",
+            f"After {what}, run() has been called {work.calls} time(s) in all; it should be "
+            f"{calls}.",
             expected=calls,
             got=work.calls,
             hint=hint,
         )
-    return got
+    if mentions is not None and mentions not in text(got["error"]["message"]):
+        raise CheckFailed(
+            f"The {said} message of {what} does not mention {mentions!r}.",
+            expected=Described(f"a message containing {mentions!r}"),
+            got=got["error"]["message"],
+            hint=hint,
+        )
 
 
 @exercise(
@@ -575,153 +520,11 @@ def _expect_once(
     reference=lambda: run_once,
 )
 def _check_run_once(student: Callable[..., Any]) -> None:
-    store: dict[str, Any] = {}
-    work = _Work()
-    order = {"order_id": "A-7", "amount": 25.0}
-    _expect_once(
-        student,
-        store,
-        "k-1",
-        order,
-        work,
-        expected={"ok": True, "replayed": False, "value": "R-1"},
-        calls=1,
-        hint="A new key: call run() and return {'ok': True, 'value': ..., 'replayed': False}.",
-    )
-    _expect_once(
-        student,
-        store,
-        "k-1",
-        order,
-        work,
-        expected={"ok": True, "replayed": True, "value": "R-1"},
-        calls=1,
-        hint="The same key and arguments again: return the stored envelope with replayed True, "
-        "and do not call run() a second time.",
-    )
-    _expect_once(
-        student,
-        store,
-        "k-1",
-        dict(reversed(order.items())),
-        work,
-        expected={"ok": True, "replayed": True, "value": "R-1"},
-        calls=1,
-        hint="The same arguments in another order are the same call: fingerprint "
-        "json.dumps(arguments, sort_keys=True).",
-    )
-    reused_hint = (
-        "The same key with other arguments is a misuse: one key names one call. Keep a "
-        "fingerprint of the arguments with the envelope and compare it."
-    )
-    reused = _expect_once(
-        student,
-        store,
-        "k-1",
-        {**order, "amount": 99.0},
-        work,
-        expected={"ok": False, "replayed": False, "code": "IDEMPOTENCY_KEY_REUSED"},
-        calls=1,
-        hint=reused_hint,
-    )
-    if "k-1" not in text(reused["error"]["message"]):
-        raise CheckFailed(
-            "The IDEMPOTENCY_KEY_REUSED message does not name the key 'k-1'.",
-            expected=Described("a message containing 'k-1'"),
-            got=reused["error"]["message"],
-            hint="Say which key was reused, so whoever sent it can find the first call.",
-        )
-    _expect_once(
-        student,
-        store,
-        "k-2",
-        order,
-        work,
-        expected={"ok": True, "replayed": False, "value": "R-2"},
-        calls=2,
-        hint="A new key is a new call, even with the same arguments (the user asked twice, on "
-        "purpose): look the key up, not the arguments.",
-    )
-    _expect_once(
-        student,
-        {},
-        "k-1",
-        order,
-        _Work(),
-        expected={"ok": True, "replayed": False, "value": "R-1"},
-        calls=1,
-        hint="A fresh store knows no key: keep everything in the `store` you are given, not in "
-        "a global.",
-    )
-    limited = _Work(ToolError("RATE_LIMITED", "Too many refunds; try again.", retryable=True))
-    store = {}
-    _expect_once(
-        student,
-        store,
-        "k-3",
-        order,
-        limited,
-        expected={"ok": False, "replayed": False, "code": "RATE_LIMITED"},
-        calls=1,
-        hint="A ToolError becomes {'ok': False, 'error': {'code': exc.code, 'message': "
-        "exc.message}, 'replayed': False}.",
-    )
-    _expect_once(
-        student,
-        store,
-        "k-3",
-        order,
-        limited,
-        expected={"ok": True, "replayed": False, "value": "R-2"},
-        calls=2,
-        hint="A retryable ToolError says nothing happened: do not store it, so that a repeat "
-        "runs again (otherwise the key is blocked by a failure that went away).",
-    )
-    for error, code, name, why in (
-        (
-            TimeoutError("no reply within 2 s"),
-            "EXECUTION_ERROR",
-            "TimeoutError",
-            "A TimeoutError may mean the refund was booked and only the reply was lost: store "
-            "the failure like a success and replay it; never call run() again for that key.",
-        ),
-        (
-            ToolError("CARD_DECLINED", "The card was declined."),
-            "CARD_DECLINED",
-            None,
-            "A ToolError that is not retryable is an outcome too: store it and replay it. Only "
-            "a retryable ToolError (nothing happened) is forgotten.",
-        ),
-    ):
-        store, failing = {}, _Work(error)
-        first = _expect_once(
-            student,
-            store,
-            "k-4",
-            order,
-            failing,
-            expected={"ok": False, "replayed": False, "code": code},
-            calls=1,
-            hint="Any exception other than a ToolError is EXECUTION_ERROR, with the exception's "
-            "type in the message; a ToolError keeps its own code.",
-        )
-        if name is not None and name not in text(first["error"]["message"]):
-            raise CheckFailed(
-                f"The EXECUTION_ERROR message does not name the exception type {name}.",
-                expected=Described(f"a message containing {name!r}"),
-                got=first["error"]["message"],
-                hint="Write f'{type(exc).__name__}: {exc}'.",
-            )
-        _expect_once(
-            student,
-            store,
-            "k-4",
-            order,
-            failing,
-            expected={"ok": False, "replayed": True, "code": code},
-            calls=1,
-            hint=why,
-        )
+    for errors, steps in _SCENARIOS:
+        store: dict[str, Any] = {}
+        work = _Work(*errors())
+        for step in steps:
+            _expect_step(student, store, work, step)
 
 
 # -- 7.5 -------------------------------------------------------------------------------------
