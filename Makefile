@@ -24,7 +24,8 @@ help:
 	@echo "make lab        set up .venv if needed and open JupyterLab on the welcome notebook"
 	@echo "make test       set up .venv if needed and run every test (unit tests, notebooks, checks)"
 	@echo "make fuzz       the long fuzz run: 10,000 hostile calls per tool, exits 1 on any broken promise"
-	@echo "make bench      benchmarks/bench_core.py: execute against a bare pydantic call, same run"
+	@echo "make bench      benchmarks/bench_core.py and bench_layers.py: execute against a bare"
+	@echo "                pydantic call, and the robustness layers against the bare registry"
 	@echo "make notebooks  re-execute lessons and solutions in place, then regenerate exercises"
 	@echo "make exercises  regenerate exercises/ from the markers in solutions/"
 	@echo "make lint       ruff check (everything), ruff format --check (Python files), mypy toolsys"
@@ -60,6 +61,7 @@ fuzz: setup
 
 bench: setup
 	$(BIN)/python benchmarks/bench_core.py
+	$(BIN)/python benchmarks/bench_layers.py
 
 notebooks: export TOOLSYS_OFFLINE := 1
 notebooks: setup

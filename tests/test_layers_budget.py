@@ -120,7 +120,7 @@ json_values = st.recursive(
     st.none()
     | st.booleans()
     | st.integers()
-    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.floats(allow_nan=False, allow_infinity=False)  # JSON has neither
     | st.text(),
     lambda inner: st.lists(inner, max_size=8) | st.dictionaries(st.text(), inner, max_size=8),
     max_leaves=60,

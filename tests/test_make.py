@@ -60,3 +60,9 @@ def test_without_notebook_folders_make_test_still_runs_the_tests(fake_checkout: 
     (fake_checkout / ".venv" / ".toolsys-installed").touch()
     run = next(line for line in _make(fake_checkout, "-n", "test").splitlines() if "pytest" in line)
     assert run.split()[-1] == "tests"
+
+
+def test_make_bench_runs_every_benchmark() -> None:
+    lines = _make(ROOT, "-n", "bench").splitlines()
+    for bench in ("benchmarks/bench_core.py", "benchmarks/bench_layers.py"):
+        assert any(bench in line for line in lines), f"make bench does not run {bench}"

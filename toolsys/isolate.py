@@ -19,6 +19,8 @@ Policy: isolation is opt-in, per tool, because a forked copy of a large process 
 milliseconds and cannot share its connections (a sqlite handle, a socket) safely. Use it for
 EXECUTE tools that run programs, call C code that can hang, or must be bounded in memory/CPU:
 `@registry.tool(category=Category.EXECUTE, isolate="process")`.
+
+Chapter 07 shows it at work: notebooks/07_robustness.ipynb.
 """
 
 from __future__ import annotations

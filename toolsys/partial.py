@@ -18,6 +18,8 @@ reads, for the model:
 An error may be a ToolError, an ErrorInfo, an exception (retryable when it is a TimeoutError
 or ConnectionError), a dict with "code" and "message", or a plain message. A Partial is a dict,
 so it needs no special handling anywhere: it is JSON as it is.
+
+Chapter 07 shows it at work: notebooks/07_robustness.ipynb.
 """
 
 from __future__ import annotations

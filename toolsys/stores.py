@@ -12,6 +12,8 @@ One record per idempotency key, as in Stripe's design
 
 `claim` is atomic: of two callers with the same key, exactly one runs the call. SQLiteStore uses
 one connection guarded by a lock, so a thread left running at a deadline can record its end.
+
+Chapter 07 builds this by hand first: notebooks/07_robustness.ipynb.
 """
 
 from __future__ import annotations

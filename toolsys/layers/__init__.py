@@ -27,6 +27,8 @@ Why this order (outermost first):
 
 A run-wide deadline and cancellation are the loop's: `run_agent(..., deadline=60)` answers every
 call still in flight with CANCELLED (see `toolsys.loop`).
+
+Chapter 07 builds the core of three of them by hand first: notebooks/07_robustness.ipynb.
 """
 
 from toolsys.layers.budget import NO_TRUNCATE, ResultBudget

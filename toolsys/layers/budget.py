@@ -17,6 +17,8 @@ it gets RESULT_TOO_LARGE and no partial value. `ResultBudget(refuse=True)` refus
 Place it outermost of the robustness layers: fresh results and replays (`Idempotency`) are
 cut by the same rule at the same place, so a replay reads exactly as the first answer did,
 and the store keeps the whole value.
+
+Chapter 07 shows it at work: notebooks/07_robustness.ipynb.
 """
 
 from __future__ import annotations

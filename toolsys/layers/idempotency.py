@@ -22,6 +22,8 @@ a person has checked the effect, `store.delete(key)` frees it. Without a run id 
 A tool can read the key of the call it is running with `idempotency_key()`, to send it on to
 the service it calls (Stripe's `Idempotency-Key` header), so a repeat is recognised there too.
 Stripe: https://stripe.com/docs/api/idempotent_requests and https://brandur.org/idempotency-keys
+
+Chapter 07 builds this by hand first: notebooks/07_robustness.ipynb.
 """
 
 from __future__ import annotations

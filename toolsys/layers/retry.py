@@ -19,6 +19,8 @@ failed too, the envelope says how many attempts were made and tells the model no
 same call blindly. `result.meta["attempts"]` lists every attempt: `{"code", "delay_s"}`.
 
 Backoff and jitter: https://aws.amazon.com/blogs/architecture/exponential-backoff-and-jitter/
+
+Chapter 07 builds this by hand first: notebooks/07_robustness.ipynb.
 """
 
 from __future__ import annotations

@@ -14,6 +14,8 @@ work. It is retryable only for idempotent tools, where a repeat cannot double a 
 A tool's own `timeout=` wins over the layer's default. When a thread or task left behind ends
 later, an outer layer that asked (`Idempotency`, through `LISTENER`) hears how it ended, so a
 write that timed out is recorded once it has really happened.
+
+Chapter 07 builds this by hand first: notebooks/07_robustness.ipynb.
 """
 
 from __future__ import annotations

@@ -1,0 +1,309 @@
+"""Chapter 07 checks reject the careless robustness code a student is likely to write.
+
+Each wrong answer is the solution notebook's own answer with one change (`tests/solution_code`),
+or a version written the way seed 002 and common tutorials write it. The references are the
+package's own layers, so passing them here also proves that the package passes its own checks.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import hashlib
+import json
+import threading
+from typing import Any
+
+import pytest
+
+from tests.solution_code import answer
+from toolsys import checks
+from toolsys.checks import Status, get_exercise
+
+IDS = ["7.1", "7.2", "7.3", "7.4", "7.5"]
+
+
+def _verdict(exercise_id: str, student: Any, status: Status = Status.FAILED) -> checks.CheckResult:
+    result = checks.check(exercise_id, student)
+    assert result.status is status, result.text()
+    if status is Status.FAILED:
+        assert result.message and (result.expected or result.hint), result.text()
+    return result
+
+
+def _reference(exercise_id: str) -> Any:
+    exercise = get_exercise(exercise_id)
+    assert exercise is not None and exercise.reference is not None
+    return exercise.reference()
+
+
+@pytest.mark.parametrize("exercise_id", IDS)
+def test_the_solution_and_the_package_pass(exercise_id: str) -> None:
+    _verdict(exercise_id, answer(exercise_id), Status.PASSED)
+    _verdict(exercise_id, _reference(exercise_id), Status.PASSED)
+
+
+@pytest.mark.parametrize("exercise_id", IDS)
+def test_a_half_finished_answer_is_not_done(exercise_id: str) -> None:
+    def stub(*args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(f"Exercise {exercise_id}")
+
+    _verdict(exercise_id, stub, Status.NOT_DONE)
+
+
+# -- 7.1 -------------------------------------------------------------------------------------
+
+_STEP = "step = min(cap, base * 2 ** (retry - 1))"
+_DRAW = "return rng.uniform(0, step)"
+
+
+@pytest.mark.parametrize(
+    ("changes", "words"),
+    [
+        ([(_STEP, "step = base * 2 ** (retry - 1)")], "more than the cap"),
+        ([(_DRAW, "return step + rng.uniform(0, base)")], "added on top"),
+        ([("return min(retry_after, cap)", "return retry_after")], "more than the cap"),
+        ([("if retry_after is not None:", "if retry_after:")], "retry_after=0"),
+        ([("2 ** (retry - 1)", "2 ** retry")], "step doubles"),
+        ([(_DRAW, "return step / 2 + rng.uniform(0, step / 2)")], "whole* wait"),
+        ([(_DRAW, "return step")], "whole* wait"),
+        ([(_DRAW, "return random.uniform(0, step)")], "not the random module"),
+    ],
+    ids=[
+        "uncapped-step",
+        "jitter-on-top",
+        "retry-after-uncapped",
+        "retry-after-zero-ignored",
+        "off-by-one-exponent",
+        "equal-jitter",
+        "no-jitter",
+        "module-random",
+    ],
+)
+def test_a_wrong_backoff_is_rejected(changes: list[tuple[str, str]], words: str) -> None:
+    assert words in _verdict("7.1", answer("7.1", *changes)).text()
+
+
+def test_seed_002s_backoff_exceeds_the_cap_and_is_rejected() -> None:
+    def seed_002(retry, base, cap, rng, retry_after=None):  # base * 2^attempt + up to 1 s
+        return base * 2 ** (retry - 1) + rng.random()
+
+    assert "Full jitter draws" in _verdict("7.1", seed_002).text()
+
+
+# -- 7.2 -------------------------------------------------------------------------------------
+
+_SAFE = "retryable and (idempotent or bool(key))"
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        ((_SAFE, "retryable"), "A write without a key must not be repeated"),
+        ((_SAFE, "(idempotent or bool(key))"), "fails the same way"),
+        (("attempt >= max_attempts", "attempt > max_attempts"), "counts every attempt"),
+        (("bool(key)", "key is not None"), "empty string is no key"),
+        (('.get("retryable") is True', '.get("retryable", True) is True'), "has not said"),
+        (('.get("retryable") is True', '.get("retryable") not in (None, False)'), "`is True`"),
+    ],
+    ids=[
+        "retries-unkeyed-writes",
+        "retries-non-retryable",
+        "one-attempt-too-many",
+        "empty-key-counts",
+        "missing-flag-means-yes",
+        "truthy-string-counts",
+    ],
+)
+def test_a_wrong_gate_is_rejected(change: tuple[str, str], words: str) -> None:
+    assert words in _verdict("7.2", answer("7.2", change)).text()
+
+
+def test_a_gate_that_retries_every_exception_is_rejected() -> None:
+    def every_failure(result, attempt, max_attempts, idempotent, key):
+        return result["ok"] is False and attempt < max_attempts
+
+    assert "fails the same way" in _verdict("7.2", every_failure).text()
+
+
+# -- 7.3 -------------------------------------------------------------------------------------
+
+_KEY = 'return f"{run_id}:{tool}:{digest[:32]}"'
+
+
+@pytest.mark.parametrize(
+    ("changes", "words"),
+    [
+        ([(_KEY, 'return f"{run_id}:{call_id}"')], "new call_id"),
+        ([(_KEY, 'return f"{run_id}:{tool}:{call_id}:{digest[:32]}"')], "new call_id"),
+        ([("sort_keys=True, ", "")], "sort_keys=True"),
+        ([(_KEY, 'return f"{tool}:{digest[:32]}"')], "put the run id in the key"),
+        (
+            [("[tool, arguments]", "arguments"), (_KEY, 'return f"{run_id}:{digest[:32]}"')],
+            "put the tool name in the key",
+        ),
+        ([(_KEY, 'return f"{run_id}:{canonical}"')], "1 to 255 characters"),
+    ],
+    ids=[
+        "tool-call-id",
+        "tool-call-id-and-arguments",
+        "unsorted-keys",
+        "no-run-id",
+        "no-tool-name",
+        "not-hashed",
+    ],
+)
+def test_a_wrong_key_is_rejected(changes: list[tuple[str, str]], words: str) -> None:
+    assert words in _verdict("7.3", answer("7.3", *changes)).text()
+
+
+def test_a_key_that_sorts_only_the_top_level_is_rejected() -> None:
+    def top_level_only(run_id, call_id, tool, arguments):
+        text = json.dumps([tool, sorted(arguments.items())])
+        return f"{run_id}:{hashlib.sha256(text.encode()).hexdigest()}"
+
+    assert "at every depth" in _verdict("7.3", top_level_only).text()
+
+
+def test_the_tool_call_id_alone_is_rejected_as_a_key() -> None:
+    assert "new call_id" in _verdict("7.3", lambda run, call_id, tool, args: call_id).text()
+
+
+# -- 7.4 -------------------------------------------------------------------------------------
+
+_RETRYABLE = (
+    "        if exc.retryable:  # nothing happened: forget the key, so that a repeat runs again\n"
+    '            return {**envelope, "replayed": False}\n'
+)
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        (('if store[key]["fingerprint"] != fingerprint:', "if False:"), "one key names one call"),
+        (("json.dumps(arguments, sort_keys=True)", "json.dumps(arguments)"), "another order"),
+        ((_RETRYABLE, ""), "nothing happened"),
+        (
+            (
+                'envelope = {"ok": False, "error": {"code": "EXECUTION_ERROR"',
+                'return {"replayed": False, "ok": False, "error": {"code": "EXECUTION_ERROR"',
+            ),
+            "only the reply was lost",
+        ),
+        (("if exc.retryable:  #", "if True:  #"), "is an outcome too"),
+        (('"envelope"], "replayed": True}', '"envelope"], "replayed": False}'), "replayed True"),
+        (('message = f"{type(exc).__name__}: {exc}"', "message = str(exc)"), "TimeoutError"),
+        (("The key {key!r} was already used", "This key was already used"), "'k-1'"),
+    ],
+    ids=[
+        "no-fingerprint",
+        "order-sensitive-fingerprint",
+        "retryable-failure-stored",
+        "failures-forgotten",
+        "tool-errors-forgotten",
+        "replay-not-flagged",
+        "exception-type-missing",
+        "key-not-named",
+    ],
+)
+def test_a_wrong_store_is_rejected(change: tuple[str, str], words: str) -> None:
+    assert words in _verdict("7.4", answer("7.4", change)).text()
+
+
+_GLOBAL: dict[str, Any] = {}
+
+
+def test_a_store_kept_in_a_global_is_rejected() -> None:
+    solution = answer("7.4")
+    _GLOBAL.clear()
+
+    def global_store(store, key, arguments, run):
+        return solution(_GLOBAL, key, arguments, run)
+
+    assert "not in a global" in _verdict("7.4", global_store).text()
+
+
+def test_a_store_keyed_by_the_arguments_is_rejected() -> None:
+    solution = answer("7.4")
+
+    def by_arguments(store, key, arguments, run):
+        return solution(store, json.dumps(arguments, sort_keys=True), arguments, run)
+
+    assert "one key names one call" in _verdict("7.4", by_arguments).text()
+
+
+def test_a_store_that_lets_an_exception_escape_is_rejected() -> None:
+    narrow = answer("7.4", ("except Exception as exc:", "except ArithmeticError as exc:"))
+    assert "raised TimeoutError" in _verdict("7.4", narrow).text()
+
+
+# -- 7.5 -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        (("worker.join(seconds)", "worker.join()"), "waited for the function"),
+        (('"retryable": idempotent', '"retryable": True'), "retryable = idempotent"),
+        (("daemon=True", "daemon=False"), "a thread that is not a daemon"),
+        (("if worker.is_alive():", 'if "value" not in outcome:'), "not a timeout"),
+        (('"side_effects": "unknown"', '"side_effects": "none"'), "side effects are unknown"),
+        (('"abandoned_thread": True, ', ""), "abandoned"),
+    ],
+    ids=[
+        "waits-for-the-thread",
+        "always-retryable",
+        "not-a-daemon",
+        "exception-as-timeout",
+        "claims-no-side-effects",
+        "abandoned-thread-unsaid",
+    ],
+)
+def test_a_wrong_deadline_is_rejected(change: tuple[str, str], words: str) -> None:
+    assert words in _verdict("7.5", answer("7.5", change)).text()
+
+
+def test_a_deadline_that_takes_none_for_no_answer_is_rejected() -> None:
+    def none_is_timeout(fn, seconds, idempotent):
+        box = [None]
+        worker = threading.Thread(target=lambda: box.__setitem__(0, fn()), daemon=True)
+        worker.start()
+        worker.join(seconds)
+        if box[0] is None:
+            error = {"code": "TIMEOUT", "message": "no answer", "retryable": idempotent}
+            return {"ok": False, "abandoned_thread": True, "error": error}
+        return {"ok": True, "value": box[0]}
+
+    assert "None is a value" in _verdict("7.5", none_is_timeout).text()
+
+
+def test_a_deadline_inside_a_thread_pool_block_is_rejected() -> None:
+    def pooled(fn, seconds, idempotent):
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            future = pool.submit(fn)
+            try:
+                return {"ok": True, "value": future.result(timeout=seconds)}
+            except concurrent.futures.TimeoutError:
+                error = {
+                    "code": "TIMEOUT",
+                    "message": "still running",
+                    "retryable": idempotent,
+                    "details": {"side_effects": "unknown"},
+                }
+                return {"ok": False, "abandoned_thread": True, "error": error}
+            except Exception as exc:
+                error = {"code": "EXECUTION_ERROR", "message": f"{type(exc).__name__}: {exc}"}
+                return {"ok": False, "error": error}
+
+    text = _verdict("7.5", pooled).text()
+    assert "a thread that is not a daemon" in text or "waited for the function" in text
+
+
+def test_a_deadline_that_runs_the_function_inline_is_rejected() -> None:
+    def inline(fn, seconds, idempotent):
+        try:
+            return {"ok": True, "value": fn()}
+        except Exception as exc:
+            error = {"code": "EXECUTION_ERROR", "message": f"{type(exc).__name__}: {exc}"}
+            return {"ok": False, "error": error}
+
+    assert "the caller's own thread" in _verdict("7.5", inline).text()
