@@ -259,7 +259,7 @@ def _compare(got: list[tuple[Any, ...]], expected: list[tuple[Any, ...]], label:
 
 
 def _fit_result_reference() -> Any:
-    from toolsys.budget import fit_result
+    from toolsys.layers import fit_result
 
     return fit_result
 

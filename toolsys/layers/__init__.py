@@ -17,7 +17,8 @@ arguments.
 Why this order (outermost first):
 - `ResultBudget` outside everything: a fresh result and a replay of it are cut by the same rule
   in the same place, so the replay reads exactly as the first answer did; the store keeps the
-  whole value.
+  whole value. `ResultBudget(refuse=True)` (or a tool tagged `NO_TRUNCATE`) refuses instead of
+  cutting, with `fit_result`, the plain function, that keeps a preview within the budget.
 - `Idempotency` outside `Retry`: the key is claimed once for the call and the final outcome is
   stored once, never an intermediate failure; `Retry` sees the key (the caller's or the one
   derived here), which is what lets it retry a keyed write at all.
@@ -31,7 +32,7 @@ call still in flight with CANCELLED (see `toolsys.loop`).
 Chapter 07 builds the core of three of them by hand first: notebooks/07_robustness.ipynb.
 """
 
-from toolsys.layers.budget import NO_TRUNCATE, ResultBudget
+from toolsys.layers.budget import NO_TRUNCATE, ResultBudget, fit_result
 from toolsys.layers.idempotency import Idempotency, idempotency_key
 from toolsys.layers.retry import Retry
 from toolsys.layers.timeout import Timeout, abandoned_threads
@@ -43,5 +44,6 @@ __all__ = [
     "Retry",
     "Timeout",
     "abandoned_threads",
+    "fit_result",
     "idempotency_key",
 ]

@@ -109,14 +109,15 @@ def replay_notice(ran_at: float) -> str:
     )
 
 
-def too_large(tool: Tool, total: int, budget: int) -> ErrorInfo:
+def too_large(tool: str, total: int, budget: int, preview: str) -> ErrorInfo:
     return ErrorInfo(
         ErrorCode.RESULT_TOO_LARGE,
-        f"The result of {tool.name!r} is {total:,} characters, over the {budget:,}-character "
-        f"budget; {tool.name} asks for its results whole, so none of it was sent.",
-        f"Ask {tool.name} for less: a narrower query, fewer fields or a smaller page.",
+        f"The result of {tool!r} is {total:,} characters, over the {budget:,}-character "
+        "budget for a tool result; only its beginning is kept, in details.preview.",
+        f"Call {tool} again asking for less (a narrower query, fewer fields, a smaller page), "
+        "or answer from the preview and say that it is partial.",
         retryable=False,
-        details={"total_chars": total, "max_chars": budget},
+        details={"total_chars": total, "max_chars": budget, "preview": preview},
     )
 
 
