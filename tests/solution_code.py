@@ -12,6 +12,9 @@ import re
 from pathlib import Path
 from typing import Any
 
+from toolsys import checks
+from toolsys.checks import Status, get_exercise
+
 ROOT = Path(__file__).resolve().parent.parent
 _HIDDEN = re.compile(
     r"^\s*### BEGIN HIDDEN.*?^\s*### END HIDDEN[^\n]*\n?", re.DOTALL | re.MULTILINE
@@ -46,3 +49,19 @@ def answer(exercise_id: str, *changes: tuple[str, str]) -> Any:
                 source = source.replace(old, new)
         exec(compile(source, f"<{path.name} cell {index}>", "exec"), namespace)
     return namespace[name]
+
+
+def verdict(exercise_id: str, student: Any, status: Status = Status.FAILED) -> checks.CheckResult:
+    """The check's verdict on `student`, asserted to be `status`; a failure must say why."""
+    result = checks.check(exercise_id, student)
+    assert result.status is status, result.text()
+    if status is Status.FAILED:
+        assert result.message and (result.expected or result.hint), result.text()
+    return result
+
+
+def reference(exercise_id: str) -> Any:
+    """The package's own answer to an exercise, which must pass the same check."""
+    exercise = get_exercise(exercise_id)
+    assert exercise is not None and exercise.reference is not None
+    return exercise.reference()

@@ -3,29 +3,20 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import pytest
 
-from tests.solution_code import answer
+from tests.solution_code import answer, verdict
 from toolsys import checks
 from toolsys.checks import Status
-
-
-def _verdict(exercise_id: str, student: Any, status: Status = Status.FAILED) -> checks.CheckResult:
-    result = checks.check(exercise_id, student)
-    assert result.status is status, result.text()
-    if status is Status.FAILED:
-        assert result.message and (result.expected or result.hint), result.text()
-    return result
 
 
 @pytest.mark.parametrize("exercise_id", ["0.1", "0.2", "0.3"])
 def test_the_solution_and_the_reference_pass(exercise_id: str) -> None:
     exercise = checks.get_exercise(exercise_id)
     assert exercise is not None and exercise.reference is not None
-    _verdict(exercise_id, answer(exercise_id), Status.PASSED)
-    _verdict(exercise_id, exercise.reference(), Status.PASSED)
+    verdict(exercise_id, answer(exercise_id), Status.PASSED)
+    verdict(exercise_id, exercise.reference(), Status.PASSED)
 
 
 # -- 0.1 -----------------------------------------------------------------------------------------
@@ -46,7 +37,7 @@ _JSON = "json.dumps(result, ensure_ascii=False)"
     ids=["str-not-json", "name-as-id", "json-quotes-text", "dict-content", "str-for-scalars"],
 )
 def test_a_wrong_tool_message_is_rejected(change: tuple[str, str], words: str) -> None:
-    assert words in _verdict("0.1", answer("0.1", change)).text()
+    assert words in verdict("0.1", answer("0.1", change)).text()
 
 
 # -- 0.2 -----------------------------------------------------------------------------------------
@@ -78,25 +69,25 @@ _NOT_JSON = 'error = f"The arguments for {name!r} are not valid JSON'
     ids=["names-the-first-call", "only-lists-refused", "error-key-dropped", "drops-calls", "empty"],
 )
 def test_a_wrong_parse_is_rejected(change: tuple[str, str], words: str) -> None:
-    assert words in _verdict("0.2", answer("0.2", change)).text()
+    assert words in verdict("0.2", answer("0.2", change)).text()
 
 
 def test_a_parse_that_crashes_on_a_text_answer_is_rejected_as_raising() -> None:
     wrong = answer("0.2", ("message.tool_calls or []", "message.tool_calls"))
-    result = _verdict("0.2", wrong)
+    result = verdict("0.2", wrong)
     assert "raised TypeError" in result.message and "never raise" in result.message
 
 
 def test_a_parse_that_crashes_on_bad_json_is_rejected_as_raising() -> None:
     wrong = answer("0.2", ("except json.JSONDecodeError as exc:", "except KeyError as exc:"))
-    assert "raised JSONDecodeError" in _verdict("0.2", wrong).message
+    assert "raised JSONDecodeError" in verdict("0.2", wrong).message
 
 
 def test_a_parse_that_is_half_done_is_not_done() -> None:
     wrong = answer(
         "0.2", (_NOT_JSON, 'raise NotImplementedError("later")\n            ' + _NOT_JSON)
     )
-    _verdict("0.2", wrong, Status.NOT_DONE)
+    verdict("0.2", wrong, Status.NOT_DONE)
 
 
 # -- 0.3 -----------------------------------------------------------------------------------------
@@ -129,25 +120,25 @@ _OUTDOOR = '"description": "True for a table outside."}'
     ],
 )
 def test_a_wrong_definition_is_rejected(change: tuple[str, str], words: str) -> None:
-    assert words in _verdict("0.3", answer("0.3", change)).text()
+    assert words in verdict("0.3", answer("0.3", change)).text()
 
 
 def test_shorthand_properties_get_the_shape_expected_not_a_crash() -> None:
     wrong = answer("0.3", (_PEOPLE, '"people": "integer"'))
-    result = _verdict("0.3", wrong)
+    result = verdict("0.3", wrong)
     assert "must be a schema dict such as" in result.message
     assert "'integer'" in result.message
 
 
 def test_a_definition_with_a_python_set_is_not_json() -> None:
     wrong = answer("0.3", ('["restaurant", "people", "time"]', '{"restaurant", "people", "time"}'))
-    assert "is a set, not plain data" in _verdict("0.3", wrong).message
+    assert "is a set, not plain data" in verdict("0.3", wrong).message
 
 
 def test_the_generated_definition_passes_with_extra_schema_keys() -> None:
     definition = checks.get_exercise("0.3").reference()()
     assert definition["function"]["parameters"]["additionalProperties"] is False
-    _verdict("0.3", lambda: definition, Status.PASSED)
+    verdict("0.3", lambda: definition, Status.PASSED)
 
 
 def test_content_that_claims_to_equal_the_text_does_not_pass() -> None:
@@ -166,4 +157,4 @@ def test_content_that_claims_to_equal_the_text_does_not_pass() -> None:
         content = Same(json.dumps(result, ensure_ascii=False))
         return {"role": "tool", "tool_call_id": tool_call.id, "content": content}
 
-    assert "Same (a subclass of str)" in _verdict("0.1", liar).message
+    assert "Same (a subclass of str)" in verdict("0.1", liar).message

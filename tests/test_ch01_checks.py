@@ -2,30 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from tests.liars import AlwaysEqual, YesStr
-from tests.solution_code import answer
+from tests.solution_code import answer, verdict
 from toolsys import checks
 from toolsys.checks import Status
-
-
-def _verdict(exercise_id: str, student: Any, status: Status = Status.FAILED) -> checks.CheckResult:
-    result = checks.check(exercise_id, student)
-    assert result.status is status, result.text()
-    if status is Status.FAILED:
-        assert result.message and (result.expected or result.hint), result.text()
-    return result
 
 
 @pytest.mark.parametrize("exercise_id", ["1.1", "1.2", "1.3"])
 def test_the_solution_and_the_reference_pass(exercise_id: str) -> None:
     exercise = checks.get_exercise(exercise_id)
     assert exercise is not None and exercise.reference is not None
-    _verdict(exercise_id, answer(exercise_id), Status.PASSED)
-    _verdict(exercise_id, exercise.reference(), Status.PASSED)
+    verdict(exercise_id, answer(exercise_id), Status.PASSED)
+    verdict(exercise_id, exercise.reference(), Status.PASSED)
 
 
 # -- 1.1 -----------------------------------------------------------------------------------------
@@ -41,11 +31,11 @@ def test_a_hard_coded_if_else_dispatcher_is_rejected() -> None:
             return table["get_time"]()
         return None
 
-    assert "dispatch(table, 'shout'" in _verdict("1.1", careless).message
+    assert "dispatch(table, 'shout'" in verdict("1.1", careless).message
 
 
 def test_a_dispatcher_that_returns_json_text_is_told_to_return_the_value_as_it_is() -> None:
-    result = _verdict("1.1", answer("1.1", (_CALL, f"return json.dumps({_CALL[7:]})")))
+    result = verdict("1.1", answer("1.1", (_CALL, f"return json.dumps({_CALL[7:]})")))
     assert "as it is" in (result.hint or "") and "1.3" in (result.hint or "")
 
 
@@ -58,12 +48,12 @@ def test_a_dispatcher_that_returns_json_text_is_told_to_return_the_value_as_it_i
     ids=["ignores-json-text", "dict-positionally"],
 )
 def test_a_dispatcher_that_crashes_is_an_error(change: tuple[str, str]) -> None:
-    _verdict("1.1", answer("1.1", change), Status.ERROR)
+    verdict("1.1", answer("1.1", change), Status.ERROR)
 
 
 def test_a_dispatcher_that_returns_none_for_unknown_names_is_rejected() -> None:
     wrong = answer("1.1", ("raise KeyError(", "return None and KeyError("))
-    assert "should raise KeyError" in _verdict("1.1", wrong).message
+    assert "should raise KeyError" in verdict("1.1", wrong).message
 
 
 # -- 1.2 -----------------------------------------------------------------------------------------
@@ -105,27 +95,27 @@ def test_a_dispatcher_that_returns_none_for_unknown_names_is_rejected() -> None:
     ],
 )
 def test_a_wrong_drift_finder_is_rejected(change: tuple[str, str], words: str) -> None:
-    assert words in _verdict("1.2", answer("1.2", change)).message
+    assert words in verdict("1.2", answer("1.2", change)).message
 
 
 def test_a_drift_finder_that_needs_a_required_list_is_an_error() -> None:
     wrong = answer("1.2", ('set(schema.get("required", []))', 'set(schema["required"])'))
-    assert "KeyError" in _verdict("1.2", wrong, Status.ERROR).message
+    assert "KeyError" in verdict("1.2", wrong, Status.ERROR).message
 
 
 def test_drift_as_strings_gets_the_shape_expected_not_a_crash() -> None:
     wrong = answer("1.2", ("return drift", 'return [f"{n}:{p}" for n, p in drift]'))
-    assert "pair of two strings" in _verdict("1.2", wrong).message
+    assert "pair of two strings" in verdict("1.2", wrong).message
 
 
 def test_a_misspelt_problem_is_named_with_the_four_allowed() -> None:
     wrong = answer("1.2", ('(name, "type_mismatch")', '(name, "type-mismatch")'))
-    result = _verdict("1.2", wrong)
+    result = verdict("1.2", wrong)
     assert "'type-mismatch'" in result.message and "type_mismatch" in result.message
 
 
 def test_drift_that_is_not_a_list_gets_the_shape_expected() -> None:
-    result = _verdict("1.2", lambda definition, fn: "no drift")
+    result = verdict("1.2", lambda definition, fn: "no drift")
     assert "(parameter, problem) pairs" in result.message
 
 
@@ -148,7 +138,7 @@ _EMPTY = "if arguments is None or (isinstance(arguments, str) and not arguments.
     ids=["str-not-json", "narrow-except", "empty-text", "no-prefix", "no-message", "some-tools"],
 )
 def test_a_wrong_safe_dispatch_is_rejected(change: tuple[str, str], words: str) -> None:
-    assert words in _verdict("1.3", answer("1.3", change)).text()
+    assert words in verdict("1.3", answer("1.3", change)).text()
 
 
 def test_safe_dispatch_with_a_traceback_is_rejected() -> None:
@@ -159,14 +149,14 @@ def test_safe_dispatch_with_a_traceback_is_rejected() -> None:
             'f"Error: tool {name!r} failed: " + __import__("traceback").format_exc()',
         ),
     )
-    assert "stack trace" in _verdict("1.3", wrong).message
+    assert "stack trace" in verdict("1.3", wrong).message
 
 
 def test_safe_dispatch_raising_on_unknown_tools_is_rejected_as_raising() -> None:
     def wrong(table, name, arguments=None):
         return answer("1.3")(table, name, arguments) if name in table else table[name]
 
-    result = _verdict("1.3", wrong)
+    result = verdict("1.3", wrong)
     assert "raised KeyError" in result.message and "never raise" in result.message
 
 
@@ -179,7 +169,7 @@ def test_a_half_finished_safe_dispatch_is_not_done() -> None:
             "        raise NotImplementedError('bad JSON: later')\n",
         ),
     )
-    _verdict("1.3", wrong, Status.NOT_DONE)
+    verdict("1.3", wrong, Status.NOT_DONE)
 
 
 def test_a_result_that_claims_to_equal_everything_does_not_pass_1_1() -> None:
@@ -188,8 +178,8 @@ def test_a_result_that_claims_to_equal_everything_does_not_pass_1_1() -> None:
             raise KeyError(name)
         return AlwaysEqual()
 
-    assert "is an AlwaysEqual, not a str" in _verdict("1.1", liar).message
+    assert "is an AlwaysEqual, not a str" in verdict("1.1", liar).message
 
 
 def test_a_message_that_claims_to_contain_everything_does_not_pass_1_3() -> None:
-    assert "YesStr (a subclass of str)" in _verdict("1.3", lambda *a: YesStr("Error:")).message
+    assert "YesStr (a subclass of str)" in verdict("1.3", lambda *a: YesStr("Error:")).message

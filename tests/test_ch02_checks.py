@@ -2,30 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from tests.liars import AlwaysEqual
-from tests.solution_code import answer
+from tests.solution_code import answer, verdict
 from toolsys import checks
 from toolsys.checks import Status
-
-
-def _verdict(exercise_id: str, student: Any, status: Status = Status.FAILED) -> checks.CheckResult:
-    result = checks.check(exercise_id, student)
-    assert result.status is status, result.text()
-    if status is Status.FAILED:
-        assert result.message and (result.expected or result.hint), result.text()
-    return result
 
 
 @pytest.mark.parametrize("exercise_id", ["2.1", "2.2", "2.3"])
 def test_the_solution_and_the_reference_pass(exercise_id: str) -> None:
     exercise = checks.get_exercise(exercise_id)
     assert exercise is not None and exercise.reference is not None
-    _verdict(exercise_id, answer(exercise_id), Status.PASSED)
-    _verdict(exercise_id, exercise.reference(), Status.PASSED)
+    verdict(exercise_id, answer(exercise_id), Status.PASSED)
+    verdict(exercise_id, exercise.reference(), Status.PASSED)
 
 
 # -- 2.1 -----------------------------------------------------------------------------------------
@@ -68,7 +58,7 @@ _MESSAGE = 'f"cannot register {name!r}: a tool named {existing!r} is already reg
     ids=["normalised-name-shown", "raw-names", "substring", "no-advice", "key-error"],
 )
 def test_a_wrong_registry_is_rejected(changes: list[tuple[str, str]], words: str) -> None:
-    assert words in _verdict("2.1", answer("2.1", *changes)).text()
+    assert words in verdict("2.1", answer("2.1", *changes)).text()
 
 
 def test_an_overwrite_before_raising_is_a_state_change_even_with_a_vague_message() -> None:
@@ -78,7 +68,7 @@ def test_an_overwrite_before_raising_is_a_state_change_even_with_a_vague_message
         (_LOOKUP, f"{_LOOKUP}\n{_STORE.rstrip()}"),  # stores first, then raises
         (_MESSAGE, '"duplicate"'),
     )
-    result = _verdict("2.1", wrong)
+    result = verdict("2.1", wrong)
     assert "changed" in result.message and "name both tools" not in result.message
 
 
@@ -89,7 +79,7 @@ def test_remembering_a_refused_name_is_a_state_change_not_a_missing_word() -> No
         (f"        {remember}\n", ""),
         (_LOOKUP, f"{_LOOKUP}\n        {remember}"),  # updated before the check raises
     )
-    result = _verdict("2.1", wrong)
+    result = verdict("2.1", wrong)
     assert "a name refused earlier" in result.message
 
 
@@ -114,12 +104,12 @@ def test_remembering_a_refused_name_is_a_state_change_not_a_missing_word() -> No
     ids=["tag-substring", "case-sensitive", "ignores-tags", "sorted", "tools-not-names"],
 )
 def test_a_wrong_filter_is_rejected(changes: list[tuple[str, str]], words: str) -> None:
-    assert words in _verdict("2.2", answer("2.2", *changes)).text()
+    assert words in verdict("2.2", answer("2.2", *changes)).text()
 
 
 def test_a_filter_that_returns_nothing_for_an_unknown_category_is_rejected() -> None:
     wrong = answer("2.2", ("raise ValueError(", "return [] if True else ValueError("))
-    assert "should raise ValueError" in _verdict("2.2", wrong).message
+    assert "should raise ValueError" in verdict("2.2", wrong).message
 
 
 # -- 2.3 -----------------------------------------------------------------------------------------
@@ -151,7 +141,7 @@ def test_a_filter_that_returns_nothing_for_an_unknown_category_is_rejected() -> 
     ],
 )
 def test_a_wrong_execute_is_rejected(change: tuple[str, str], words: str) -> None:
-    assert words in _verdict("2.3", answer("2.3", change)).text()
+    assert words in verdict("2.3", answer("2.3", change)).text()
 
 
 def test_a_null_suggestion_gets_the_shape_expected_not_a_crash() -> None:
@@ -162,7 +152,7 @@ def test_a_null_suggestion_gets_the_shape_expected_not_a_crash() -> None:
             "suggestion = None",
         ),
     )
-    result = _verdict("2.3", wrong)
+    result = verdict("2.3", wrong)
     assert "['suggestion'] must be a str" in result.message and "None" in result.message
 
 
@@ -172,7 +162,7 @@ def test_an_always_equal_answer_does_not_pass_2_2() -> None:
             raise ValueError("use read, write or execute")
         return AlwaysEqual()
 
-    assert "is an AlwaysEqual, not plain data" in _verdict("2.2", liar).message
+    assert "is an AlwaysEqual, not plain data" in verdict("2.2", liar).message
 
 
 def test_a_value_that_claims_to_equal_the_result_does_not_pass_2_3() -> None:
@@ -181,4 +171,4 @@ def test_a_value_that_claims_to_equal_the_result_does_not_pass_2_3() -> None:
             return {"ok": True, "value": AlwaysEqual()}
         return checks.get_exercise("2.3").reference()(tools, name, arguments)
 
-    assert "AlwaysEqual" in _verdict("2.3", liar).message
+    assert "AlwaysEqual" in verdict("2.3", liar).message

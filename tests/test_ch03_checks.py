@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tests.solution_code import answer
+from tests.solution_code import answer, verdict
 from toolsys import checks
 from toolsys.checks import Status
 from toolsys.export import make_strict
@@ -45,14 +45,6 @@ def good_spec(spec: ToolSpec) -> dict[str, Any]:
     }
 
 
-def _verdict(exercise_id: str, student: Any, status: Status = Status.FAILED) -> checks.CheckResult:
-    result = checks.check(exercise_id, student)
-    assert result.status is status, result.text()
-    if status is Status.FAILED:
-        assert result.message and (result.expected or result.hint), result.text()
-    return result
-
-
 def test_the_straightforward_solutions_pass() -> None:
     assert checks.check("3.1", good_param).passed
     assert checks.check("3.2", good_spec).passed
@@ -63,8 +55,8 @@ def test_the_straightforward_solutions_pass() -> None:
 def test_the_solution_and_the_reference_pass(exercise_id: str) -> None:
     exercise = checks.get_exercise(exercise_id)
     assert exercise is not None and exercise.reference is not None
-    _verdict(exercise_id, answer(exercise_id), Status.PASSED)
-    _verdict(exercise_id, exercise.reference(), Status.PASSED)
+    verdict(exercise_id, answer(exercise_id), Status.PASSED)
+    verdict(exercise_id, exercise.reference(), Status.PASSED)
 
 
 def _truthy_defaults(param: Param) -> dict[str, Any]:
@@ -170,7 +162,7 @@ def test_careless_spec_to_schema_fails(wrong) -> None:
 
 def test_nullable_taken_for_required_gets_a_hint_about_required() -> None:
     wrong = answer("3.2", ("if p.required]", "if p.required or p.nullable]"))
-    result = _verdict("3.2", wrong)
+    result = verdict("3.2", wrong)
     assert "['required']" in result.message
     assert "required=False" in (result.hint or "")
 
@@ -198,7 +190,7 @@ def test_the_3_2_reference_refuses_a_model_spec_in_one_line_saying_what_to_use()
 
 def test_a_schema_with_a_tuple_enum_is_told_it_is_not_a_list() -> None:
     wrong = answer("3.1", ('schema["enum"] = list(param.enum)', 'schema["enum"] = param.enum'))
-    assert "is a tuple, not a list" in _verdict("3.1", wrong).message
+    assert "is a tuple, not a list" in verdict("3.1", wrong).message
 
 
 def test_a_spec_without_required_key_is_accepted_when_nothing_is_required() -> None:
@@ -313,4 +305,4 @@ _NULLABLE_LIST = (
     ],
 )
 def test_a_wrong_make_strict_is_rejected(changes: list[tuple[str, str]], words: str) -> None:
-    assert words in _verdict("3.3", answer("3.3", *changes)).text()
+    assert words in verdict("3.3", answer("3.3", *changes)).text()

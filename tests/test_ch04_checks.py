@@ -4,34 +4,19 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
 
 import pytest
 
 from tests.liars import YesDict, YesStr
-from tests.solution_code import answer
+from tests.solution_code import answer, reference, verdict
 from toolsys import checks
-from toolsys.checks import Status, get_exercise
-
-
-def _verdict(exercise_id: str, student: Any, status: Status = Status.FAILED) -> checks.CheckResult:
-    result = checks.check(exercise_id, student)
-    assert result.status is status, result.text()
-    if status is Status.FAILED:
-        assert result.message and (result.expected or result.hint), result.text()
-    return result
+from toolsys.checks import Status
 
 
 @pytest.mark.parametrize("exercise_id", ["4.1", "4.2", "4.3"])
 def test_the_solution_and_the_reference_pass(exercise_id: str) -> None:
-    _verdict(exercise_id, answer(exercise_id), Status.PASSED)
-    _verdict(exercise_id, _reference(exercise_id), Status.PASSED)
-
-
-def _reference(exercise_id: str) -> Any:
-    exercise = get_exercise(exercise_id)
-    assert exercise is not None and exercise.reference is not None
-    return exercise.reference()
+    verdict(exercise_id, answer(exercise_id), Status.PASSED)
+    verdict(exercise_id, reference(exercise_id), Status.PASSED)
 
 
 # -- 4.1 -------------------------------------------------------------------------------------
@@ -57,14 +42,14 @@ def _only_value_errors(functions, name, arguments):
 
 
 def _none_is_failure(functions, name, arguments):
-    result = _reference("4.1")(functions, name, arguments)
+    result = reference("4.1")(functions, name, arguments)
     if result["ok"] and result["value"] is None:
         return {"ok": False, "error": {"code": "EXECUTION_ERROR", "message": f"{name} failed"}}
     return result
 
 
 def _vague(functions, name, arguments):
-    result = _reference("4.1")(functions, name, arguments)
+    result = reference("4.1")(functions, name, arguments)
     if not result["ok"]:
         result["error"] = {"code": result["error"]["code"], "message": "Error"}
     return result
@@ -73,12 +58,12 @@ def _vague(functions, name, arguments):
 def _empty_arguments_fail(functions, name, arguments):
     if arguments == "":
         return {"ok": False, "error": {"code": "INVALID_JSON", "message": f"{name}: empty"}}
-    return _reference("4.1")(functions, name, arguments)
+    return reference("4.1")(functions, name, arguments)
 
 
 def _lists_accepted(functions, name, arguments):
     # json.loads("[2, 3]") then f(**[2, 3]) -> TypeError reported as an execution error
-    result = _reference("4.1")(functions, name, arguments)
+    result = reference("4.1")(functions, name, arguments)
     if arguments.startswith("["):
         return {"ok": False, "error": {"code": "EXECUTION_ERROR", "message": f"{name} failed"}}
     return result
@@ -126,7 +111,7 @@ def test_careless_safe_execute_fails(wrong) -> None:
     ids=["only-lists-refused", "only-close-names", "narrow-except", "column", "no-type", "empty"],
 )
 def test_a_wrong_safe_execute_is_rejected(change: tuple[str, str], words: str) -> None:
-    assert words in _verdict("4.1", answer("4.1", change)).text()
+    assert words in verdict("4.1", answer("4.1", change)).text()
 
 
 def test_a_half_finished_safe_execute_is_not_done() -> None:
@@ -137,7 +122,7 @@ def test_a_half_finished_safe_execute_is_not_done() -> None:
             'raise NotImplementedError("JSON errors")\n        return fail("INVALID_JSON"',
         ),
     )
-    _verdict("4.1", wrong, Status.NOT_DONE)
+    verdict("4.1", wrong, Status.NOT_DONE)
 
 
 # -- 4.2 -------------------------------------------------------------------------------------
@@ -152,7 +137,7 @@ def _with_tool_name(tool, schema, error):
 
 
 def _first_problem_only(tool, schema, error):
-    full = _reference("4.2")(tool, schema, error)
+    full = reference("4.2")(tool, schema, error)
     return full.split(";")[0]
 
 
@@ -212,7 +197,7 @@ def test_careless_actionable_message_fails(wrong) -> None:
     ],
 )
 def test_a_wrong_actionable_message_is_rejected(change: tuple[str, str], words: str) -> None:
-    assert words in _verdict("4.2", answer("4.2", change)).text()
+    assert words in verdict("4.2", answer("4.2", change)).text()
 
 
 # -- 4.3 -------------------------------------------------------------------------------------
@@ -319,20 +304,20 @@ _WORDS = "any(word in name.upper() for word in SECRET_WORDS)"
     ],
 )
 def test_a_wrong_redact_is_rejected(change: tuple[str, str], words: str) -> None:
-    assert words in _verdict("4.3", answer("4.3", change)).text()
+    assert words in verdict("4.3", answer("4.3", change)).text()
 
 
 def test_an_envelope_that_claims_to_equal_everything_does_not_pass_4_1() -> None:
     def liar(functions, name, arguments):
-        result = _reference("4.1")(functions, name, arguments)
+        result = reference("4.1")(functions, name, arguments)
         return YesDict() if result["ok"] else result
 
-    assert "YesDict (a subclass of dict)" in _verdict("4.1", liar).message
+    assert "YesDict (a subclass of dict)" in verdict("4.1", liar).message
 
 
 def test_a_message_that_claims_to_contain_every_word_does_not_pass_4_2() -> None:
-    assert "should return a str" in _verdict("4.2", lambda *a: YesStr("x")).message
+    assert "should return a str" in verdict("4.2", lambda *a: YesStr("x")).message
 
 
 def test_a_text_that_claims_to_equal_the_redacted_text_does_not_pass_4_3() -> None:
-    assert "should return a str" in _verdict("4.3", lambda text, env: YesStr(text)).message
+    assert "should return a str" in verdict("4.3", lambda text, env: YesStr(text)).message

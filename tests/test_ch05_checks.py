@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from tests import solution_code
-from toolsys import checks
-from toolsys.checks import Status, get_exercise
+from tests.solution_code import reference, verdict
+from toolsys.checks import Status
 
 
 def answer(exercise_id: str, *changes: tuple[str, str]) -> Any:
@@ -24,24 +24,10 @@ def answer(exercise_id: str, *changes: tuple[str, str]) -> Any:
     return found
 
 
-def _verdict(exercise_id: str, student: Any, status: Status = Status.FAILED) -> checks.CheckResult:
-    result = checks.check(exercise_id, student)
-    assert result.status is status, result.text()
-    if status is Status.FAILED:
-        assert result.message and (result.expected or result.hint), result.text()
-    return result
-
-
-def _reference(exercise_id: str) -> Any:
-    exercise = get_exercise(exercise_id)
-    assert exercise is not None and exercise.reference is not None
-    return exercise.reference()
-
-
 @pytest.mark.parametrize("exercise_id", ["5.1", "5.2", "5.3", "5.4"])
 def test_the_solution_and_the_reference_pass(exercise_id: str) -> None:
-    _verdict(exercise_id, answer(exercise_id), Status.PASSED)
-    _verdict(exercise_id, _reference(exercise_id), Status.PASSED)
+    verdict(exercise_id, answer(exercise_id), Status.PASSED)
+    verdict(exercise_id, reference(exercise_id), Status.PASSED)
 
 
 def _stub(*args: Any, **kwargs: Any) -> Any:
@@ -50,7 +36,7 @@ def _stub(*args: Any, **kwargs: Any) -> Any:
 
 @pytest.mark.parametrize("exercise_id", ["5.1", "5.3", "5.4"])
 def test_a_stub_function_is_not_done(exercise_id: str) -> None:
-    _verdict(exercise_id, _stub, Status.NOT_DONE)
+    verdict(exercise_id, _stub, Status.NOT_DONE)
 
 
 def test_a_meeting_model_whose_validator_is_a_stub_is_not_done() -> None:
@@ -61,7 +47,7 @@ def test_a_meeting_model_whose_validator_is_a_stub_is_not_done() -> None:
             'raise NotImplementedError("5.2")\n        start = self.start if',
         ),
     )
-    _verdict("5.2", stub, Status.NOT_DONE)
+    verdict("5.2", stub, Status.NOT_DONE)
 
 
 # -- 5.1 -------------------------------------------------------------------------------------
@@ -76,7 +62,7 @@ def _wald(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
 
 
 def test_the_textbook_interval_is_rejected_where_it_claims_no_doubt() -> None:
-    result = _verdict("5.1", _wald)
+    result = verdict("5.1", _wald)
     assert "textbook interval" in (result.hint or "") and "zero width" in (result.hint or "")
 
 
@@ -122,7 +108,7 @@ def test_the_textbook_interval_is_rejected_where_it_claims_no_doubt() -> None:
     ],
 )
 def test_a_wrong_wilson_is_rejected(change: tuple[str, str], words: str) -> None:
-    assert words in _verdict("5.1", answer("5.1", change)).text()
+    assert words in verdict("5.1", answer("5.1", change)).text()
 
 
 # -- 5.2 -------------------------------------------------------------------------------------
@@ -175,14 +161,14 @@ _NAIVE_END = "end = self.end if self.end.tzinfo else self.end.replace(tzinfo=HOM
     ],
 )
 def test_a_wrong_end_after_start_is_rejected(changes: list[tuple[str, str]], words: str) -> None:
-    assert words in _verdict("5.2", answer("5.2", *changes)).text()
+    assert words in verdict("5.2", answer("5.2", *changes)).text()
 
 
 def test_a_function_or_an_instance_instead_of_the_model_class_is_rejected() -> None:
     model = answer("5.2")
     instance = model(title="Sync", start="2025-01-16T15:00:00", end="2025-01-16T16:00:00")
     for wrong in (lambda: model, instance):
-        assert "the class MeetingTimes" in _verdict("5.2", wrong).text()
+        assert "the class MeetingTimes" in verdict("5.2", wrong).text()
 
 
 # -- 5.3 -------------------------------------------------------------------------------------
@@ -218,11 +204,11 @@ _EXPECTED = 'return value.get("at") == "2025-01-17 08:00"'
     ],
 )
 def test_a_wrong_eval_case_is_rejected(change: tuple[str, str], words: str) -> None:
-    assert words in _verdict("5.3", answer("5.3", change)).text()
+    assert words in verdict("5.3", answer("5.3", change)).text()
 
 
 def test_a_case_that_is_not_an_evals_case_is_rejected() -> None:
-    assert "evals.Case" in _verdict("5.3", lambda: ("Remind me", "set_reminder")).text()
+    assert "evals.Case" in verdict("5.3", lambda: ("Remind me", "set_reminder")).text()
 
 
 # -- 5.4 -------------------------------------------------------------------------------------
@@ -278,7 +264,7 @@ _ARGS = '''
 def test_a_wrong_redesign_is_rejected_on_its_outcome(
     changes: list[tuple[str, str]], words: str
 ) -> None:
-    assert words in _verdict("5.4", answer("5.4", *changes)).text()
+    assert words in verdict("5.4", answer("5.4", *changes)).text()
 
 
 def test_the_loose_tool_itself_fails_the_redesign_check() -> None:
@@ -294,5 +280,5 @@ def test_the_loose_tool_itself_fails_the_redesign_check() -> None:
 
         return registry
 
-    result = _verdict("5.4", loose)
+    result = verdict("5.4", loose)
     assert "0% [0–4]" in result.text()

@@ -7,32 +7,18 @@ from typing import Any
 
 import pytest
 
-from tests.solution_code import answer
-from toolsys import ToolResult, checks, models
-from toolsys.checks import Status, get_exercise
+from tests.solution_code import answer, reference, verdict
+from toolsys import ToolResult, models
+from toolsys.checks import Status
 from toolsys.loop import run_agent
 
 IDS = ["6.1", "6.2", "6.3", "6.4", "6.5"]
 
 
-def _verdict(exercise_id: str, student: Any, status: Status = Status.FAILED) -> checks.CheckResult:
-    result = checks.check(exercise_id, student)
-    assert result.status is status, result.text()
-    if status is Status.FAILED:
-        assert result.message and (result.expected or result.hint), result.text()
-    return result
-
-
-def _reference(exercise_id: str) -> Any:
-    exercise = get_exercise(exercise_id)
-    assert exercise is not None and exercise.reference is not None
-    return exercise.reference()
-
-
 @pytest.mark.parametrize("exercise_id", IDS)
 def test_the_solution_and_the_reference_pass(exercise_id: str) -> None:
-    _verdict(exercise_id, answer(exercise_id), Status.PASSED)
-    _verdict(exercise_id, _reference(exercise_id), Status.PASSED)
+    verdict(exercise_id, answer(exercise_id), Status.PASSED)
+    verdict(exercise_id, reference(exercise_id), Status.PASSED)
 
 
 @pytest.mark.parametrize("exercise_id", IDS)
@@ -43,7 +29,7 @@ def test_a_stub_is_not_done(exercise_id: str) -> None:
     async def async_stub(*args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError
 
-    _verdict(exercise_id, async_stub if exercise_id == "6.1" else stub, Status.NOT_DONE)
+    verdict(exercise_id, async_stub if exercise_id == "6.1" else stub, Status.NOT_DONE)
 
 
 # -- 6.1 ------------------------------------------------------------------------------------------
@@ -145,7 +131,7 @@ async def _sdk_objects(client, registry, prompt, max_steps=5):
     ],
 )
 def test_careless_loops_fail(wrong, words) -> None:
-    result = _verdict("6.1", wrong)
+    result = verdict("6.1", wrong)
     assert words in result.text(), result.text()
 
 
@@ -194,7 +180,7 @@ def _truncated_success(result: ToolResult, max_chars: int) -> ToolResult:
     ],
 )
 def test_careless_guards_fail(wrong, words) -> None:
-    result = _verdict("6.2", wrong)
+    result = verdict("6.2", wrong)
     assert words in result.text(), result.text()
 
 
@@ -248,7 +234,7 @@ def _partial_after_all_steps_unlabelled(client, registry, prompt, max_steps):
     ],
 )
 def test_careless_step_guards_fail_over_the_seeded_runs(wrong, words) -> None:
-    result = _verdict("6.3", wrong)
+    result = verdict("6.3", wrong)
     assert words in result.text(), result.text()
 
 
@@ -298,7 +284,7 @@ def _no_system(transcript):
     ],
 )
 def test_careless_summaries_fail(wrong, words) -> None:
-    result = _verdict("6.4", wrong)
+    result = verdict("6.4", wrong)
     assert words in result.text(), result.text()
 
 
@@ -316,4 +302,4 @@ def test_careless_summaries_fail(wrong, words) -> None:
     ],
 )
 def test_careless_blocks_fail(change) -> None:
-    _verdict("6.5", answer("6.5", change))
+    verdict("6.5", answer("6.5", change))

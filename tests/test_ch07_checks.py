@@ -15,31 +15,16 @@ from typing import Any
 
 import pytest
 
-from tests.solution_code import answer
-from toolsys import checks
-from toolsys.checks import Status, get_exercise
+from tests.solution_code import answer, reference, verdict
+from toolsys.checks import Status
 
 IDS = ["7.1", "7.2", "7.3", "7.4", "7.5"]
 
 
-def _verdict(exercise_id: str, student: Any, status: Status = Status.FAILED) -> checks.CheckResult:
-    result = checks.check(exercise_id, student)
-    assert result.status is status, result.text()
-    if status is Status.FAILED:
-        assert result.message and (result.expected or result.hint), result.text()
-    return result
-
-
-def _reference(exercise_id: str) -> Any:
-    exercise = get_exercise(exercise_id)
-    assert exercise is not None and exercise.reference is not None
-    return exercise.reference()
-
-
 @pytest.mark.parametrize("exercise_id", IDS)
 def test_the_solution_and_the_package_pass(exercise_id: str) -> None:
-    _verdict(exercise_id, answer(exercise_id), Status.PASSED)
-    _verdict(exercise_id, _reference(exercise_id), Status.PASSED)
+    verdict(exercise_id, answer(exercise_id), Status.PASSED)
+    verdict(exercise_id, reference(exercise_id), Status.PASSED)
 
 
 @pytest.mark.parametrize("exercise_id", IDS)
@@ -47,7 +32,7 @@ def test_a_half_finished_answer_is_not_done(exercise_id: str) -> None:
     def stub(*args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError(f"Exercise {exercise_id}")
 
-    _verdict(exercise_id, stub, Status.NOT_DONE)
+    verdict(exercise_id, stub, Status.NOT_DONE)
 
 
 # -- 7.1 -------------------------------------------------------------------------------------
@@ -80,14 +65,14 @@ _DRAW = "return rng.uniform(0, step)"
     ],
 )
 def test_a_wrong_backoff_is_rejected(changes: list[tuple[str, str]], words: str) -> None:
-    assert words in _verdict("7.1", answer("7.1", *changes)).text()
+    assert words in verdict("7.1", answer("7.1", *changes)).text()
 
 
 def test_seed_002s_backoff_exceeds_the_cap_and_is_rejected() -> None:
     def seed_002(retry, base, cap, rng, retry_after=None):  # base * 2^attempt + up to 1 s
         return base * 2 ** (retry - 1) + rng.random()
 
-    assert "Full jitter draws" in _verdict("7.1", seed_002).text()
+    assert "Full jitter draws" in verdict("7.1", seed_002).text()
 
 
 # -- 7.2 -------------------------------------------------------------------------------------
@@ -115,14 +100,14 @@ _SAFE = "retryable and (idempotent or bool(key))"
     ],
 )
 def test_a_wrong_gate_is_rejected(change: tuple[str, str], words: str) -> None:
-    assert words in _verdict("7.2", answer("7.2", change)).text()
+    assert words in verdict("7.2", answer("7.2", change)).text()
 
 
 def test_a_gate_that_retries_every_exception_is_rejected() -> None:
     def every_failure(result, attempt, max_attempts, idempotent, key):
         return result["ok"] is False and attempt < max_attempts
 
-    assert "fails the same way" in _verdict("7.2", every_failure).text()
+    assert "fails the same way" in verdict("7.2", every_failure).text()
 
 
 # -- 7.3 -------------------------------------------------------------------------------------
@@ -153,7 +138,7 @@ _KEY = 'return f"{run_id}:{tool}:{digest[:32]}"'
     ],
 )
 def test_a_wrong_key_is_rejected(changes: list[tuple[str, str]], words: str) -> None:
-    assert words in _verdict("7.3", answer("7.3", *changes)).text()
+    assert words in verdict("7.3", answer("7.3", *changes)).text()
 
 
 def test_a_key_that_sorts_only_the_top_level_is_rejected() -> None:
@@ -161,11 +146,11 @@ def test_a_key_that_sorts_only_the_top_level_is_rejected() -> None:
         text = json.dumps([tool, sorted(arguments.items())])
         return f"{run_id}:{hashlib.sha256(text.encode()).hexdigest()}"
 
-    assert "at every depth" in _verdict("7.3", top_level_only).text()
+    assert "at every depth" in verdict("7.3", top_level_only).text()
 
 
 def test_the_tool_call_id_alone_is_rejected_as_a_key() -> None:
-    assert "new call_id" in _verdict("7.3", lambda run, call_id, tool, args: call_id).text()
+    assert "new call_id" in verdict("7.3", lambda run, call_id, tool, args: call_id).text()
 
 
 # -- 7.4 -------------------------------------------------------------------------------------
@@ -206,7 +191,7 @@ _RETRYABLE = (
     ],
 )
 def test_a_wrong_store_is_rejected(change: tuple[str, str], words: str) -> None:
-    assert words in _verdict("7.4", answer("7.4", change)).text()
+    assert words in verdict("7.4", answer("7.4", change)).text()
 
 
 _GLOBAL: dict[str, Any] = {}
@@ -219,7 +204,7 @@ def test_a_store_kept_in_a_global_is_rejected() -> None:
     def global_store(store, key, arguments, run):
         return solution(_GLOBAL, key, arguments, run)
 
-    assert "not in a global" in _verdict("7.4", global_store).text()
+    assert "not in a global" in verdict("7.4", global_store).text()
 
 
 def test_a_store_keyed_by_the_arguments_is_rejected() -> None:
@@ -228,12 +213,12 @@ def test_a_store_keyed_by_the_arguments_is_rejected() -> None:
     def by_arguments(store, key, arguments, run):
         return solution(store, json.dumps(arguments, sort_keys=True), arguments, run)
 
-    assert "one key names one call" in _verdict("7.4", by_arguments).text()
+    assert "one key names one call" in verdict("7.4", by_arguments).text()
 
 
 def test_a_store_that_lets_an_exception_escape_is_rejected() -> None:
     narrow = answer("7.4", ("except Exception as exc:", "except ArithmeticError as exc:"))
-    assert "raised TimeoutError" in _verdict("7.4", narrow).text()
+    assert "raised TimeoutError" in verdict("7.4", narrow).text()
 
 
 # -- 7.5 -------------------------------------------------------------------------------------
@@ -259,7 +244,7 @@ def test_a_store_that_lets_an_exception_escape_is_rejected() -> None:
     ],
 )
 def test_a_wrong_deadline_is_rejected(change: tuple[str, str], words: str) -> None:
-    assert words in _verdict("7.5", answer("7.5", change)).text()
+    assert words in verdict("7.5", answer("7.5", change)).text()
 
 
 def test_a_deadline_that_takes_none_for_no_answer_is_rejected() -> None:
@@ -273,7 +258,7 @@ def test_a_deadline_that_takes_none_for_no_answer_is_rejected() -> None:
             return {"ok": False, "abandoned_thread": True, "error": error}
         return {"ok": True, "value": box[0]}
 
-    assert "None is a value" in _verdict("7.5", none_is_timeout).text()
+    assert "None is a value" in verdict("7.5", none_is_timeout).text()
 
 
 def test_a_deadline_inside_a_thread_pool_block_is_rejected() -> None:
@@ -294,7 +279,7 @@ def test_a_deadline_inside_a_thread_pool_block_is_rejected() -> None:
                 error = {"code": "EXECUTION_ERROR", "message": f"{type(exc).__name__}: {exc}"}
                 return {"ok": False, "error": error}
 
-    text = _verdict("7.5", pooled).text()
+    text = verdict("7.5", pooled).text()
     assert "a thread that is not a daemon" in text or "waited for the function" in text
 
 
@@ -306,4 +291,4 @@ def test_a_deadline_that_runs_the_function_inline_is_rejected() -> None:
             error = {"code": "EXECUTION_ERROR", "message": f"{type(exc).__name__}: {exc}"}
             return {"ok": False, "error": error}
 
-    assert "the caller's own thread" in _verdict("7.5", inline).text()
+    assert "the caller's own thread" in verdict("7.5", inline).text()
