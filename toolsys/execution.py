@@ -149,13 +149,13 @@ def layer_name(layer: Layer) -> str:
 
 
 def resolve(
-    name: object, lookup: Callable[[str], Tool | None], available: list[str]
+    name: object, lookup: Callable[[str], Tool | None], available: Callable[[], list[str]]
 ) -> Tool | ToolResult:
-    """The registered tool called `name`, or UNKNOWN_TOOL."""
+    """The registered tool called `name`, or UNKNOWN_TOOL listing what is `available()`."""
     tool = lookup(name) if type(name) is str else None
     if tool is not None:
         return tool
-    return failure(failures.unknown_tool, name, available)
+    return failure(lambda: failures.unknown_tool(name, available()))
 
 
 def validate(tool: Tool, raw: Any, *, coerce: bool = False) -> BaseModel | ToolResult:
@@ -413,8 +413,8 @@ def build_handler(
 ) -> Next:
     """The whole path as one async function: received layers, prepare, validated layers, invoke."""
 
-    async def prepare(call: Call) -> Call | ToolResult:
-        tool = call.tool if call.tool is not None else resolve(call.name, lookup, available())
+    def prepare(call: Call) -> Call | ToolResult:
+        tool = call.tool if call.tool is not None else resolve(call.name, lookup, available)
         if isinstance(tool, ToolResult):
             return tool
         if call.arguments is not None and call.tool is tool:
@@ -425,7 +425,7 @@ def build_handler(
         return call.validated(tool, arguments)
 
     async def run_tool(call: Call) -> ToolResult:
-        prepared = await prepare(call)  # again only if a layer replaced the name or arguments
+        prepared = prepare(call)  # again only if a layer replaced the name or arguments
         return prepared if isinstance(prepared, ToolResult) else await ainvoke(prepared)
 
     inner: Next = run_tool
@@ -433,7 +433,7 @@ def build_handler(
         inner = guard_layer(layer, inner)
 
     async def core(call: Call) -> ToolResult:
-        prepared = await prepare(call)
+        prepared = prepare(call)
         return prepared if isinstance(prepared, ToolResult) else await inner(prepared)
 
     handler: Next = core

@@ -300,7 +300,7 @@ class Registry:
             )
         if tool is None:
             name = name if type(name) is str else _shown_name(name)
-            result = resolve(name, self._lookup, self.names())
+            result = resolve(name, self._lookup, self.names)
             assert isinstance(result, ToolResult)
         else:
             validated = validate(tool, arguments, coerce=self.coerce)
