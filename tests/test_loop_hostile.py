@@ -513,3 +513,11 @@ def test_any_sequence_of_turns_keeps_one_tool_message_per_call_id(turns, max_ste
     assert_sound(transcript, endpoint)
     sent = sum(len(m.get("tool_calls") or []) for m in transcript.messages)
     assert sent == sum(m["role"] == "tool" for m in transcript.messages)
+
+
+def test_an_answer_cut_at_the_token_limit_ends_the_run_as_length_not_completed():
+    cut = completion("The weather in Par")
+    cut["choices"][0]["finish_reason"] = "length"
+    transcript = run(RawEndpoint(cut))
+    assert transcript.status == "length" and transcript.answer == "The weather in Par"
+    assert run(RawEndpoint(completion("Sunny."))).status == "completed"

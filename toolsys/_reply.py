@@ -73,6 +73,8 @@ class Turn:
     calls: tuple[Call, ...]
     usage: dict[str, int] | None
     model: str
+    finish_reason: str = ""
+    """Why the model stopped: "stop", "tool_calls", "length" (cut at max_tokens), ... or ""."""
 
     def assistant_message(self) -> dict[str, Any]:
         """The assistant message to send back: each distinct call id once."""
@@ -110,11 +112,13 @@ def read_reply(response: Any, step: int) -> Turn:
             "or null." + _RETRY
         )
     model = _get(response, "model")
+    reason = _get(choices[0], "finish_reason")
     return Turn(
         content=None if content is None else _clean(content),
         calls=_read_calls(_get(message, "tool_calls"), step),
         usage=_read_usage(_get(response, "usage")),
         model=_clean(model) if isinstance(model, str) else "",
+        finish_reason=_clean(reason) if isinstance(reason, str) else "",
     )
 
 

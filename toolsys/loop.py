@@ -8,7 +8,8 @@ The loop knows the registry through two methods only: `export("openai")` (what e
 concurrently (async tools overlap; sync tools run one after another, see `Registry.aexecute`),
 and exactly one tool message per distinct `tool_call_id` goes back, in the order of the
 calls, whether each succeeded or failed. The run stops when the model answers in text
-("completed"), after `max_steps` model requests ("max_steps"), when a request to the model
+("completed"; "length" when the endpoint cut that answer at its token limit), after
+`max_steps` model requests ("max_steps"), when a request to the model
 fails or its reply breaks the protocol ("model_error": reported, never raised), or when its
 `deadline` passes ("deadline"). A call still in flight when the deadline passes, or when the
 caller cancels the run ("cancelled", then the CancelledError goes on), is answered CANCELLED:
@@ -269,7 +270,7 @@ async def arun_agent(
         )
         if not turn.calls:
             emit(FinalAnswer(step, turn.content or ""))
-            transcript.status = "completed"
+            transcript.status = "length" if turn.finish_reason == "length" else "completed"
             break
         for call in turn.calls:
             emit(ToolCallEvent(step, call.event_id, call.name, call.arguments))

@@ -145,7 +145,7 @@ class Transcript:
 
     events: list[Event] = field(default_factory=list)
     messages: list[dict[str, Any]] = field(default_factory=list)
-    status: str = "running"  # -> completed | max_steps | model_error | deadline | cancelled
+    status: str = "running"  # completed | length | max_steps | model_error | deadline | cancelled
     steps: int = 0
     duration_s: float = 0.0
     usage: dict[str, int] | None = None
