@@ -558,3 +558,28 @@ def test_the_openai_client_accepts_read_only_exports(registry: Registry) -> None
         tools=registry.export("openai"),
     )
     assert reply.choices[0].message.tool_calls[0].function.name == "add"
+
+
+class _Adder:
+    def __call__(self, a: int, b: int) -> int:
+        """Add two integers.
+
+        Args:
+            a: The first.
+            b: The second.
+        """
+        return a + b
+
+
+class _Unresolvable:
+    def __call__(self, a: Undefined) -> int:  # type: ignore[name-defined]  # noqa: F821
+        return 1
+
+
+def test_a_callable_object_registers_from_its_call_method() -> None:
+    registry = Registry()
+    registry.register(_Adder(), name="adder")
+    assert registry.execute("adder", {"a": 1, "b": 2}).value == 3
+    assert registry.get("adder").description == "Add two integers."
+    with pytest.raises(ToolDefinitionError, match="cannot read the type hints of _Unresolvable"):
+        registry.register(_Unresolvable(), name="broken")

@@ -176,17 +176,24 @@ def _type_hints(fn: Callable[..., Any]) -> dict[str, Any]:
         return typing.get_type_hints(fn, localns=_enclosing_namespace(fn), include_extras=True)
 
 
+def _qualname(fn: Any) -> str:
+    return str(getattr(fn, "__qualname__", None) or type(fn).__qualname__)
+
+
 def model_from_function(fn: Callable[..., Any], name: str) -> ArgumentsModel:
-    """Build the argument model of a plain function from its signature and docstring."""
+    """Build the argument model of a function (or a callable object) from its signature and
+    docstring; for a callable object, its `__call__` method's hints and docstring count."""
+    plain = inspect.isfunction(fn) or inspect.ismethod(fn) or inspect.isbuiltin(fn)
+    source = fn if plain else getattr(fn, "__call__", fn)
     try:
         signature = inspect.signature(fn)
-        hints = _type_hints(fn)
+        hints = _type_hints(source)
     except (NameError, TypeError, ValueError) as exc:
         raise ToolDefinitionError(
-            f"Tool {name!r}: cannot read the type hints of {fn.__qualname__}: {exc}. "
+            f"Tool {name!r}: cannot read the type hints of {_qualname(fn)}: {exc}. "
             "Make every annotation importable at registration time."
         ) from exc
-    doc = parse_docstring(inspect.getdoc(fn))
+    doc = parse_docstring(inspect.getdoc(source) or inspect.getdoc(fn))
     diagnostics: list[str] = []
     fields: dict[str, Any] = {}
     aliases: dict[str, str] = {}
@@ -220,7 +227,7 @@ def model_from_function(fn: Callable[..., Any], name: str) -> ArgumentsModel:
         if documented not in signature.parameters:
             diagnostics.append(
                 f"the docstring documents {documented!r}, which is not a parameter of "
-                f"{fn.__qualname__}; rename or remove it."
+                f"{_qualname(fn)}; rename or remove it."
             )
     model = _create(name, fields)
     return ArgumentsModel(model, doc.description, aliases, tuple(diagnostics), tuple(positional))
