@@ -183,8 +183,8 @@ def _qualname(fn: Any) -> str:
 def model_from_function(fn: Callable[..., Any], name: str) -> ArgumentsModel:
     """Build the argument model of a function (or a callable object) from its signature and
     docstring; for a callable object, its `__call__` method's hints and docstring count."""
-    plain = inspect.isfunction(fn) or inspect.ismethod(fn) or inspect.isbuiltin(fn)
-    source = fn if plain else getattr(fn, "__call__", fn)
+    plain = inspect.isroutine(fn) or isinstance(fn, type) or not callable(fn)
+    source: Any = fn if plain else type(fn).__call__.__get__(fn)
     try:
         signature = inspect.signature(fn)
         hints = _type_hints(source)
