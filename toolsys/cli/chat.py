@@ -118,7 +118,7 @@ def chat(
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 def replay(file: Path) -> None:
     """Print a run saved with `toolsys chat --trace FILE`, step by step; no model is called."""
-    from toolsys.loop import Transcript
+    from toolsys.transcript import Transcript
 
     try:
         data = file.read_bytes()
@@ -136,7 +136,7 @@ def replay(file: Path) -> None:
 
 def _replay_text(transcript: Any) -> str:
     """The saved run grouped by step: the request, then each step's calls, results, answer."""
-    from toolsys.loop import ModelResponse, RunFinished, Transcript, UserMessage
+    from toolsys.transcript import ModelResponse, RunFinished, Transcript, UserMessage
 
     lines = [f"Replay of a saved run · model {transcript.model or '?'} · no model is called"]
     steps: dict[int, list[Any]] = {}

@@ -24,7 +24,7 @@ from typing import Any
 
 from toolsys.evals.cases import Effect
 from toolsys.failures import did_you_mean
-from toolsys.loop import Transcript
+from toolsys.transcript import Transcript
 
 __all__ = ["METRICS", "Episode", "score"]
 

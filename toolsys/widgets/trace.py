@@ -21,7 +21,9 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from toolsys.loop import (
+from toolsys.loop import run_agent
+from toolsys.result import ToolResult
+from toolsys.transcript import (
     Event,
     FinalAnswer,
     ModelErrorEvent,
@@ -33,9 +35,7 @@ from toolsys.loop import (
     ToolResultEvent,
     Transcript,
     UserMessage,
-    run_agent,
 )
-from toolsys.result import ToolResult
 from toolsys.widgets._render import (
     ERROR_COLOR,
     MUTED_COLOR,
