@@ -10,6 +10,7 @@ a parameter two children declare with different types.
 from __future__ import annotations
 
 import inspect
+import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -149,15 +150,18 @@ def merged_model(
             first = owners.get(key)
             if first is None:
                 owners[key], fields[key] = tool, (field, info.annotation, info)
-            elif shape(first.parameters["properties"][key]) != shape(properties[key]):
+                continue
+            mine, theirs = properties[key], first.parameters["properties"][key]
+            if shape(_not_null(mine)) != shape(_not_null(theirs)):
                 raise ToolDefinitionError(
-                    f"Composite {composite!r}: parameter {key!r} is "
-                    f"{_type_of(first.parameters['properties'][key])} in {first.name!r} but "
-                    f"{_type_of(properties[key])} in {tool.name!r}; the model can send only one "
-                    "value. Rename the parameter in one child, or use a pipeline with a mapping."
+                    f"Composite {composite!r}: parameter {key!r} is {_type_of(theirs)} in "
+                    f"{first.name!r} but {_type_of(mine)} in {tool.name!r}; the model can send "
+                    "only one value. Rename the parameter in one child, or use a pipeline with "
+                    "a mapping."
                 )
-            elif info.is_required() and not fields[key][2].is_required():
-                fields[key] = (field, info.annotation, info)
+            stricter = shape(mine) != shape(theirs) and shape(mine) == shape(_not_null(mine))
+            if stricter or (info.is_required() and not fields[key][2].is_required()):
+                owners[key], fields[key] = tool, (field, info.annotation, info)
     definitions: dict[str, Any] = {}
     for key, (field, annotation, info) in fields.items():
         must = any(_requires(t, key) for t in always) or (
@@ -167,7 +171,7 @@ def merged_model(
             extra = info.json_schema_extra if info.json_schema_extra else _no_null_default
             info = FieldInfo.merge_field_infos(info, default=None, json_schema_extra=extra)
         definitions[field] = (annotation, info)
-    return create_model(  # type: ignore[call-overload,no-any-return]
+    return create_model(
         f"{composite}_arguments",
         __config__=ConfigDict(extra="forbid", allow_inf_nan=False),
         **definitions,
@@ -185,10 +189,27 @@ def _requires(tool: Tool, key: str) -> bool:
     return key in tool.parameters.get("required", ())
 
 
-def _type_of(schema: Mapping[str, Any]) -> str:
+def _not_null(schema: Mapping[str, Any]) -> Any:
+    """The schema with `null` taken out: `number | null` and `number` carry the same values, and
+    the composite then asks for the stricter one, which every child accepts."""
     kind = schema.get("type")
-    if isinstance(kind, str):
+    if isinstance(kind, list) and "null" in kind:
+        rest = [k for k in kind if k != "null"]
+        return {**schema, "type": rest[0] if len(rest) == 1 else rest}
+    options = schema.get("anyOf")
+    if isinstance(options, list) and {"type": "null"} in options:
+        rest = [o for o in options if o != {"type": "null"}]
+        others = {k: v for k, v in schema.items() if k != "anyOf"}
+        return {**others, **rest[0]} if len(rest) == 1 else {**others, "anyOf": rest}
+    return schema
+
+
+def _type_of(schema: Mapping[str, Any]) -> str:
+    """A parameter's type in a few words: `string`, `number | null`, or its shape as JSON."""
+    kind = schema.get("type")
+    if isinstance(kind, str) and kind not in ("object", "array"):
         return kind
     if isinstance(kind, list):
         return " | ".join(map(str, kind))
-    return "a union" if "anyOf" in schema else "untyped"
+    text = json.dumps(shape(schema), sort_keys=True)
+    return text if len(text) <= 120 else text[:117] + "..."

@@ -39,7 +39,7 @@ def parallel(
     model = merged_model(name, tools)
 
     async def run(arguments: BaseModel) -> dict[str, Any]:
-        return await guarded(name, run, lambda: _run(name, tools, arguments))  # type: ignore[no-any-return]
+        return await guarded(name, run, lambda: _run(name, tools, arguments))
 
     text = description or f"Runs {', '.join(t.name for t in tools)} at once on the same arguments."
     return composite(name, text, model, run, tools, "parallel")

@@ -35,9 +35,9 @@ class Inner:
 
     def __init__(self, composite: str) -> None:
         current = running()
-        self.handler, self.outer = current if current is not None else (_standalone, None)
-        outer = self.outer
-        self.base = (outer.call_id if outer is not None else None) or composite
+        self.handler: Next = _standalone if current is None else current[0]
+        self.outer: Call | None = None if current is None else current[1]
+        self.base = (self.outer.call_id if self.outer is not None else None) or composite
 
     async def call(self, label: str, tool: Tool, arguments: Any) -> ToolResult:
         """Run `tool` with raw `arguments` as the inner call `label`; never raises."""

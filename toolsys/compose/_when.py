@@ -37,7 +37,7 @@ def when(
     >>> when("refund_or_escalate", lambda a: a["amount"] <= 100, then=refund, otherwise=escalate)
     """
     check_name(name)
-    if not callable(condition):
+    if not isinstance(condition, Tool) and not callable(condition):
         raise ToolDefinitionError(
             f"Composite {name!r}: condition={condition!r} is neither a Tool nor a predicate; pass "
             "e.g. lambda args: args['amount'] > 100, or a tool that returns True or False."
