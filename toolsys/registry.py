@@ -151,6 +151,12 @@ class Registry:
         """A view that registers, lists, exports and runs tools under `prefix`."""
         return Namespace(self, prefix)
 
+    def lazy(self, name: str, *, replace: bool = False, **manifest: Any) -> Tool:
+        """Register a tool by manifest, imported on first call: see `toolsys.lazy.lazy_tool`."""
+        from toolsys.lazy import lazy_tool
+
+        return self.add(lazy_tool(name, **manifest), replace=replace)
+
     def unregister(self, name: str) -> Tool:
         tool = self.get(name)
         del self._tools[tool.name]
