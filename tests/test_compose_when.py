@@ -85,6 +85,14 @@ def test_a_failing_branch_is_named_in_the_envelope() -> None:
     assert error.message.startswith("The 'otherwise' branch of 'w' ('find_order') failed")
 
 
+def test_a_branch_missing_an_argument_tells_the_model_to_call_the_composite_again() -> None:
+    reg = registry()
+    reg.add(when("w", lambda args: False, reg.get("find_order"), reg.get("refund")))
+    error = reg.execute("w", {"email": "a@example.com"}).error
+    assert error is not None and error.code == "INVALID_ARGUMENTS"
+    assert error.suggestion == "Fix these arguments and call w again: add order_id."
+
+
 def test_a_condition_that_is_neither_a_tool_nor_callable_is_refused_when_built() -> None:
     t = tools()
     with pytest.raises(ToolDefinitionError, match="neither a Tool nor a predicate"):

@@ -14,6 +14,10 @@ opaque exception, and no layer sees the inner calls). A composite here is a real
 - errors stay data: a failure names the failing step and carries its envelope and the results
   of the steps that completed; `parallel` reports partial success.
 
+Children are the `Tool` objects given when the composite is built, and their inner calls carry
+those tools' names: build from `registry.get(...)` so that a layer keyed on registered names
+(`billing__refund`) recognises them. A plain function is accepted and registered from its hints.
+
     from toolsys.compose import parallel, pipeline, step, when
     registry.add(pipeline("lookup_then_refund", [find_order, refund], description="..."))
 """

@@ -83,7 +83,7 @@ async def _run(name: str, chain: list[Step], arguments: BaseModel) -> Any:
             made = {key: value for key, value in pool.items() if key in properties}
             result = await inner.call(str(index), tool, made)
         else:
-            made_or_failed = _mapped(current, previous, arguments)
+            made_or_failed = _mapped(name, current, previous, arguments)
             result = (
                 await inner.call(str(index), tool, made_or_failed)
                 if isinstance(made_or_failed, dict)
@@ -106,7 +106,7 @@ async def _run(name: str, chain: list[Step], arguments: BaseModel) -> Any:
     return previous
 
 
-def _mapped(current: Step, previous: Any, arguments: BaseModel) -> Any:
+def _mapped(name: str, current: Step, previous: Any, arguments: BaseModel) -> Any:
     """The step's arguments from its mapping, or a failure result saying what the mapping did."""
     assert current.inputs is not None
     tool = current.tool
@@ -115,10 +115,10 @@ def _mapped(current: Step, previous: Any, arguments: BaseModel) -> Any:
     except (KeyboardInterrupt, asyncio.CancelledError):
         raise
     except BaseException as exc:
-        return own_failure(tool, f"Making the arguments for {tool.name!r} raised", exc)
+        return own_failure(name, f"Making the arguments for {tool.name!r} raised", exc)
     if not isinstance(made, dict):
         return own_failure(
-            tool,
+            name,
             f"Making the arguments for {tool.name!r} gave {type(made).__name__}, "
             "not a dict of arguments",
         )

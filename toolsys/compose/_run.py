@@ -82,7 +82,7 @@ def envelope(result: ToolResult) -> ErrorInfo:
     return ErrorInfo(ErrorCode.EXECUTION_ERROR, "The step failed without saying why.")
 
 
-def own_failure(tool: Tool, what: str, exc: BaseException | None = None) -> ToolResult:
+def own_failure(composite: str, what: str, exc: BaseException | None = None) -> ToolResult:
     """A failure of the composite's own code around a child (a mapping, a predicate), as a
     result for `step_failed`: `what` went wrong, with the exception's type and text."""
     if exc is not None:
@@ -95,7 +95,7 @@ def own_failure(tool: Tool, what: str, exc: BaseException | None = None) -> Tool
         ErrorInfo(
             ErrorCode.EXECUTION_ERROR,
             what + ".",
-            f"This is a bug in how the composite passes data to {tool.name}; answer without it.",
+            f"This is a bug in {composite}, not in your arguments; answer without {composite}.",
         ),
         exception=exc,
     )
@@ -105,7 +105,7 @@ def step_failed(
     composite: str,
     what: str,
     label: str,
-    tool: Tool,
+    tool: Tool | None,
     result: ToolResult,
     completed: Sequence[tuple[Tool, Any]],
     *,
@@ -120,7 +120,9 @@ def step_failed(
     ran = [
         {"step": i + 1, "tool": t.name, "result": value} for i, (t, value) in enumerate(completed)
     ]
-    suggestion = error.suggestion
+    # The model can only call the composite, not its steps: point it there.
+    name = "" if tool is None else tool.name
+    suggestion = error.suggestion.replace(f"call {name} again", f"call {composite} again")
     if made_by_us and error.code == ErrorCode.INVALID_ARGUMENTS:
         suggestion = (
             f"These arguments were made by {composite} from earlier results, not sent by you: "
@@ -133,12 +135,12 @@ def step_failed(
         )
     return ToolError(
         error.code,
-        f"{what} of {composite!r} ({tool.name!r}) failed: {error.message}",
+        f"{what} of {composite!r}{f' ({name!r})' if name else ''} failed: {error.message}",
         suggestion=suggestion.strip(),
         retryable=error.retryable and not unsafe,
         retry_after=error.retry_after if error.retryable and not unsafe else None,
         details={
-            "failed_step": {"step": label, "tool": tool.name, "error": error.to_dict()},
+            "failed_step": {"step": label, "tool": name or None, "error": error.to_dict()},
             "completed": ran,
         },
     )

@@ -72,30 +72,28 @@ async def _run(name: str, condition: Any, branches: dict[str, Tool], arguments: 
         return {key: value for key, value in sent.items() if key in properties}
 
     completed: list[tuple[Tool, Any]] = []
+    judge: Tool | None = None
     if isinstance(condition, Tool):
-        result = await inner.call("condition", condition, own(condition))
+        judge = condition
+        result = await inner.call("condition", judge, own(judge))
         if not result.ok:
             raise step_failed(
-                name, "The condition", "condition", condition, result, [], made_by_us=False
+                name, "The condition", "condition", judge, result, [], made_by_us=False
             )
         decided: Any = result.value
-        completed.append((condition, decided))
-        judge: Tool = condition
+        completed.append((judge, decided))
     else:
-        judge = branches["then"]
         try:
             decided = condition(arguments.model_dump(mode="json", by_alias=True))
         except (KeyboardInterrupt, asyncio.CancelledError):
             raise
         except BaseException as exc:
-            failed = own_failure(judge, f"The condition of {name!r} raised", exc)
+            failed = own_failure(name, "The predicate raised", exc)
             raise step_failed(
-                name, "The condition", "condition", judge, failed, [], made_by_us=True
+                name, "The condition", "condition", None, failed, [], made_by_us=True
             ) from None
     if type(decided) is not bool:
-        failed = own_failure(
-            judge, f"The condition of {name!r} gave {type(decided).__name__}, not True or False"
-        )
+        failed = own_failure(name, f"It gave {type(decided).__name__}, not True or False")
         raise step_failed(
             name, "The condition", "condition", judge, failed, completed, made_by_us=True
         )
