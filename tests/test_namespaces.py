@@ -178,3 +178,29 @@ def test_a_composite_built_from_the_registered_tools_runs_them_under_their_names
         "billing__find_order",
         "billing__refund",
     ]
+
+
+def test_a_registry_can_include_itself_once_under_a_prefix() -> None:
+    app = billing()
+    app.include(app, prefix="copy")
+    assert app.names() == ["refund", "find_order", "copy__refund", "copy__find_order"]
+    with pytest.raises(ToolDefinitionError, match="already has 'copy__refund'"):
+        app.include(app, prefix="copy")
+
+
+def test_include_refuses_what_is_not_a_registry_of_tools() -> None:
+    for other in [42, ["refund"], None]:
+        with pytest.raises(ToolDefinitionError, match="pass a Registry"):
+            Registry().include(other, prefix="billing")  # type: ignore[arg-type]
+
+
+def test_a_namespace_accepts_a_list_of_tools_and_specs() -> None:
+    from toolsys.spec import Param, ToolSpec
+
+    app = Registry()
+    app.include(list(billing()), prefix="billing")
+    spec = ToolSpec("void", "Void an order.", [Param("order_id", "string", "The order.")])
+    app.namespace("billing").register(spec, lambda order_id: f"void {order_id}")
+    assert app.execute("billing__void", {"order_id": "A"}).value == "void A"
+    with pytest.raises(ToolDefinitionError, match="pass a ToolSpec first"):
+        app.namespace("billing").register(refund, refund)

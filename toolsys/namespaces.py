@@ -23,7 +23,7 @@ from __future__ import annotations
 import builtins
 import dataclasses
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from toolsys.errors import ToolDefinitionError
@@ -84,13 +84,23 @@ def renamed(tool: Tool, name: str) -> Tool:
 
 
 def include(
-    registry: Registry, other: Registry, prefix: str, *, replace: bool = False
+    registry: Registry, other: Iterable[Tool], prefix: str, *, replace: bool = False
 ) -> list[Tool]:
-    """Register every tool of `other` in `registry` under `prefix`; all of them or none."""
-    incoming = [renamed(tool, qualified(prefix, tool.name)) for tool in other]
+    """Register every tool of `other` in `registry` under `prefix`; all of them or none.
+
+    `other` is a registry (or any iterable of tools: a namespace view, a list)."""
+    try:
+        tools = builtins.list(other)
+    except TypeError:
+        tools = [other]  # type: ignore[list-item]
+    if not all(isinstance(tool, Tool) for tool in tools):
+        raise ToolDefinitionError(
+            f"include({other!r}): pass a Registry (or a list of Tools) to include."
+        )
+    incoming = [renamed(tool, qualified(prefix, tool.name)) for tool in tools]
     if not replace:
         existing = {normalize(name): name for name in registry.names()}
-        for tool, original in zip(incoming, other, strict=True):
+        for tool, original in zip(incoming, tools, strict=True):
             clash = existing.get(normalize(tool.name))
             if clash is not None:
                 raise ToolDefinitionError(
@@ -136,6 +146,8 @@ class Namespace:
                     f"register({spec_or_fn.name!r}): pass the implementation."
                 )
             return self.add(tool_from_spec(spec_or_fn, fn, **options), replace=replace)
+        if fn is not None:
+            raise ToolDefinitionError("register(fn): pass a ToolSpec first when giving fn.")
         return self.add(tool_from_function(spec_or_fn, **options), replace=replace)
 
     def tool(self, fn: Callable[..., Any] | None = None, /, **options: Any) -> Any:

@@ -15,7 +15,7 @@ import builtins
 import importlib
 import pkgutil
 import time
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from types import MappingProxyType, ModuleType
 from typing import Any, overload
 
@@ -142,7 +142,7 @@ class Registry:
         return decorate(fn) if fn is not None else decorate
 
     def include(
-        self, other: Registry, *, prefix: str, replace: bool = False
+        self, other: Iterable[Tool], *, prefix: str, replace: bool = False
     ) -> builtins.list[Tool]:
         """Copy every tool of `other` in under `prefix` (`billing__refund`), all or none."""
         return include(self, other, prefix, replace=replace)
