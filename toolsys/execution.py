@@ -108,6 +108,19 @@ class Call(NamedTuple):
 Next = Callable[[Call], Awaitable[ToolResult]]
 Layer = Callable[[Call, Next], Awaitable[ToolResult]]
 
+_running: contextvars.ContextVar[tuple[Next, Call] | None] = contextvars.ContextVar(
+    "toolsys_running", default=None
+)
+
+
+def running() -> tuple[Next, Call] | None:
+    """The whole execute path (layers included) and the call whose tool is running right now.
+
+    A composite tool (`toolsys.compose`) sends its inner calls through this same path, so every
+    layer sees them too. None outside a tool run by a registry.
+    """
+    return _running.get()
+
 
 class ToolExecutor(Protocol):
     """What the agent loop needs from a registry: what exists, and a way to run it."""
@@ -426,7 +439,13 @@ def build_handler(
 
     async def run_tool(call: Call) -> ToolResult:
         prepared = prepare(call)  # again only if a layer replaced the name or arguments
-        return prepared if isinstance(prepared, ToolResult) else await ainvoke(prepared)
+        if isinstance(prepared, ToolResult):
+            return prepared
+        token = _running.set((handler, prepared))
+        try:
+            return await ainvoke(prepared)
+        finally:
+            _running.reset(token)
 
     inner: Next = run_tool
     for layer in reversed([x for x in layers if layer_stage(x) == "validated"]):

@@ -15,7 +15,7 @@ import builtins
 import importlib
 import pkgutil
 import time
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from types import MappingProxyType, ModuleType
 from typing import Any, overload
 
@@ -37,6 +37,7 @@ from toolsys.execution import (
     validate,
 )
 from toolsys.export import LintIssue, export_tools, lint
+from toolsys.namespaces import Namespace, include
 from toolsys.result import ToolResult
 from toolsys.spec import Category, ToolSpec
 from toolsys.tool import Subprocess, Tool, normalize, tool_from_function, tool_from_spec
@@ -139,6 +140,22 @@ class Registry:
             return func
 
         return decorate(fn) if fn is not None else decorate
+
+    def include(
+        self, other: Iterable[Tool], *, prefix: str, replace: bool = False
+    ) -> builtins.list[Tool]:
+        """Copy every tool of `other` in under `prefix` (`billing__refund`), all or none."""
+        return include(self, other, prefix, replace=replace)
+
+    def namespace(self, prefix: str) -> Namespace:
+        """A view that registers, lists, exports and runs tools under `prefix`."""
+        return Namespace(self, prefix)
+
+    def lazy(self, name: str, *, replace: bool = False, **manifest: Any) -> Tool:
+        """Register a tool by manifest, imported on first call: see `toolsys.lazy.lazy_tool`."""
+        from toolsys.lazy import lazy_tool
+
+        return self.add(lazy_tool(name, **manifest), replace=replace)
 
     def unregister(self, name: str) -> Tool:
         tool = self.get(name)
