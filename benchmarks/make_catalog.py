@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (the tables below are data, one tool or query per line)
 """Write toolsys/search/catalog.json and queries.json from the compact tables below.
 
     python benchmarks/make_catalog.py          # rewrite both files

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import math
 import re
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
@@ -35,12 +34,13 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _DIGITS = re.compile(r"(?<=[^\W\d_])(?=\d)|(?<=\d)(?=[^\W\d_])")
 _WORD = re.compile(r"[^\W_]+")
 MAX_QUERY_CHARS = 2000  # a longer query is cut: its cost stays bounded, whatever a model sends
-STOP_WORDS = frozenset(
+_STOP_TEXT = (
     "about all an and any are as at be by can could did do does don for from get give has have "
     "how in into is it its just let me much my need now of on or our please should so some that "
     "the their them then there these this to up us want was we what when where which will with "
-    "would yet you your".split()
+    "would yet you your"
 )
+STOP_WORDS = frozenset(_STOP_TEXT.split())
 
 
 class Hit(NamedTuple):
@@ -54,9 +54,7 @@ def stem(word: str) -> str:
     """A light, consistent stemmer: plural and -ed/-ing endings, final e, doubled consonants."""
     if len(word) <= 3 or not word.isalpha():
         return word
-    if word.endswith("ies") and len(word) > 4:
-        word = word[:-3] + "y"
-    elif word.endswith("ied") and len(word) > 4:
+    if word.endswith(("ies", "ied")) and len(word) > 4:
         word = word[:-3] + "y"
     elif word.endswith(("sses", "xes", "ches", "shes", "zes")):
         word = word[:-2]
@@ -75,7 +73,7 @@ def stem(word: str) -> str:
 
 def tokenize(text: str) -> list[str]:
     """Words of `text` as index terms: split at case, digit and punctuation changes, case-folded,
-    stop words and single letters dropped, stemmed. Never raises on a str; anything else gives no terms."""
+    stop words and single letters dropped, stemmed. Anything but a str gives no terms."""
     if not isinstance(text, str):
         return []
     text = _DIGITS.sub(" ", _CAMEL.sub(" ", text[:MAX_QUERY_CHARS]))
@@ -104,11 +102,11 @@ class BM25:
         self._postings: dict[str, list[tuple[int, float]]] = {}
         lengths: list[float] = []
         for i, name in enumerate(self.names):
-            tf: Counter[str] = Counter()
+            tf: dict[str, float] = {}
             for field, text in documents[name].items():
                 weight = weights.get(field, 1.0)
                 for term in tokenize(text):
-                    tf[term] += weight
+                    tf[term] = tf.get(term, 0.0) + weight
             lengths.append(sum(tf.values()))
             for term, count in tf.items():
                 self._postings.setdefault(term, []).append((i, count))
@@ -142,7 +140,7 @@ class BM25:
 
 def overlap_rank(query: str, documents: Mapping[str, str], k: int = 5) -> list[Hit]:
     """The baseline: how many distinct query words (lowercased, split at non-letters) appear in
-    each document, unweighted, no stemming, no IDF; ties by name. What a plain keyword match does."""
+    each document: unweighted, no stemming, no IDF; ties by name. A plain keyword match."""
     words = set(re.findall(r"[^\W_]+", query.lower())) if isinstance(query, str) else set()
     counted = []
     for name, text in documents.items():
@@ -156,5 +154,7 @@ def recall_at(ranked: Sequence[Sequence[Hit]], expected: Sequence[str], k: int) 
     """Share of queries whose expected name is among their first `k` hits."""
     if not expected:
         return 0.0
-    found = sum(name in [hit.name for hit in hits[:k]] for hits, name in zip(ranked, expected))
+    found = sum(
+        name in [hit.name for hit in hits[:k]] for hits, name in zip(ranked, expected, strict=True)
+    )
     return found / len(expected)

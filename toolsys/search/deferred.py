@@ -17,7 +17,7 @@ Everything else (unknown names, bad arguments, the layers) is the registry's, un
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from toolsys import failures
@@ -42,7 +42,16 @@ class Searchable(Protocol):
     def __contains__(self, name: object) -> bool: ...
     def get(self, name: str) -> Tool: ...
     def search(self, query: Any, k: int = 5) -> list[Hit]: ...
-    async def aexecute(self, name: str, arguments: Arguments = None, **ids: Any) -> ToolResult: ...
+    async def aexecute(
+        self,
+        name: str,
+        arguments: Arguments = None,
+        *,
+        context: Mapping[str, Any] | None = None,
+        run_id: str | None = None,
+        step: int | None = None,
+        call_id: str | None = None,
+    ) -> ToolResult: ...
 
 
 class Deferred:
@@ -109,7 +118,9 @@ class Deferred:
             result.meta["tool"] = SEARCH_TOOL
             return result
         if type(name) is str and name in self.registry and name not in set(self.visible):
-            return failure(failures.tool_not_loaded, name, SEARCH_TOOL)
+            refused = failure(failures.tool_not_loaded, name, SEARCH_TOOL)
+            refused.meta["tool"] = name
+            return refused
         return await self.registry.aexecute(name, arguments, **ids)
 
     def execute(self, name: str, arguments: Arguments = None, **ids: Any) -> ToolResult:
