@@ -1,5 +1,5 @@
 # ruff: noqa: E501  (the tables below are data, one tool or query per line)
-"""Write toolsys/search/catalog.json and queries.json from the compact tables below.
+"""Write toolsys/search/catalog.json, queries.json and queries_holdout.json from the tables below.
 
     python benchmarks/make_catalog.py          # rewrite both files
     python benchmarks/make_catalog.py --check  # exit 1 when the files differ from the tables
@@ -719,6 +719,81 @@ WHEN = {
     "food_place_order": "Orders a meal like pizza or sushi to be delivered.",
 }
 
+# Written after WHEN and the search were settled, and never used to tune either: recall on these
+# is the honest figure (bench_search.py reports both sets).
+HOLDOUT = """
+can you push the sync with Maria to next Tuesday afternoon | calendar_update_event
+forward the invoice email to accounting | email_forward
+label all the emails from the lawyer as Legal | email_add_label
+react with a thumbs up to Dave's message in slack | slack_add_reaction
+send a notification to user 77's phone that their order is ready | push_send_notification
+start a free trial of the team plan for customer 12 | billing_create_subscription
+let the customer resume billing after their break | billing_resume_subscription
+charge the customer 120 dollars for the extra seats | payments_create_charge
+is payment pi_889 refunded already | payments_get_payment
+get me the pdf of invoice 2024-117 | invoice_download_pdf
+find everyone at Initech in the CRM | crm_search_contacts
+open a new deal for Acme worth 50k closing in March | crm_create_deal
+which tickets are still waiting on the customer | support_search_tickets
+reply to ticket 9981 with the refund macro | support_apply_macro
+show me the output of step test in build 311 | ci_get_build_logs
+stop that build, it's using the wrong branch | ci_cancel_build
+which feature flags are on in staging | feature_flag_list
+bounce the web deployment in the prod namespace | k8s_restart_deployment
+which pods keep restarting in kube-system | k8s_list_pods
+restart the frozen VM i-0abc | vm_reboot_instance
+search the logs of the auth service for timeout errors since 9am | logs_search
+post an update that the outage is resolved on the status page | status_page_post_update
+make a branch called hotfix off main | git_create_branch
+open a github issue about the broken link on the docs site | git_create_issue
+put the contract in the Legal folder | files_move
+show older versions of the pricing spreadsheet | files_list_versions
+pull the tables out of this scanned bank statement | docs_extract_tables
+what's in cells B2 to B40 of the budget sheet | sheets_read_range
+what will the waves be like at Biarritz tomorrow | weather_get_marine
+how hot was it in Madrid on 1 August last year | weather_get_historical
+book the 7am flight offer for me and Sam | flights_book
+check me in for my flight tomorrow, booking ABC123 | flights_check_in
+cancel my hotel booking in Lisbon | hotels_cancel_reservation
+trains from Paris to Brussels on Saturday | trains_search
+what's the street address at 48.8584, 2.2945 | maps_reverse_geocode
+what time is it in Sydney right now | time_get_current
+find someone on the data team who knows Spark | hr_search_employees
+who applied for the designer role | hr_list_candidates
+send Ana the offer, 95k starting June 1 | hr_send_offer_letter
+run June payroll | payroll_run
+here's a photo of my taxi receipt | expenses_upload_receipt
+how many daily active users did we have in May | analytics_get_active_users
+export last month's events to CSV | analytics_export_data
+show me the tables in the warehouse schema | db_list_tables
+how many orders are still pending from this week | orders_search
+add 40 units of SKU-22 after the delivery | inventory_adjust_stock
+print a FedEx label for order 7781 | shipping_create_label
+is 1600 Amphitheatre Pkwy a valid address | shipping_validate_address
+create a segment of customers who bought twice | marketing_create_segment
+what are my tasks due this week | tasks_list
+what's in the current sprint | jira_get_sprint
+Bob's number changed, update it in my contacts | contacts_update
+lock out the account of the employee who just left | iam_disable_user
+Priya forgot her password | iam_reset_password
+make an API key for the billing service with read scope | iam_create_api_key
+show the balance sheet at the end of June | accounting_get_balance_sheet
+how did Tesla shares do this year | stocks_get_history
+jot down a note about the call with the landlord | notes_create
+update the onboarding wiki page with the new laptop steps | wiki_update_page
+lock the front door | home_lock_door
+what language is this text in | detect_language
+shorten this link for the tweet | url_shorten
+what does this page say, https://example.com/blog | web_fetch_page
+enroll jo@school.org in the Python course | lms_enroll_student
+reserve a parking space for Monday | parking_book_spot
+where's my sushi delivery | food_track_order
+make a playlist with these songs for the party | music_create_playlist
+how many steps did I walk last week | fitness_get_steps
+I need a refill of my asthma inhaler prescription | health_refill_prescription
+I need a Figma license | it_request_software_license
+"""
+
 
 def _param(text: str) -> dict[str, object]:
     name, kind, description = (part.strip() for part in text.split(":", 2))
@@ -760,9 +835,9 @@ def catalog() -> list[dict[str, object]]:
     return tools
 
 
-def queries(names: set[str]) -> list[dict[str, str]]:
+def queries(names: set[str], table: str) -> list[dict[str, str]]:
     labelled = []
-    for line in QUERIES.strip().splitlines():
+    for line in table.strip().splitlines():
         query, tool = (part.strip() for part in line.rsplit(" | ", 1))
         if tool not in names:
             raise SystemExit(f"query {query!r} is labelled {tool!r}, which is not in the catalog")
@@ -778,7 +853,8 @@ def main(argv: list[str]) -> int:
         raise SystemExit(f"duplicate tool names: {sorted(duplicates)}")
     files = {
         OUT / "catalog.json": tools,
-        OUT / "queries.json": queries(set(names)),  # type: ignore[arg-type]
+        OUT / "queries.json": queries(set(names), QUERIES),  # type: ignore[arg-type]
+        OUT / "queries_holdout.json": queries(set(names), HOLDOUT),  # type: ignore[arg-type]
     }
     stale = []
     for path, data in files.items():
@@ -791,7 +867,8 @@ def main(argv: list[str]) -> int:
     if stale:
         print(f"out of date: {', '.join(stale)}; run python benchmarks/make_catalog.py")
         return 1
-    print(f"{len(tools)} tools, {len(files[OUT / 'queries.json'])} queries")
+    count = len(files[OUT / "queries.json"]) + len(files[OUT / "queries_holdout.json"])
+    print(f"{len(tools)} tools, {count} queries")
     return 0
 
 

@@ -27,10 +27,12 @@ _HERE = Path(__file__).parent
 
 
 class Query(NamedTuple):
-    """A labelled query: what a user asks, and the tool that should serve it."""
+    """A labelled query: what a user asks, the tool that should serve it, and whether it is in
+    the held-out set (written after the search and the catalog were settled, never tuned on)."""
 
     text: str
     tool: str
+    holdout: bool = False
 
 
 @cache
@@ -52,9 +54,16 @@ def catalog_specs() -> list[ToolSpec]:
     ]
 
 
-def catalog_queries() -> list[Query]:
-    """The labelled queries, in file order."""
-    return [Query(item["query"], item["tool"]) for item in _load("queries.json")]
+def catalog_queries(*, holdout: bool | None = None) -> list[Query]:
+    """The labelled queries, in file order: all of them, or only the held-out ones (True), or
+    only those the catalog's descriptions were revised on (False)."""
+    files = {False: "queries.json", True: "queries_holdout.json"}
+    return [
+        Query(item["query"], item["tool"], held)
+        for held, name in files.items()
+        if holdout is None or holdout == held
+        for item in _load(name)
+    ]
 
 
 def catalog_registry(registry: Registry | None = None) -> Registry:
