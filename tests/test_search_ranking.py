@@ -142,3 +142,12 @@ def test_a_bad_k_is_refused_with_a_message_saying_what_to_pass(
 ) -> None:
     with pytest.raises(ValueError, match=r"k=.*integer >= 1"):
         registry.search("cancel", k=k)  # type: ignore[arg-type]
+
+
+def test_import_toolsys_does_not_import_search() -> None:
+    import subprocess
+    import sys
+
+    code = "import sys, toolsys; print(any(m.startswith('toolsys.search') for m in sys.modules))"
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stdout.strip() == "False"

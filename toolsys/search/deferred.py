@@ -83,7 +83,8 @@ class Deferred:
 
     def export(self, target: str = "openai", *, strict: bool = False) -> list[dict[str, Any]]:
         """What the model sees now: the visible tools, then `search_tools`. Cached per tool set."""
-        tools = [tool for tool in self.registry if tool.name in set(self.visible)]
+        shown = set(self.core) | set(self.loaded)
+        tools = [tool for tool in self.registry if tool.name in shown]
         key = (target, strict, *(id(tool) for tool in tools))
         cached = self._exports.get(key)
         if cached is None:
