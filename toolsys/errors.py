@@ -23,6 +23,7 @@ class ErrorCode(StrEnum):
     """Codes the tool layer itself produces. Tools may use their own codes too."""
 
     UNKNOWN_TOOL = "UNKNOWN_TOOL"
+    TOOL_NOT_LOADED = "TOOL_NOT_LOADED"
     INVALID_JSON = "INVALID_JSON"
     INVALID_ARGUMENTS = "INVALID_ARGUMENTS"
     EXECUTION_ERROR = "EXECUTION_ERROR"

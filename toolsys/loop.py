@@ -3,11 +3,11 @@
     transcript = run_agent(client, registry, "What is 17 times 38?")
     print(transcript)
 
-The loop knows the registry through two methods only: `export("openai")` (what exists) and
-`aexecute(name, raw_arguments)` (run it; never raises). Each model turn's tool calls run
-concurrently (async tools overlap; sync tools run one after another, see `Registry.aexecute`),
-and exactly one tool message per distinct `tool_call_id` goes back, in the order of the
-calls, whether each succeeded or failed. The run stops when the model answers in text
+The loop knows the registry through two methods only: `export("openai")` (what exists, asked
+before every request) and `aexecute(name, raw_arguments)` (run it; never raises). Each model
+turn's tool calls run concurrently (async tools overlap; sync tools run one after another, see
+`Registry.aexecute`), and exactly one tool message per distinct `tool_call_id` goes back, in the
+order of the calls, whether each succeeded or failed. The run stops when the model answers in text
 ("completed"; "length" when the endpoint cut that answer at its token limit), after
 `max_steps` model requests ("max_steps"), when a request to the model
 fails or its reply breaks the protocol ("model_error": reported, never raised), or when its
@@ -243,9 +243,9 @@ async def arun_agent(
     user = next((m for m in reversed(messages) if m["role"] == "user"), None)
     if user is not None:
         emit(UserMessage(str(user["content"])))
-    tools = registry.export("openai")
     for step in range(1, max_steps + 1):
         transcript.steps = step
+        tools = registry.export("openai")  # each step: a deferred session loads tools as it goes
         choice = tool_choice if step == 1 or tool_choice == "none" else "auto"
         emit(ModelRequest(step, len(messages), choice))
         request: dict[str, Any] = {"model": model, "messages": messages}

@@ -208,19 +208,40 @@ class Registry:
     # -- export -------------------------------------------------------------------------------
 
     def export(
-        self, target: str = "openai", *, strict: bool = False
+        self,
+        target: str = "openai",
+        *,
+        strict: bool = False,
+        deferred: bool = False,
+        core: Any = None,
     ) -> builtins.list[dict[str, Any]]:
         """All tools in a provider's format. Cached: free until the tool set changes.
 
         The list and everything in it are read-only, because they are shared between calls and
         with the tools themselves: `copy.deepcopy(registry.export())` gives a copy to change.
+        `deferred=True`: only the `core` tools and `search_tools`, what a `deferred()` session
+        shows first.
         """
+        if deferred:
+            return self.deferred(core).export(target, strict=strict)
         key = (target, strict)
         cached = self._exports.get(key)
         if cached is None:
             cached = export_tools(self._tools.values(), target, strict=strict)
             self._exports[key] = cached
         return cached
+
+    def search(self, query: Any, k: int = 5) -> builtins.list[Any]:
+        """The `k` tools that best match `query`, as (name, score) hits: see toolsys.search."""
+        from toolsys.search.index import search
+
+        return search(self, query, k)
+
+    def deferred(self, core: Any = None, *, k: int = 5) -> Any:
+        """A session for one run that loads tools as the model searches: see toolsys.search."""
+        from toolsys.search.deferred import Deferred
+
+        return Deferred(self, core, k=k)
 
     def lint(self, target: str = "openai", *, strict: bool = False) -> builtins.list[LintIssue]:
         """What `target` would reject, found before any request is sent."""
