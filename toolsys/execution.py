@@ -60,6 +60,14 @@ MAX_INT_DIGITS = 1_000
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 _log = logging.getLogger("toolsys")
 
+VALIDATED: contextvars.ContextVar[list[Call] | None] = contextvars.ContextVar(
+    "toolsys_validated", default=None
+)
+"""Set by a "received" layer (an audit log) around `call_next` to a list: the call, once
+validated (and again if a layer rewrote it), is appended, so the layer learns the tool's
+category and the validated arguments. Not seen by tools: a tool calling a registry is another call.
+"""
+
 
 class Call(NamedTuple):
     """One requested tool call as it travels through the stages and layers. Immutable.
@@ -426,7 +434,18 @@ def build_handler(
 
     async def run_tool(call: Call) -> ToolResult:
         prepared = prepare(call)  # again only if a layer replaced the name or arguments
-        return prepared if isinstance(prepared, ToolResult) else await ainvoke(prepared)
+        if isinstance(prepared, ToolResult):
+            return prepared
+        seen = VALIDATED.get()
+        if seen is None:
+            return await ainvoke(prepared)
+        if prepared is not call:
+            seen.append(prepared)
+        token = VALIDATED.set(None)
+        try:
+            return await ainvoke(prepared)
+        finally:
+            VALIDATED.reset(token)
 
     inner: Next = run_tool
     for layer in reversed([x for x in layers if layer_stage(x) == "validated"]):
@@ -434,7 +453,12 @@ def build_handler(
 
     async def core(call: Call) -> ToolResult:
         prepared = prepare(call)
-        return prepared if isinstance(prepared, ToolResult) else await inner(prepared)
+        if isinstance(prepared, ToolResult):
+            return prepared
+        seen = VALIDATED.get()
+        if seen is not None:
+            seen.append(prepared)
+        return await inner(prepared)
 
     handler: Next = core
     for layer in reversed([x for x in layers if layer_stage(x) == "received"]):

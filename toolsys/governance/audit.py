@@ -1,0 +1,330 @@
+"""A tamper-evident audit log: one JSON line per tool call, whatever happened, hash-chained.
+
+    from toolsys.governance import AuditLog
+    registry = Registry(layers=[AuditLog("audit.jsonl"), policy, Retry(), Timeout(10)])
+
+Put it first: it is a "received" layer, so it sees every call as the model sent it, including
+unknown tools and invalid arguments, and every outcome the layers inside produce (denied,
+approved, retried, timed out, crashed, replayed). It learns the tool's category and the
+validated arguments from the execute path (`toolsys.execution.VALIDATED`). A call cancelled
+while it runs is recorded as CANCELLED before the cancellation goes on.
+
+Each record: `v, seq, ts, run_id, step, call_id, user, roles, tool, category, validated,
+arguments, decision, approved_by, outcome, ok, message, duration_ms, attempt, retries, replayed,
+prev, hash`. `decision` is what a policy layer put in `result.meta["decision"]` ("allow",
+"deny", "needs_approval", "approved", "denied_by_human"), "none" without one. `outcome` is "ok"
+or the error code. The chain (`seq`, `prev`, `hash`) is described in `toolsys.governance._chain`.
+
+What is kept out: the value under an argument key that names a secret (`redact_keys`: password,
+token, api_key, card...: any key containing one of them, case and `-`/`_` ignored), and that
+same value wherever else it appears in the record; every secret `toolsys._redact` knows (the
+environment's, known token shapes, `add_secret`...). Results are not recorded, only the error
+code and (redacted) message of a failure. Arguments longer than `max_argument_chars` are kept
+as their size and SHA-256.
+
+Failing closed. A call that cannot be recorded must not happen unseen:
+- if the log cannot be opened or continued (no such folder, no permission, a cut last line),
+  the call is refused *before it runs* with AUDIT_UNAVAILABLE, as data; opening is tried again
+  at the next call, so fixing the folder is enough;
+- if writing a record fails after the call ran, its result is withheld: the model gets
+  AUDIT_UNAVAILABLE saying the call finished and must not be repeated, the `toolsys` logger
+  gets an ERROR, and every later call is refused until `reopen()` (a disk that failed once is
+  not trusted to record the next write).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import os
+import time
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
+from typing import IO, Any
+
+from toolsys._redact import REDACTED
+from toolsys.errors import ErrorCode, ErrorInfo
+from toolsys.execution import VALIDATED, Call, Next, decode
+from toolsys.governance._chain import VerifyResult, read, verify
+from toolsys.governance._journal import Journal
+from toolsys.result import ToolResult, redacted, secrets_shown
+from toolsys.tool import Tool
+
+__all__ = ["DECISIONS", "DEFAULT_REDACT_KEYS", "AuditLog", "VerifyResult", "read", "verify"]
+
+DEFAULT_REDACT_KEYS = (
+    "password",
+    "passwd",
+    "passphrase",
+    "secret",
+    "token",
+    "api_key",
+    "apikey",
+    "authorization",
+    "cookie",
+    "credential",
+    "private_key",
+    "card",
+    "cvv",
+    "cvc",
+    "iban",
+    "ssn",
+)
+DECISIONS = frozenset({"allow", "deny", "needs_approval", "approved", "denied_by_human"})
+_MIN_HIDDEN = 4  # a shorter value under a secret key is not looked for elsewhere
+_log = logging.getLogger("toolsys")
+
+
+class AuditLog:
+    """`AuditLog(path_or_stream, *, redact_keys=DEFAULT_REDACT_KEYS, fsync=False)`.
+
+    A path is opened in append mode at the first call and its chain continued; a stream (an
+    open file, `io.StringIO`, `sys.stdout`) starts a new chain. `fsync=True` forces each record
+    to disk before the result is returned (slower; survives a power cut). `clock` gives `ts`.
+    """
+
+    stage = "received"
+    name = "audit"
+
+    def __init__(
+        self,
+        target: str | os.PathLike[str] | IO[Any],
+        *,
+        redact_keys: Iterable[str] = DEFAULT_REDACT_KEYS,
+        fsync: bool = False,
+        max_argument_chars: int = 8000,
+        clock: Any = time.time,
+    ) -> None:
+        if isinstance(redact_keys, str):
+            raise TypeError(
+                f"AuditLog(redact_keys={redact_keys!r}): give a list of key words, "
+                "e.g. redact_keys=[*DEFAULT_REDACT_KEYS, 'pin']."
+            )
+        self.redact_keys = tuple(_squash(str(word)) for word in redact_keys)
+        if type(max_argument_chars) is not int or max_argument_chars < 100:
+            raise ValueError(
+                f"AuditLog(max_argument_chars={max_argument_chars!r}): give a whole number >= 100."
+            )
+        self.max_argument_chars = max_argument_chars
+        self.clock = clock
+        self._journal = Journal(target, fsync=fsync)
+
+    def __repr__(self) -> str:
+        return f"AuditLog({self._journal.path or self._journal.stream!r})"
+
+    @property
+    def path(self) -> str | None:
+        """The file written, None for a stream."""
+        return self._journal.path
+
+    def verify(self) -> VerifyResult:
+        """`verify(self.path)`: check this log's file."""
+        if self.path is None:
+            raise ValueError("This AuditLog writes to a stream; verify the file it was saved to.")
+        return verify(self.path)
+
+    def records(self) -> list[dict[str, Any]]:
+        """`read(self.path)`: every record of this log's file."""
+        if self.path is None:
+            raise ValueError("This AuditLog writes to a stream; read the file it was saved to.")
+        return read(self.path)
+
+    def reopen(self) -> None:
+        """Forget a failed write and open the file again at the next call (after a fix)."""
+        self._journal.close()
+        self._journal.failed = None
+
+    def close(self) -> None:
+        self._journal.close()
+
+    async def __call__(self, call: Call, call_next: Next) -> ToolResult:
+        why = self._journal.ready()
+        if why is not None:
+            return _refused(why)
+        seen: list[Call] = []
+        token = VALIDATED.set(seen)
+        start = time.perf_counter()
+        try:
+            result = await call_next(call)
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            self._write(call, seen, None, time.perf_counter() - start)
+            raise
+        finally:
+            VALIDATED.reset(token)
+        why = self._write(call, seen, result, time.perf_counter() - start)
+        if why is None:
+            return result
+        return _withheld(result, why)
+
+    def _write(
+        self, call: Call, seen: list[Call], result: ToolResult | None, seconds: float
+    ) -> str | None:
+        """Append the record of this call; None, or why it could not be written."""
+        try:
+            record = self.record(call, seen[-1] if seen else None, result, seconds)
+            self._journal.append(record)
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            raise
+        except BaseException as exc:
+            why = f"writing a record failed: {getattr(exc, 'strerror', None) or exc}"
+            _log.error("audit log %r: %s; refusing calls until reopen()", self.path, why)
+            self._journal.failed = why
+            return why
+        return None
+
+    def record(
+        self, call: Call, final: Call | None, result: ToolResult | None, seconds: float
+    ) -> dict[str, Any]:
+        """The record of one call (without seq, prev and hash, which the chain adds).
+
+        `final` is the call as validated (None when it never was); `result` None means the
+        call was cancelled while it ran.
+        """
+        tool = final.tool if final is not None else None
+        arguments = final.values if final is not None else _decoded(call.raw_arguments)
+        clean, hidden = _scrub(arguments, self.redact_keys)
+        also = hidden | secrets_shown(arguments)
+        meta = result.meta if result is not None else {}
+        decision = meta.get("decision")
+        attempt = meta.get("attempt", final.attempt if final is not None else 1)
+        attempt = attempt if type(attempt) is int and attempt >= 1 else 1
+        if result is None:
+            outcome, message = str(ErrorCode.CANCELLED), "The run was cancelled during the call."
+        elif result.ok:
+            outcome, message = "ok", None
+        else:
+            error = result.error
+            outcome = str(error.code) if error is not None else str(ErrorCode.EXECUTION_ERROR)
+            message = error.message if error is not None else None
+        context = call.context
+        record = {
+            "v": 1,
+            "ts": _timestamp(self.clock()),
+            "run_id": call.run_id,
+            "step": call.step,
+            "call_id": call.call_id,
+            "user": context.get("user"),
+            "roles": _roles(context.get("roles")),
+            "tool": tool.name if tool is not None else call.name,
+            "category": _category(tool),
+            "validated": final is not None,
+            "decision": decision if decision in DECISIONS else "none",
+            "approved_by": meta.get("approved_by"),
+            "outcome": outcome,
+            "ok": result is not None and result.ok,
+            "message": message,
+            "duration_ms": round(seconds * 1000, 3),
+            "attempt": attempt,
+            "retries": attempt - 1,
+            "replayed": meta.get("replayed") is True,
+        }
+        record = redacted(record, also)
+        record["arguments"] = self._arguments(redacted(clean, also))
+        return record
+
+    def _arguments(self, arguments: Any) -> Any:
+        text = json.dumps(arguments, sort_keys=True, ensure_ascii=True)
+        if len(text) <= self.max_argument_chars:
+            return arguments
+        digest = hashlib.sha256(text.encode("ascii")).hexdigest()
+        return {"omitted": "too long", "chars": len(text), "sha256": digest}
+
+
+def _squash(word: str) -> str:
+    return word.lower().replace("_", "").replace("-", "").replace(" ", "")
+
+
+def _scrub(value: Any, words: tuple[str, ...]) -> tuple[Any, set[str]]:
+    """`value` with every value under a secret-named key replaced; the values taken out."""
+    hidden: set[str] = set()
+
+    def walk(node: Any, depth: int) -> Any:
+        if depth > 100:
+            return "[too deep]"
+        if isinstance(node, Mapping):
+            out = {}
+            for key, item in node.items():
+                if isinstance(key, str) and any(word in _squash(key) for word in words):
+                    _collect(item, hidden)
+                    out[key] = REDACTED
+                else:
+                    out[key] = walk(item, depth + 1)
+            return out
+        if isinstance(node, list | tuple):
+            return [walk(item, depth + 1) for item in node]
+        return node
+
+    return walk(value, 0), hidden
+
+
+def _collect(node: Any, found: set[str]) -> None:
+    """Every scalar inside `node`, as text, long enough to look for elsewhere."""
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Mapping):
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+        elif isinstance(item, str | int | float) and not isinstance(item, bool):
+            text = str(item)
+            if len(text) >= _MIN_HIDDEN:
+                found.add(text)
+
+
+def _decoded(raw: Any) -> Any:
+    """The arguments as sent, decoded from JSON text where they are text."""
+    if isinstance(raw, str | bytes | bytearray):
+        value = decode("arguments", raw)
+        if isinstance(value, ToolResult):  # not JSON: keep the text (redacted later)
+            text = raw if isinstance(raw, str) else bytes(raw).decode("utf-8", "replace")
+            return {"unparsed": text}
+        return value
+    if isinstance(raw, Mapping):
+        return dict(raw)
+    return {} if raw is None else raw
+
+
+def _roles(roles: Any) -> list[str]:
+    if roles is None:
+        return []
+    if isinstance(roles, str):
+        return [roles]
+    try:
+        return sorted(str(role) for role in roles)
+    except TypeError:
+        return [str(roles)]
+
+
+def _category(tool: Tool | None) -> str | None:
+    return None if tool is None else str(tool.category)
+
+
+def _timestamp(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="milliseconds")
+
+
+def _refused(why: str) -> ToolResult:
+    error = ErrorInfo(
+        ErrorCode.AUDIT_UNAVAILABLE,
+        f"This call was not run: it could not be recorded in the audit log ({why}).",
+        "Tell the user that actions are paused until the audit log works again; do not retry "
+        "this call now.",
+    )
+    return ToolResult.failure(error, audit_error=why)
+
+
+def _withheld(result: ToolResult, why: str) -> ToolResult:
+    outcome = "ok" if result.ok or result.error is None else result.error.code
+    error = ErrorInfo(
+        ErrorCode.AUDIT_UNAVAILABLE,
+        f"The call finished ({outcome}) but could not be recorded in the audit log, so its "
+        "result is withheld. Whatever it did stands.",
+        "Do not repeat this call. Tell the user that actions are paused until the audit log "
+        "works again.",
+        details={"finished": True},
+    )
+    meta = {**result.meta, "audit_error": why}
+    return ToolResult(False, None, error, meta, result.exception)
