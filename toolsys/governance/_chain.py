@@ -106,7 +106,7 @@ class VerifyResult:
     def __str__(self) -> str:
         if self.ok:
             return f"OK: {self.count} records, hash chain intact (head {self.head[:16]})"
-        return f"line {self.line}: {self.problem}"
+        return f"line {self.line} {self.problem}"
 
 
 def read_lines(path: str | os.PathLike[str]) -> list[bytes]:
