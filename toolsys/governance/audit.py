@@ -163,7 +163,10 @@ class AuditLog:
     ) -> str | None:
         """Append the record of this call; None, or why it could not be written."""
         try:
-            record = self.record(call, seen[-1] if seen else None, result, seconds)
+            try:
+                record = self.record(call, seen[-1] if seen else None, result, seconds)
+            except Exception as exc:  # a value no record can hold: the call is still recorded
+                record = self._fallback(call, result, seconds, exc)
             self._journal.append(record)
         except (KeyboardInterrupt, asyncio.CancelledError):
             raise
@@ -210,7 +213,7 @@ class AuditLog:
             "tool": tool.name if tool is not None else call.name,
             "category": _category(tool),
             "validated": final is not None,
-            "decision": decision if decision in DECISIONS else "none",
+            "decision": decision if isinstance(decision, str) and decision in DECISIONS else "none",
             "approved_by": meta.get("approved_by"),
             "outcome": outcome,
             "ok": result is not None and result.ok,
@@ -223,6 +226,29 @@ class AuditLog:
         record = redacted(record, also)
         record["arguments"] = self._arguments(redacted(clean, also))
         return record
+
+    def _fallback(
+        self, call: Call, result: ToolResult | None, seconds: float, exc: Exception
+    ) -> dict[str, Any]:
+        """A record without arguments or identity, for a call whose full record failed."""
+        _log.error("audit log: recording %r fully failed", call.name, exc_info=exc)
+        ok = result is not None and result.ok
+        outcome = "ok" if ok else str(ErrorCode.CANCELLED)
+        if result is not None and not ok:
+            outcome = str(result.error.code if result.error else ErrorCode.EXECUTION_ERROR)
+        return redacted(
+            {
+                "v": 1,
+                "ts": _timestamp(time.time()),
+                "run_id": call.run_id,
+                "call_id": call.call_id,
+                "tool": call.name,
+                "outcome": outcome,
+                "ok": ok,
+                "duration_ms": round(seconds * 1000, 3),
+                "record_error": f"{type(exc).__name__}: the full record could not be built",
+            }
+        )
 
     def _arguments(self, arguments: Any) -> Any:
         text = json.dumps(arguments, sort_keys=True, ensure_ascii=True)
