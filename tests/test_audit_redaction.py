@@ -166,3 +166,15 @@ def test_huge_arguments_are_kept_as_their_size_and_hash(registry: Registry, tmp_
     (record,) = read(tmp_path / "audit.jsonl")
     assert record["arguments"]["omitted"] == "too long"
     assert record["arguments"]["chars"] > 50_000 and len(record["arguments"]["sha256"]) == 64
+
+
+def test_a_text_remembered_as_clean_is_redacted_once_it_becomes_a_secret(
+    registry: Registry, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    later = "zebra-crossing-42"
+    registry.execute("submit", {"payload": {"note": later}})
+    monkeypatch.setenv("LATER_TOKEN", later)
+    registry.execute("submit", {"payload": {"note": later}})
+    first, second = read(tmp_path / "audit.jsonl")
+    assert first["arguments"]["payload"]["note"] == later
+    assert second["arguments"]["payload"]["note"] == "[redacted]"

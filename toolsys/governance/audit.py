@@ -15,12 +15,15 @@ prev, hash`. `decision` is what a policy layer put in `result.meta["decision"]` 
 "deny", "needs_approval", "approved", "denied_by_human"), "none" without one. `outcome` is "ok"
 or the error code. The chain (`seq`, `prev`, `hash`) is described in `toolsys.governance._chain`.
 
-What is kept out: the value under an argument key that names a secret (`redact_keys`: password,
-token, api_key, card...: any key containing one of them, case and `-`/`_` ignored), and that
-same value wherever else it appears in the record; every secret `toolsys._redact` knows (the
-environment's, known token shapes, `add_secret`...). Results are not recorded, only the error
-code and (redacted) message of a failure. Arguments longer than `max_argument_chars` are kept
-as their size and SHA-256.
+What is kept out (see `toolsys.governance._scrub`): the value under an argument key that names
+a secret (`redact_keys`: password, token, api_key, card...: any key containing one of them,
+case and `-`/`_` ignored), and that same value wherever else it appears in the record; every
+secret `toolsys._redact` knows (the environment's, known token shapes, `add_secret`...).
+Results are not recorded, only the error code and (redacted) message of a failure. Arguments
+longer than `max_argument_chars` are kept as their size and SHA-256.
+
+Threads, parallel async calls, several AuditLog objects and several processes may write one
+file: each record is one whole line and the chain never forks (see `toolsys.governance._journal`).
 
 Failing closed. A call that cannot be recorded must not happen unseen:
 - if the log cannot be opened or continued (no such folder, no permission, a cut last line),
@@ -44,36 +47,19 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import IO, Any
 
-from toolsys._redact import REDACTED
+from toolsys._redact import redact_secrets
+from toolsys._sendable import sendable
 from toolsys.errors import ErrorCode, ErrorInfo
 from toolsys.execution import VALIDATED, Call, Next, decode
 from toolsys.governance._chain import VerifyResult, read, verify
 from toolsys.governance._journal import Journal
-from toolsys.result import ToolResult, redacted, secrets_shown
+from toolsys.governance._scrub import DEFAULT_REDACT_KEYS, Redactor
+from toolsys.result import ToolResult
 from toolsys.tool import Tool
 
 __all__ = ["DECISIONS", "DEFAULT_REDACT_KEYS", "AuditLog", "VerifyResult", "read", "verify"]
 
-DEFAULT_REDACT_KEYS = (
-    "password",
-    "passwd",
-    "passphrase",
-    "secret",
-    "token",
-    "api_key",
-    "apikey",
-    "authorization",
-    "cookie",
-    "credential",
-    "private_key",
-    "card",
-    "cvv",
-    "cvc",
-    "iban",
-    "ssn",
-)
 DECISIONS = frozenset({"allow", "deny", "needs_approval", "approved", "denied_by_human"})
-_MIN_HIDDEN = 4  # a shorter value under a secret key is not looked for elsewhere
 _log = logging.getLogger("toolsys")
 
 
@@ -97,12 +83,7 @@ class AuditLog:
         max_argument_chars: int = 8000,
         clock: Any = time.time,
     ) -> None:
-        if isinstance(redact_keys, str):
-            raise TypeError(
-                f"AuditLog(redact_keys={redact_keys!r}): give a list of key words, "
-                "e.g. redact_keys=[*DEFAULT_REDACT_KEYS, 'pin']."
-            )
-        self.redact_keys = tuple(_squash(str(word)) for word in redact_keys)
+        self._redactor = Redactor(redact_keys)
         if type(max_argument_chars) is not int or max_argument_chars < 100:
             raise ValueError(
                 f"AuditLog(max_argument_chars={max_argument_chars!r}): give a whole number >= 100."
@@ -187,8 +168,7 @@ class AuditLog:
         """
         tool = final.tool if final is not None else None
         arguments = final.values if final is not None else _decoded(call.raw_arguments)
-        clean, hidden = _scrub(arguments, self.redact_keys)
-        also = hidden | secrets_shown(arguments)
+        clean, also = self._redactor.scrub(arguments)
         meta = result.meta if result is not None else {}
         decision = meta.get("decision")
         attempt = meta.get("attempt", final.attempt if final is not None else 1)
@@ -202,29 +182,32 @@ class AuditLog:
             outcome = str(error.code) if error is not None else str(ErrorCode.EXECUTION_ERROR)
             message = error.message if error is not None else None
         context = call.context
-        record = {
-            "v": 1,
-            "ts": _timestamp(self.clock()),
+        scrub = self._redactor.cleaner(also)
+        told = {  # what came from outside: redacted
             "run_id": call.run_id,
-            "step": call.step,
             "call_id": call.call_id,
             "user": context.get("user"),
             "roles": _roles(context.get("roles")),
             "tool": tool.name if tool is not None else call.name,
-            "category": _category(tool),
-            "validated": final is not None,
-            "decision": decision if isinstance(decision, str) and decision in DECISIONS else "none",
             "approved_by": meta.get("approved_by"),
             "outcome": outcome,
-            "ok": result is not None and result.ok,
             "message": message,
-            "duration_ms": round(seconds * 1000, 3),
-            "attempt": attempt,
-            "retries": attempt - 1,
-            "replayed": meta.get("replayed") is True,
         }
-        record = redacted(record, also)
-        record["arguments"] = self._arguments(redacted(clean, also))
+        record = {key: sendable(value, scrub) for key, value in told.items()}
+        record.update(  # what this layer itself decided: nothing secret in it
+            v=1,
+            ts=_timestamp(self.clock()),
+            step=sendable(call.step),
+            category=_category(tool),
+            validated=final is not None,
+            decision=decision if isinstance(decision, str) and decision in DECISIONS else "none",
+            ok=result is not None and result.ok,
+            duration_ms=round(seconds * 1000, 3),
+            attempt=attempt,
+            retries=attempt - 1,
+            replayed=meta.get("replayed") is True,
+            arguments=self._arguments(sendable(clean, scrub)),
+        )
         return record
 
     def _fallback(
@@ -236,7 +219,7 @@ class AuditLog:
         outcome = "ok" if ok else str(ErrorCode.CANCELLED)
         if result is not None and not ok:
             outcome = str(result.error.code if result.error else ErrorCode.EXECUTION_ERROR)
-        return redacted(
+        return sendable(
             {
                 "v": 1,
                 "ts": _timestamp(time.time()),
@@ -247,7 +230,8 @@ class AuditLog:
                 "ok": ok,
                 "duration_ms": round(seconds * 1000, 3),
                 "record_error": f"{type(exc).__name__}: the full record could not be built",
-            }
+            },
+            redact_secrets,
         )
 
     def _arguments(self, arguments: Any) -> Any:
@@ -256,48 +240,6 @@ class AuditLog:
             return arguments
         digest = hashlib.sha256(text.encode("ascii")).hexdigest()
         return {"omitted": "too long", "chars": len(text), "sha256": digest}
-
-
-def _squash(word: str) -> str:
-    return word.lower().replace("_", "").replace("-", "").replace(" ", "")
-
-
-def _scrub(value: Any, words: tuple[str, ...]) -> tuple[Any, set[str]]:
-    """`value` with every value under a secret-named key replaced; the values taken out."""
-    hidden: set[str] = set()
-
-    def walk(node: Any, depth: int) -> Any:
-        if depth > 100:
-            return "[too deep]"
-        if isinstance(node, Mapping):
-            out = {}
-            for key, item in node.items():
-                if isinstance(key, str) and any(word in _squash(key) for word in words):
-                    _collect(item, hidden)
-                    out[key] = REDACTED
-                else:
-                    out[key] = walk(item, depth + 1)
-            return out
-        if isinstance(node, list | tuple):
-            return [walk(item, depth + 1) for item in node]
-        return node
-
-    return walk(value, 0), hidden
-
-
-def _collect(node: Any, found: set[str]) -> None:
-    """Every scalar inside `node`, as text, long enough to look for elsewhere."""
-    stack = [node]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, Mapping):
-            stack.extend(item.values())
-        elif isinstance(item, list | tuple):
-            stack.extend(item)
-        elif isinstance(item, str | int | float) and not isinstance(item, bool):
-            text = str(item)
-            if len(text) >= _MIN_HIDDEN:
-                found.add(text)
 
 
 def _decoded(raw: Any) -> Any:
