@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import multiprocessing
 import os
 import subprocess
 import sys
@@ -139,3 +140,24 @@ def test_two_processes_appending_to_one_file_share_one_chain(tmp_path: Path) -> 
     for writer in writers:
         assert writer.wait(timeout=120) == 0
     assert_whole(path, 300)
+
+
+def _forked_writer(registry: Registry, worker: int) -> None:
+    for i in range(60):
+        registry.execute("echo", {"text": "w" * (4000 if i % 2 else 5), "worker": worker})
+
+
+def test_forked_children_that_inherit_an_open_audit_log_share_one_chain(tmp_path: Path) -> None:
+    path = tmp_path / "audit.jsonl"
+    registry = Registry(layers=[AuditLog(path)])
+    registry.register(echo)
+    registry.execute("echo", {"text": "opened before the fork", "worker": -1})
+    context = multiprocessing.get_context("fork")
+    children = [context.Process(target=_forked_writer, args=(registry, n)) for n in range(2)]
+    for child in children:
+        child.start()
+    _forked_writer(registry, 9)
+    for child in children:
+        child.join(timeout=120)
+        assert child.exitcode == 0
+    assert_whole(path, 1 + 3 * 60)

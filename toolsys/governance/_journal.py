@@ -48,6 +48,7 @@ class Journal:
         """Why the last write failed; while set, the log refuses calls (see AuditLog)."""
         self._lock = threading.Lock()
         self._fd: int | None = None
+        self._pid = os.getpid()
         self._end = -1  # the file's size after our last write; another writer changes it
         self._seq, self._prev = 0, GENESIS
 
@@ -55,7 +56,7 @@ class Journal:
         """None when a record can be written now, else why not (one line, no path)."""
         if self.failed is not None:
             return self.failed
-        if self.stream is not None or self._fd is not None:
+        if self.stream is not None or (self._fd is not None and self._pid == os.getpid()):
             return None
         with self._lock:
             try:
@@ -76,7 +77,7 @@ class Journal:
                 line, digest = self._seal(record)
                 self._emit(line)
                 return self._advance(digest)
-            fd = self._fd if self._fd is not None else self._open()
+            fd = self._fd if self._fd is not None and self._pid == os.getpid() else self._open()
             if fcntl is not None:
                 fcntl.flock(fd, fcntl.LOCK_EX)
             try:
@@ -100,7 +101,12 @@ class Journal:
                 self._fd, self._end = None, -1
 
     def _open(self) -> int:
+        """Open the file (again in a forked child: a lock on an inherited descriptor would be
+        shared with the parent, so it would not keep the two apart)."""
         assert self.path is not None
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
         fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT | _CLOEXEC, 0o600)
         try:
             if fcntl is not None:
@@ -113,7 +119,7 @@ class Journal:
         except BaseException:
             os.close(fd)
             raise
-        self._fd = fd
+        self._fd, self._pid = fd, os.getpid()
         return fd
 
     def _follow(self, fd: int, size: int) -> None:
