@@ -364,3 +364,31 @@ def test_a_call_whose_full_record_cannot_be_built_is_still_recorded(tmp_path: Pa
     assert (record["tool"], record["outcome"]) == ("weather", "ok")
     assert record["record_error"].startswith("RuntimeError")
     assert verify(path).ok
+
+
+def test_an_agent_run_records_its_run_id_steps_call_ids_and_caller(tmp_path: Path) -> None:
+    from toolsys.loop import run_agent
+    from toolsys.models import ScriptedModel, calls, text
+
+    path = tmp_path / "a.jsonl"
+    registry, _ = build(path)
+    model = ScriptedModel(
+        [
+            calls(("weather", {"city": "Oslo"}), ("nope", {})),
+            calls(("refund", {"order_id": "A", "amount": 5})),
+            text("done"),
+        ]
+    )
+    context = {"user": "ana", "roles": ["support"]}
+    transcript = run_agent(model.client(), registry, "go", context=context)
+    records = read(path)
+    assert [(r["tool"], r["outcome"]) for r in records] == [
+        ("weather", "ok"),
+        ("nope", "UNKNOWN_TOOL"),
+        ("refund", "ok"),
+    ]
+    assert [r["call_id"] for r in records] == ["call_0001", "call_0002", "call_0003"]
+    assert len({r["run_id"] for r in records}) == 1 and records[0]["run_id"]
+    assert records[0]["step"] != records[2]["step"]
+    assert {r["user"] for r in records} == {"ana"}
+    assert transcript.status == "completed"
