@@ -262,3 +262,31 @@ def test_read_names_a_line_that_is_not_a_record(tmp_path: Path) -> None:
     lines[1] = b"{oops\n"
     with pytest.raises(AuditFileError, match="line 2 is not an audit record"):
         read(rewrite(path, lines))
+
+
+def test_lines_cut_from_the_end_are_caught_against_a_head_kept_earlier(tmp_path: Path) -> None:
+    path = tmp_path / "audit.jsonl"
+    lines = write_log(path)
+    kept = verify(path).head
+    assert verify(path, head=kept[:16]).ok
+    rewrite(path, lines[:4])  # two whole lines gone: the chain alone still looks intact
+    assert verify(path).ok
+    result = verify(path, head=kept[:16])
+    assert not result.ok and result.line == 5 and result.count == 4
+    assert "cut from the end" in result.problem
+
+
+def test_a_head_kept_earlier_still_verifies_after_more_records(tmp_path: Path) -> None:
+    path = tmp_path / "audit.jsonl"
+    write_log(path, 2)
+    kept = verify(path).head
+    write_log(path, 3)
+    assert verify(path, head=kept.upper()).ok
+
+
+@pytest.mark.parametrize("head", ["", "abc", "not-hex-at-all", "0" * 65])
+def test_a_head_that_is_not_a_hash_is_refused(tmp_path: Path, head: str) -> None:
+    path = tmp_path / "audit.jsonl"
+    write_log(path, 1)
+    with pytest.raises(AuditFileError, match="is not a record hash"):
+        verify(path, head=head)

@@ -167,3 +167,15 @@ def test_a_missing_argument_names_the_audit_subcommand(command: str) -> None:
 def test_an_unknown_audit_subcommand_is_one_line() -> None:
     code, _, err = run("audit", "explode")
     assert code == 2 and err.startswith("toolsys audit: No such command 'explode'")
+
+
+def test_verify_against_a_kept_head_catches_a_cut_tail(tmp_path: Path) -> None:
+    path = write_log(tmp_path / "a.jsonl")
+    _, out, _ = run("audit", "verify", str(path))
+    kept = out.split("(head ")[1].rstrip(")\n")
+    lines = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(b"".join(lines[:3]))
+    code, _, err = run("audit", "verify", "--head", kept, str(path))
+    assert code == 1 and "line 4 is missing" in err
+    code, _, err = run("audit", "verify", "--head", "zz", str(path))
+    assert code == 2 and err.startswith("toolsys audit verify: head='zz' is not a record hash")

@@ -1,7 +1,8 @@
 """`toolsys audit verify|show|stats FILE`: check, read and summarise an audit log.
 
     toolsys audit verify audit.jsonl   OK with the count (exit 0), or the first altered,
-                                       reordered, inserted or missing line (exit 1)
+                                       reordered, inserted or missing line (exit 1);
+                                       --head HASH: and the record kept earlier is still there
     toolsys audit show audit.jsonl     one row per call (--last N, --tool NAME)
     toolsys audit stats audit.jsonl    per tool: calls, ok rate, error codes, latency, retries,
                                        approvals (--json, --plot FILE.png)
@@ -43,12 +44,17 @@ def _records(command: str, file: Path) -> list[dict[str, Any]]:
 
 @audit.command("verify")
 @click.argument("file", type=_FILE)
-def verify_command(file: Path) -> None:
+@click.option(
+    "--head",
+    metavar="HASH",
+    help="A head hash printed by an earlier verify: fail if that record is gone.",
+)
+def verify_command(file: Path, head: str | None) -> None:
     """Check the hash chain of FILE: exit 0 if intact, 1 naming the first bad line."""
     from toolsys.governance._chain import AuditFileError, verify
 
     try:
-        result = verify(file)
+        result = verify(file, head=head)
     except AuditFileError as exc:
         _refuse("verify", str(exc))
     if result.ok:

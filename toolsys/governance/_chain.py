@@ -13,7 +13,8 @@ in `prev` (the first one carries `GENESIS`) and its position in `seq` (1, 2, ...
                            line before it, not the inserted one
 
 What a bare chain cannot show: lines removed from the *end*, or a whole chain recomputed. Keep
-the head hash (`verify(...).head`) somewhere the writer cannot change, and compare.
+the head hash (`verify(...).head`) somewhere the writer cannot change, and pass it back later:
+`verify(path, head=...)` (`toolsys audit verify FILE --head HASH`) fails if that record is gone.
 
 The file is ASCII (non-ASCII is escaped), so a line is exactly the bytes up to b"\\n".
 """
@@ -23,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +33,7 @@ from typing import Any
 GENESIS = "0" * 64
 """The `prev` of a log's first record."""
 REQUIRED = ("seq", "prev", "hash")
+_HEX = re.compile(r"[0-9a-fA-F]{8,64}")
 
 
 class AuditFileError(ValueError):
@@ -155,12 +158,17 @@ def read(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     return records
 
 
-def verify(path: str | os.PathLike[str]) -> VerifyResult:
+def verify(path: str | os.PathLike[str], head: str | None = None) -> VerifyResult:
     """Check every line's hash, its link to the line before, and its place in the sequence.
 
     Returns the first problem found, naming the line; raises AuditFileError when the file is
-    not an audit log at all.
+    not an audit log at all. `head`: a hash (or its first 8+ hex digits) kept from an earlier
+    `verify`; the log must still hold that record, which catches lines cut from the end.
     """
+    if head is not None and not _HEX.fullmatch(head):
+        raise AuditFileError(
+            f"head={head!r} is not a record hash: give 8 to 64 hex digits, as `verify` printed"
+        )
     lines = read_lines(path)
     records = [_parse(line) for line in lines]
     hashes: list[str] = []
@@ -176,7 +184,14 @@ def verify(path: str | os.PathLike[str]) -> VerifyResult:
         if record["prev"] != expected_prev or record["seq"] != number:
             return _misplaced(number, record, records, hashes)
         hashes.append(record["hash"])
-    return VerifyResult(True, len(hashes), head=hashes[-1] if hashes else GENESIS)
+    last = hashes[-1] if hashes else GENESIS
+    if head is not None and not any(h.startswith(head.lower()) for h in hashes):
+        problem = (
+            f"is missing: no record has the hash {head[:16]} kept earlier (lines were cut from "
+            "the end, or the whole chain was rebuilt)"
+        )
+        return VerifyResult(False, len(hashes), len(hashes) + 1, problem, last)
+    return VerifyResult(True, len(hashes), head=last)
 
 
 def _misplaced(
