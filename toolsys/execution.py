@@ -60,6 +60,14 @@ MAX_INT_DIGITS = 1_000
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 _log = logging.getLogger("toolsys")
 
+VALIDATED: contextvars.ContextVar[list[Call] | None] = contextvars.ContextVar(
+    "toolsys_validated", default=None
+)
+"""Set by a "received" layer (an audit log) around `call_next` to a list: the call, once
+validated (and again if a layer rewrote it), is appended, so the layer learns the tool's
+category and the validated arguments. Not seen by tools: a tool calling a registry is another call.
+"""
+
 
 class Call(NamedTuple):
     """One requested tool call as it travels through the stages and layers. Immutable.
@@ -441,10 +449,18 @@ def build_handler(
         prepared = prepare(call)  # again only if a layer replaced the name or arguments
         if isinstance(prepared, ToolResult):
             return prepared
+        seen = VALIDATED.get()
+        if seen is not None and prepared is not call:
+            seen.append(prepared)
+        # While the tool runs: composites find the running path (`running()`), and a tool that
+        # calls another registry does not add to this call's audit record (VALIDATED off).
         token = _running.set((handler, prepared))
+        hidden = VALIDATED.set(None) if seen is not None else None
         try:
             return await ainvoke(prepared)
         finally:
+            if hidden is not None:
+                VALIDATED.reset(hidden)
             _running.reset(token)
 
     inner: Next = run_tool
@@ -453,7 +469,12 @@ def build_handler(
 
     async def core(call: Call) -> ToolResult:
         prepared = prepare(call)
-        return prepared if isinstance(prepared, ToolResult) else await inner(prepared)
+        if isinstance(prepared, ToolResult):
+            return prepared
+        seen = VALIDATED.get()
+        if seen is not None:
+            seen.append(prepared)
+        return await inner(prepared)
 
     handler: Next = core
     for layer in reversed([x for x in layers if layer_stage(x) == "received"]):
