@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import functools
 import json
 import logging
 from collections.abc import Awaitable, Callable, Mapping
@@ -274,17 +275,23 @@ def invoke(tool: Tool, arguments: BaseModel) -> ToolResult:
     return ToolResult(True, value, None, {})
 
 
-async def ainvoke(call: Call) -> ToolResult:
-    """Call the tool of a validated call: awaited when async, on a thread when `offload`."""
+async def ainvoke(call: Call, dependencies: Mapping[str, Any] = _EMPTY) -> ToolResult:
+    """Call the tool of a validated call: awaited when async, on a thread when `offload`.
+
+    A tool with injected parameters gets them from `call.context` and `dependencies`.
+    """
     tool, arguments = call.tool, call.arguments
     assert tool is not None and arguments is not None
+    run: Callable[[BaseModel], Any] = tool.call
+    if tool.injected:
+        run = functools.partial(tool.call, context=call.context, dependencies=dependencies)
     try:
         if tool.is_async:
-            value = await tool.call(arguments)
+            value = await run(arguments)
         elif call.offload:
-            value = await _on_thread(tool.call, arguments)
+            value = await _on_thread(run, arguments)
         else:
-            value = tool.call(arguments)
+            value = run(arguments)
         if type(value) is CoroutineType:  # a sync-looking callable that returned a coroutine
             value = await value
     except ToolError as exc:
@@ -410,6 +417,7 @@ def build_handler(
     lookup: Callable[[str], Tool | None],
     available: Callable[[], list[str]],
     coerce: Callable[[], bool],
+    dependencies: Mapping[str, Any] = _EMPTY,
 ) -> Next:
     """The whole path as one async function: received layers, prepare, validated layers, invoke."""
 
@@ -426,7 +434,7 @@ def build_handler(
 
     async def run_tool(call: Call) -> ToolResult:
         prepared = prepare(call)  # again only if a layer replaced the name or arguments
-        return prepared if isinstance(prepared, ToolResult) else await ainvoke(prepared)
+        return prepared if isinstance(prepared, ToolResult) else await ainvoke(prepared, dependencies)
 
     inner: Next = run_tool
     for layer in reversed([x for x in layers if layer_stage(x) == "validated"]):

@@ -16,13 +16,14 @@ import importlib
 import pkgutil
 import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping
-from types import MappingProxyType, ModuleType
+from types import ModuleType
 from typing import Any, overload
 
 from pydantic import BaseModel
 
 from toolsys import failures
 from toolsys._sync import run_sync
+from toolsys.components import BaseTool, as_tool
 from toolsys.errors import ToolDefinitionError
 from toolsys.execution import (
     Arguments,
@@ -37,6 +38,7 @@ from toolsys.execution import (
     validate,
 )
 from toolsys.export import LintIssue, export_tools, lint
+from toolsys.injection import caller_context
 from toolsys.result import ToolResult
 from toolsys.spec import Category, ToolSpec
 from toolsys.tool import Subprocess, Tool, normalize, tool_from_function, tool_from_spec
@@ -55,14 +57,16 @@ class Registry:
         self._exports: dict[tuple[str, bool], builtins.list[dict[str, Any]]] = {}
         self._layers: builtins.list[Layer] = []
         self.coerce = coerce
+        self._dependencies: dict[str, Any] = {}
         self._rebuild()
         for layer in layers or []:
             self.use(layer)
 
     # -- registration -------------------------------------------------------------------------
 
-    def add(self, tool: Tool, *, replace: bool = False) -> Tool:
-        """Register a built `Tool`. Every other way of registering ends here."""
+    def add(self, tool: Tool | BaseTool, *, replace: bool = False) -> Tool:
+        """Register a built `Tool` or a `BaseTool` instance. Every other way ends here."""
+        tool = as_tool(tool)
         key = normalize(tool.name)
         existing = self._normalized.get(key)
         if existing is not None and not replace:
@@ -139,6 +143,10 @@ class Registry:
             return func
 
         return decorate(fn) if fn is not None else decorate
+
+    def provide(self, **dependencies: Any) -> None:
+        """Give tools their dependencies: `Annotated[T, Depends("db")]` gets `provide(db=...)`."""
+        self._dependencies.update(dependencies)
 
     def unregister(self, name: str) -> Tool:
         tool = self.get(name)
@@ -266,7 +274,9 @@ class Registry:
         return names.index(name)
 
     def _rebuild(self) -> None:
-        self._handler = build_handler(self._layers, self._lookup, self.names, lambda: self.coerce)
+        self._handler = build_handler(
+            self._layers, self._lookup, self.names, lambda: self.coerce, self._dependencies
+        )
 
     def execute(
         self,
@@ -286,7 +296,7 @@ class Registry:
         """
         start = time.perf_counter()
         tool = self._tools.get(name) if type(name) is str else None
-        if self._layers or (tool is not None and tool.is_async):
+        if self._layers or (tool is not None and (tool.is_async or tool.injected)):
             return run_sync(
                 self.aexecute(
                     name,
@@ -332,7 +342,7 @@ class Registry:
         call = Call(
             name if type(name) is str else _shown_name(name),
             arguments,
-            context=MappingProxyType(dict(context)) if context else _NO_CONTEXT,
+            context=caller_context(context),
             run_id=run_id,
             step=step,
             call_id=call_id,
@@ -347,9 +357,6 @@ class Registry:
 
     def _lookup(self, name: str) -> Tool | None:
         return self._tools.get(name)
-
-
-_NO_CONTEXT: Mapping[str, Any] = MappingProxyType({})
 
 
 class _Named:
