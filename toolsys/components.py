@@ -212,3 +212,6 @@ def _built(item: object, prefix: str) -> Tool:
 def _prefixed(prefix: str, name: str) -> str:
     check_name(prefix + name)
     return prefix + name
+
+
+__all__ = ["BaseTool", "ToolLike", "Toolkit", "as_tool"]

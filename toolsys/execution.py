@@ -434,7 +434,9 @@ def build_handler(
 
     async def run_tool(call: Call) -> ToolResult:
         prepared = prepare(call)  # again only if a layer replaced the name or arguments
-        return prepared if isinstance(prepared, ToolResult) else await ainvoke(prepared, dependencies)
+        if isinstance(prepared, ToolResult):
+            return prepared
+        return await ainvoke(prepared, dependencies)
 
     inner: Next = run_tool
     for layer in reversed([x for x in layers if layer_stage(x) == "validated"]):

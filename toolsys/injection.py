@@ -17,7 +17,7 @@ an error envelope (MISSING_DEPENDENCY, INVALID_CONTEXT), never a crash.
 from __future__ import annotations
 
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Annotated, Any
@@ -77,7 +77,7 @@ Injection = type[Context] | Depends
 
 
 def injection(annotation: Any, param: str) -> Injection | None:
-    """What an annotation asks to be injected, if anything (`Context`, `Annotated[T, Depends()]`)."""
+    """What an annotation asks to be injected: `Context`, `Annotated[T, Depends()]`, or None."""
     if annotation is Context:
         return Context
     if typing.get_origin(annotation) is Annotated:
@@ -92,12 +92,8 @@ def injection(annotation: Any, param: str) -> Injection | None:
     return None
 
 
-def injected_params(fn: Callable[..., Any]) -> dict[str, Injection]:
-    """The injected parameters of `fn`, by name (for tools whose arguments are a model)."""
-    try:
-        hints = typing.get_type_hints(fn, include_extras=True)
-    except Exception:
-        return {}
+def injected_params(hints: Mapping[str, Any]) -> dict[str, Injection]:
+    """The injected parameters among a function's type hints, by name."""
     found = {name: injection(hint, name) for name, hint in hints.items() if name != "return"}
     return {name: how for name, how in found.items() if how is not None}
 
@@ -148,12 +144,12 @@ def injected_values(
     dependencies = _EMPTY if dependencies is None else dependencies
     values: dict[str, Any] = {}
     for param, how in wanted.items():
+        key = how.name or param if isinstance(how, Depends) else param
         if how is Context:
             values[param] = Context.of(context)
-        elif isinstance(how, Depends) and how.name in dependencies:
-            values[param] = dependencies[how.name]
+        elif key in dependencies:
+            values[param] = dependencies[key]
         else:
-            key = how.name if isinstance(how, Depends) else param
             raise ToolError(
                 ErrorCode.MISSING_DEPENDENCY,
                 f"Tool {tool!r} needs {key!r}, which the application has not provided.",
@@ -175,4 +171,3 @@ def _roles(value: Any) -> frozenset[str]:
     if isinstance(value, list | tuple | set | frozenset):
         return frozenset(role for role in value if isinstance(role, str))
     return frozenset()
-

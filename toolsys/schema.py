@@ -18,7 +18,8 @@ import inspect
 import sys
 import typing
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from types import FrameType, GenericAlias
 from typing import Annotated, Any, Literal
 
@@ -59,7 +60,7 @@ class ArgumentsModel:
     aliases: dict[str, str]
     diagnostics: tuple[str, ...] = ()
     positional: tuple[str, ...] = ()
-    injected: Mapping[str, Injection] = field(default_factory=dict)
+    injected: Mapping[str, Injection] = dataclass_field(default_factory=dict)
 
 
 def _python_type(param: Param) -> Any:

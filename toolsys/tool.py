@@ -34,6 +34,7 @@ from toolsys.injection import Injection, injected_params, injected_values
 from toolsys.isolate import Subprocess
 from toolsys.schema import (
     ArgumentsModel,
+    _type_hints,
     field_name,
     json_schema,
     model_from_function,
@@ -373,9 +374,16 @@ def _from_model(
         diagnostics=[],
         source="model",
         pass_model=True,
-        injected=injected_params(fn),
+        injected=injected_params(_hints(fn)),
         **options,
     )
+
+
+def _hints(fn: Callable[..., Any]) -> dict[str, Any]:
+    try:
+        return _type_hints(fn)
+    except Exception:  # an unresolvable hint: nothing is injected, as before
+        return {}
 
 
 def _closed(model: type[BaseModel]) -> type[BaseModel]:
