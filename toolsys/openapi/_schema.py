@@ -164,9 +164,10 @@ class Converter:
         if not isinstance(properties, Mapping) or not properties:
             return dict[str, Any]
         fields = self.fields(properties, schema.get("required"), where, stack)
-        extra = "allow" if schema.get("additionalProperties") not in (None, False) else "forbid"
+        allows = schema.get("additionalProperties") not in (None, False)
+        config = ConfigDict(extra="allow") if allows else ConfigDict(extra="forbid")
         name = next((s.rsplit("/", 1)[-1] for s in reversed(stack) if "/" in s), "Object")
-        return create_model(python_name(name, set()), __config__=ConfigDict(extra=extra), **fields)
+        return create_model(python_name(name, set()), __config__=config, **fields)
 
     def fields(
         self, properties: Mapping[Any, Any], required: Any, where: str, stack: tuple[str, ...]
