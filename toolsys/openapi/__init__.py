@@ -202,9 +202,10 @@ def _operations(document: Mapping[str, Any], prefix: str) -> list[Entry]:
 
 
 def _tool_name(operation_id: Any, method: str, path: str, room: int) -> str:
-    raw = operation_id if isinstance(operation_id, str) and operation_id.strip() else None
-    raw = raw or f"{method}_{path}"
-    name = re.sub(r"[^A-Za-z0-9_-]+", "_", raw).strip("_-") or method
+    raw = operation_id if isinstance(operation_id, str) else ""
+    name = re.sub(r"[^A-Za-z0-9_-]+", "_", raw).strip("_-")
+    if not name:  # no usable operationId: the method and the words of the path
+        name = "_".join([method, *re.findall(r"[A-Za-z0-9]+", path)])
     return name[: max(room, 1)]
 
 

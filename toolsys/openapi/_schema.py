@@ -22,8 +22,10 @@ from toolsys.schema import field_name
 
 MAX_DEPTH = 32
 """Schemas nested deeper than this are refused."""
-MAX_WORK = 200_000
-"""How many schema nodes one document may make us visit (YAML aliases can multiply them)."""
+MAX_NODES = 5_000
+"""How many schema nodes one argument may expand to (YAML aliases and $refs multiply them)."""
+MAX_WORK = 20_000
+"""How many schema nodes one document may make us convert, all its operations together."""
 
 _SCALARS: dict[str, Any] = {"string": str, "integer": int, "number": float, "boolean": bool}
 _IDENTIFIER = re.compile(r"[^0-9A-Za-z_]+")
@@ -192,6 +194,7 @@ class Converter:
     ) -> tuple[Any, Any]:
         """One field: its type, and a FieldInfo with the wire name, description and default
         (`description` overrides the schema's, as a parameter's own description does)."""
+        _check_size(self, schema, f"{where}, {wire!r}")
         annotation = self.to_type(schema, f"{where}, {wire!r}", stack)
         schema = self.deref(schema, where) if isinstance(schema, Mapping) else {}
         if not isinstance(description, str) and isinstance(schema, Mapping):
@@ -207,6 +210,30 @@ class Converter:
             return annotation, Field(default, alias=wire, description=description)
         extra = _drop_default
         return annotation, Field(None, alias=wire, description=description, json_schema_extra=extra)
+
+
+def _check_size(converter: Converter, schema: Any, where: str) -> None:
+    """Count the nodes a schema expands to, cheaply, before any model is built for it."""
+    pending: list[tuple[Any, tuple[str, ...]]] = [(schema, ())]
+    count = 0
+    while pending:
+        node, refs = pending.pop()
+        count += 1
+        if count > MAX_NODES or len(refs) > MAX_DEPTH:
+            raise ToolDefinitionError(
+                f"{where}: the schema is too large or nested too deeply to turn into a tool "
+                f"(over {MAX_NODES} nodes once references are expanded); select fewer "
+                "operations or simplify the schema."
+            )
+        if isinstance(node, Mapping):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith("#/"):
+                if ref not in refs:
+                    pending.append((converter.lookup(ref, where), (*refs, ref)))
+                continue
+            pending.extend((value, refs) for value in node.values())
+        elif isinstance(node, list):
+            pending.extend((value, refs) for value in node)
 
 
 def _fits(annotation: Any, value: Any) -> bool:
