@@ -1,4 +1,4 @@
-"""Tools from an OpenAPI document: the real Petstore spec against a mock server, and hostile specs."""
+"""Tools from an OpenAPI document: the real Petstore spec on a mock server, and hostile specs."""
 
 from __future__ import annotations
 
