@@ -187,7 +187,9 @@ def test_a_hostile_context_never_makes_execute_raise(context: Any, with_layer: b
     assert registry.execute("plain", {}, context=context).value == "plain"
 
 
-@pytest.mark.parametrize("context", [5, "ada", Sneaky(), {1: "ada"}], ids=repr)
+@pytest.mark.parametrize(
+    "context", [5, "ada", Sneaky(), {1: "ada"}], ids=["int", "str", "unreadable", "int-keys"]
+)
 def test_a_context_that_is_not_a_mapping_of_text_is_invalid_context(context: Any) -> None:
     registry = Registry()
     registry.register(my_orders)
