@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import functools
 import json
 import logging
 from collections.abc import Awaitable, Callable, Mapping
@@ -295,17 +296,23 @@ def invoke(tool: Tool, arguments: BaseModel) -> ToolResult:
     return ToolResult(True, value, None, {})
 
 
-async def ainvoke(call: Call) -> ToolResult:
-    """Call the tool of a validated call: awaited when async, on a thread when `offload`."""
+async def ainvoke(call: Call, dependencies: Mapping[str, Any] = _EMPTY) -> ToolResult:
+    """Call the tool of a validated call: awaited when async, on a thread when `offload`.
+
+    A tool with injected parameters gets them from `call.context` and `dependencies`.
+    """
     tool, arguments = call.tool, call.arguments
     assert tool is not None and arguments is not None
+    run: Callable[[BaseModel], Any] = tool.call
+    if tool.injected:
+        run = functools.partial(tool.call, context=call.context, dependencies=dependencies)
     try:
         if tool.is_async:
-            value = await tool.call(arguments)
+            value = await run(arguments)
         elif call.offload:
-            value = await _on_thread(tool.call, arguments)
+            value = await _on_thread(run, arguments)
         else:
-            value = tool.call(arguments)
+            value = run(arguments)
         if type(value) is CoroutineType:  # a sync-looking callable that returned a coroutine
             value = await value
     except ToolError as exc:
@@ -431,6 +438,7 @@ def build_handler(
     lookup: Callable[[str], Tool | None],
     available: Callable[[], list[str]],
     coerce: Callable[[], bool],
+    dependencies: Mapping[str, Any] = _EMPTY,
 ) -> Next:
     """The whole path as one async function: received layers, prepare, validated layers, invoke."""
 
@@ -457,7 +465,7 @@ def build_handler(
         token = _running.set((handler, prepared))
         hidden = VALIDATED.set(None) if seen is not None else None
         try:
-            return await ainvoke(prepared)
+            return await ainvoke(prepared, dependencies)
         finally:
             if hidden is not None:
                 VALIDATED.reset(hidden)
