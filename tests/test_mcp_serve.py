@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -176,3 +177,10 @@ def test_a_served_category_is_never_weaker_than_the_tools() -> None:
         assert hints["readOnlyHint"] is (tool.category == Category.READ)
         if tool.category == Category.EXECUTE:
             assert hints["destructiveHint"] and hints["openWorldHint"]
+
+
+def test_building_a_server_leaves_the_root_logger_alone() -> None:
+    root = logging.getLogger()
+    before = (list(root.handlers), root.level)
+    to_server(Registry())
+    assert (list(root.handlers), root.level) == before

@@ -39,11 +39,9 @@ class Unavailable(Exception):
 class Connection:
     """A session opened by `open_client()` on a private loop, reopened after a failure."""
 
-    def __init__(self, open_client: Opener, label: str, *, reopen: bool = True) -> None:
+    def __init__(self, open_client: Opener, label: str) -> None:
         self.label = label
         self._open_client = open_client
-        self._reopen = reopen
-        self._opened_once = False
         self._client: Client | None = None
         self._stop: asyncio.Event | None = None
         self._holder: asyncio.Task[None] | None = None
@@ -91,9 +89,6 @@ class Connection:
     async def _session(self, timeout: float | None) -> Client:
         if self._client is not None and self._holder is not None and not self._holder.done():
             return self._client
-        if self._opened_once and not self._reopen:
-            raise Unavailable("the connection broke and this client cannot be reopened")
-        self._opened_once = True
         ready: asyncio.Future[Client] = self._loop.create_future()
         self._stop = asyncio.Event()
         self._holder = self._loop.create_task(self._hold(ready, self._stop))

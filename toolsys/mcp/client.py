@@ -54,6 +54,7 @@ __all__ = ["ImportedTools", "import_server"]
 Source = MCPServer | Server[Any] | Client | StdioServerParameters | Sequence[str]
 _PREFIX = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,30}$")
 _MAX_PAGES = 100
+_MAX_ERROR_CHARS = 1000
 
 
 class ImportedTools(Sequence[Tool]):
@@ -117,7 +118,7 @@ async def import_server(
             f"prefix={prefix!r}: use 1-31 letters, digits, '_' or '-', starting with a letter "
             "or digit (e.g. prefix='fs'), or leave it out."
         )
-    connection = Connection(_opener(source), _label(source, prefix), reopen=True)
+    connection = Connection(_opener(source), _label(source, prefix))
     try:
         listed = await connection.run(_list_tools, timeout)
     except Exception as exc:
@@ -261,10 +262,12 @@ def _upper(text: str) -> str:
 
 
 def _tool_error(remote: MCPTool, connection: Connection, text: str) -> ToolError:
+    text = text.strip() or "it did not say why"
+    if len(text) > _MAX_ERROR_CHARS:
+        text = text[: _MAX_ERROR_CHARS - 3] + "..."
     return ToolError(
         ErrorCode.MCP_TOOL_ERROR,
-        f"The tool {remote.name!r} of {connection.label} reported an error: "
-        f"{text.strip() or 'it did not say why'}",
+        f"The tool {remote.name!r} of {connection.label} reported an error: {text}",
         suggestion="Read the server's message: fix what it names and call again, or answer "
         "without this tool.",
         details={"tool": remote.name},

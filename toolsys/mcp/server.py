@@ -19,6 +19,7 @@ Chapter 10 builds this by hand first.
 from __future__ import annotations
 
 import inspect
+import logging
 import typing
 from dataclasses import dataclass
 from typing import Any
@@ -102,7 +103,15 @@ class _RegistryServer(MCPServer):
     """An `MCPServer` that lists and calls a registry's tools instead of its own."""
 
     def __init__(self, registry: Registry, name: str) -> None:
-        super().__init__(name, warn_on_duplicate_tools=False)
+        # MCPServer calls logging.basicConfig(level=INFO): a library must not configure the
+        # root logger (in a notebook every HTTP request would then be logged), so undo it.
+        root = logging.getLogger()
+        handlers, level = list(root.handlers), root.level
+        try:
+            super().__init__(name, warn_on_duplicate_tools=False)
+        finally:
+            root.handlers[:] = handlers
+            root.setLevel(level)
         self.registry = registry
         self._listed: dict[str, _Listed] = {}
 
