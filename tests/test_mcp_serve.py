@@ -181,6 +181,11 @@ def test_a_served_category_is_never_weaker_than_the_tools() -> None:
 
 def test_building_a_server_leaves_the_root_logger_alone() -> None:
     root = logging.getLogger()
-    before = (list(root.handlers), root.level)
-    to_server(Registry())
-    assert (list(root.handlers), root.level) == before
+    saved = (list(root.handlers), root.level)
+    root.handlers[:] = []  # as in a fresh notebook kernel: basicConfig would act now
+    try:
+        to_server(Registry())
+        assert (root.handlers, root.level) == ([], saved[1])
+    finally:
+        root.handlers[:], _ = saved
+        root.setLevel(saved[1])
