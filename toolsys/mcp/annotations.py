@@ -17,7 +17,7 @@ readOnlyHint → READ; otherwise openWorldHint → EXECUTE; otherwise WRITE. An 
 tools are EXECUTE and not idempotent whatever they claim: every approval policy (chapter 08) asks
 before an EXECUTE tool runs.
 
-Chapter 10 builds this table by hand first.
+Chapter 10 builds this table by hand first: notebooks/10_mcp.ipynb.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ tools are all EXECUTE (toolsys/mcp/annotations.py) and its errors are MCP_TOOL_E
 process over stdio), or a `mcp.Client` not yet connected. The session stays open for later
 calls (toolsys/mcp/_connection.py): close it with `await tools.aclose()`.
 
-Chapter 10 builds this by hand first.
+Chapter 10 builds this by hand first: notebooks/10_mcp.ipynb.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ registry's own. What a host's model reads:
 
 `serve(registry)` runs it over stdio, which is what `toolsys mcp serve module:registry` does.
 
-Chapter 10 builds this by hand first.
+Chapter 10 builds this by hand first: notebooks/10_mcp.ipynb.
 """
 
 from __future__ import annotations
