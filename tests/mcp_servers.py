@@ -8,11 +8,14 @@ server whose tools claim annotations that do not match what they do.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
+from typing import Any
 
+from mcp.server.lowlevel.server import Server
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError as MCPToolError
 from mcp.shared.exceptions import MCPError
-from mcp_types import ToolAnnotations
+from mcp_types import CallToolResult, ListToolsResult, TextContent, Tool, ToolAnnotations
 
 from toolsys import Category, Registry, ToolError
 
@@ -109,3 +112,19 @@ def liar() -> MCPServer:
         return x
 
     return server
+
+
+def listing(tools: list[dict[str, Any]], answer: Callable[[str, dict[str, Any]], Any]) -> Server:
+    """A low-level server that lists `tools` as given (any schema) and answers with `answer`,
+    which returns a CallToolResult or a value sent as one text block."""
+
+    async def list_tools(context: Any, params: Any) -> ListToolsResult:
+        return ListToolsResult(tools=[Tool.model_validate(tool) for tool in tools])
+
+    async def call_tool(context: Any, params: Any) -> CallToolResult:
+        value = answer(params.name, dict(params.arguments or {}))
+        if isinstance(value, CallToolResult):
+            return value
+        return CallToolResult(content=[TextContent(type="text", text=str(value))])
+
+    return Server("listing", on_list_tools=list_tools, on_call_tool=call_tool)

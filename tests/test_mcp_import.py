@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from tests.mcp_servers import liar, shop
+from tests.mcp_servers import liar, listing, shop
 from toolsys import Category, Registry, ToolDefinitionError
 from toolsys.layers import Retry, Timeout
 from toolsys.mcp import ImportedTools, import_server, to_server
@@ -289,3 +289,78 @@ def test_round_trip_preserves_names_schemas_categories_and_error_codes() -> None
                 assert result.error.code == local.error.code, (tool.name, arguments)
     codes = {r.error.code for rs in results.values() for r in rs if not r.ok}
     assert {"INVALID_ARGUMENTS", "DIVISION_BY_ZERO", "UNKNOWN_TIMEZONE"} <= codes
+
+
+def _schema(**properties: str) -> dict[str, Any]:
+    return {"type": "object", "properties": {k: {"type": v} for k, v in properties.items()}}
+
+
+def test_a_tool_whose_schema_a_provider_would_refuse_is_skipped_and_named() -> None:
+    tools = [
+        {"name": "good", "inputSchema": _schema(x="integer")},
+        {"name": "broken", "inputSchema": {"type": "object", "properties": {"x": {"type": 12}}}},
+    ]
+
+    async def use(registry: Registry, imported: ImportedTools) -> Any:
+        return registry.names(), imported.skipped, repr(imported)
+
+    names, skipped, shown = _imported(listing(tools, lambda name, args: "ok"), use)
+    assert names == ["good"]
+    assert list(skipped) == ["broken"]
+    assert "not valid JSON Schema" in skipped["broken"]
+    assert "skipped: broken" in shown
+
+
+def test_a_name_providers_refuse_is_renamed_with_a_diagnostic() -> None:
+    tools = [{"name": "files.read", "inputSchema": _schema(path="string")}]
+
+    async def use(registry: Registry, imported: ImportedTools) -> Any:
+        result = await registry.aexecute("fs_files_read", {"path": "a"})
+        return registry.names(), registry.diagnostics, result
+
+    seen: list[str] = []
+    server = listing(tools, lambda name, args: seen.append(name) or "content")
+    names, diagnostics, result = _imported(server, use, prefix="fs")
+    assert names == ["fs_files_read"]
+    assert diagnostics == ["fs_files_read: renamed from 'fs_files.read'."]
+    assert (result.value, seen) == ("content", ["files.read"])
+
+
+def test_several_text_blocks_arrive_as_one_text() -> None:
+    from mcp_types import CallToolResult, TextContent
+
+    blocks = CallToolResult(
+        content=[TextContent(type="text", text="line 1"), TextContent(type="text", text="line 2")]
+    )
+    tools = [{"name": "two", "inputSchema": _schema()}]
+
+    async def use(registry: Registry, imported: ImportedTools) -> Any:
+        return await registry.aexecute("two", {})
+
+    assert _imported(listing(tools, lambda name, args: blocks), use).value == "line 1\nline 2"
+
+
+def test_calls_that_arrive_together_after_a_failure_share_one_new_session() -> None:
+    async def use(registry: Registry, tools: ImportedTools) -> Any:
+        connection = tools._connection
+        opened: list[int] = []
+        original = connection._open_client
+
+        def counting() -> Any:
+            opened.append(1)
+            return original()
+
+        connection._open_client = counting
+
+        async def broken(client: Client) -> Any:
+            raise OSError("pipe closed")
+
+        with pytest.raises(Exception, match="pipe closed"):
+            await connection.run(broken)
+        calls = [registry.aexecute("get_order", {"order_id": "ORD-42"}) for _ in range(5)]
+        results = await asyncio.gather(*calls)
+        return opened, results
+
+    opened, results = _imported(to_server(shop), use)
+    assert opened == [1]
+    assert all(result.ok for result in results)

@@ -12,7 +12,7 @@ from mcp import Client
 from mcp_types import CallToolResult
 
 from tests.mcp_servers import shop
-from toolsys import Category, Registry
+from toolsys import Category, Registry, ToolResult
 from toolsys.mcp import annotations_for, serve, to_server
 from toolsys.mcp.server import ERROR_META_KEY
 from toolsys.tools import registry as builtin
@@ -189,3 +189,17 @@ def test_building_a_server_leaves_the_root_logger_alone() -> None:
     finally:
         root.handlers[:], _ = saved
         root.setLevel(saved[1])
+
+
+def test_a_results_notice_reaches_the_host_as_a_second_text_block() -> None:
+    registry = Registry()
+    registry.register(lambda: "pong", name="ping", description="Answer pong.")
+
+    async def replayed(call: Any, call_next: Any) -> Any:
+        result = await call_next(call)
+        return ToolResult(result.ok, result.value, result.error, result.meta, notice="Replayed.")
+
+    registry.use(replayed)
+    result = _call(registry, "ping", {})
+    assert [block.text for block in result.content] == ["pong", "Replayed."]
+    assert result.meta["toolsys/notice"] == "Replayed."

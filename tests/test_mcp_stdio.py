@@ -70,5 +70,6 @@ def test_import_server_over_stdio_then_close_ends_the_session() -> None:
 def test_mcp_serve_refuses_a_bad_target_in_one_line(target: str, message: str) -> None:
     done = CliRunner().invoke(main, ["mcp", "serve", target])
     assert done.exit_code == 2
+    assert done.output.startswith("toolsys mcp serve: ")
     assert message in done.output
     assert len(done.output.strip().splitlines()) == 1

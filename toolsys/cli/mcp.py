@@ -11,11 +11,16 @@ line on stderr and exit code 2.
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
-from toolsys.cli._errors import usage_error
+from toolsys.cli._errors import _fail
+
+
+def usage_error(message: str) -> NoReturn:
+    """`toolsys mcp serve: message` on stderr, exit 2 (the group's name included)."""
+    _fail("mcp serve", message)
 
 
 def load_registry(target: str) -> Any:

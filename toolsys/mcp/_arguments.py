@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 if TYPE_CHECKING:
-    from jsonschema import ValidationError as SchemaError  # type: ignore[import-untyped]
+    from jsonschema import ValidationError as Violation  # type: ignore[import-untyped]
 
 _MAX_PROBLEMS = 10
 _TYPES = {
@@ -75,6 +75,22 @@ def arguments_model(name: str, schema: Mapping[str, Any]) -> type[BaseModel]:
     return Arguments
 
 
+def schema_problem(schema: Mapping[str, Any]) -> str | None:
+    """Why `schema` cannot be shown to a model as a tool's arguments, or None when it can.
+
+    (That it is an object schema, MCP itself checks: the SDK refuses any other listing.)
+    """
+    from jsonschema.exceptions import SchemaError  # type: ignore[import-untyped]
+    from jsonschema.validators import validator_for
+
+    plain = json.loads(json.dumps(schema))
+    try:
+        validator_for(plain).check_schema(plain)
+    except SchemaError as exc:
+        return f"its input schema is not valid JSON Schema ({exc.message})"
+    return None
+
+
 def decode_stringified(data: dict[str, Any], schema: Mapping[str, Any]) -> dict[str, Any]:
     """Top-level values sent as JSON text where the schema wants an object or array, decoded."""
     properties = schema.get("properties")
@@ -109,7 +125,7 @@ def _kinds(schema: Any) -> set[str]:
     return kinds
 
 
-def _lines(error: SchemaError) -> list[InitErrorDetails]:
+def _lines(error: Violation) -> list[InitErrorDetails]:
     """One jsonschema error as Pydantic line errors the registry's message builder reads."""
     path = tuple(error.path)
     instance = error.instance

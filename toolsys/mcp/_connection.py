@@ -45,6 +45,7 @@ class Connection:
         self._client: Client | None = None
         self._stop: asyncio.Event | None = None
         self._holder: asyncio.Task[None] | None = None
+        self._opening: asyncio.Lock | None = None
         self._closed = False
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._run_loop, name="toolsys-mcp", daemon=True)
@@ -80,15 +81,23 @@ class Connection:
                 raise
             self._drop()
             raise Unavailable(f"the connection closed ({exc})") from exc
-        except TimeoutError as exc:
-            raise Unavailable(f"no answer within {timeout:g} s") from exc
+        except TimeoutError as exc:  # the session may still be fine: keep it
+            raise Unavailable(_late(timeout)) from exc
         except _TRANSPORT as exc:  # a stream closed, the process died...
             self._drop()
             raise Unavailable(f"{type(exc).__name__}: {exc}".rstrip(": ")) from exc
 
     async def _session(self, timeout: float | None) -> Client:
-        if self._client is not None and self._holder is not None and not self._holder.done():
-            return self._client
+        if self._opening is None:
+            self._opening = asyncio.Lock()
+        async with self._opening:  # calls that arrive together share one new session
+            if self._client is not None and self._holder is not None and not self._holder.done():
+                return self._client
+            return await self._open(timeout)
+
+    async def _open(self, timeout: float | None) -> Client:
+        if self._closed:
+            raise Unavailable("the connection was closed; import the server's tools again")
         ready: asyncio.Future[Client] = self._loop.create_future()
         self._stop = asyncio.Event()
         self._holder = self._loop.create_task(self._hold(ready, self._stop))
@@ -96,7 +105,7 @@ class Connection:
             self._client = await asyncio.wait_for(asyncio.shield(ready), timeout)
         except TimeoutError as exc:
             self._drop()
-            raise Unavailable(f"could not connect within {timeout:g} s") from exc
+            raise Unavailable(f"could not connect: {_late(timeout)}") from exc
         except Exception as exc:
             raise Unavailable(f"could not connect: {type(exc).__name__}: {exc}") from exc
         return self._client
@@ -142,3 +151,7 @@ class Connection:
         if holder is not None and not holder.done():
             with suppress(TimeoutError, asyncio.CancelledError):
                 await asyncio.wait_for(holder, 5)
+
+
+def _late(timeout: float | None) -> str:
+    return "no answer in time" if timeout is None else f"no answer within {timeout:g} s"

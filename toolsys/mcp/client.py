@@ -41,7 +41,7 @@ from pydantic import BaseModel
 
 from toolsys._readonly import freeze
 from toolsys.errors import ErrorCode, ToolDefinitionError, ToolError
-from toolsys.mcp._arguments import arguments_model
+from toolsys.mcp._arguments import arguments_model, schema_problem
 from toolsys.mcp._connection import Connection, Unavailable
 from toolsys.mcp.annotations import Imported, Trust, category_for
 from toolsys.mcp.server import ERROR_META_KEY
@@ -58,11 +58,18 @@ _MAX_ERROR_CHARS = 1000
 
 
 class ImportedTools(Sequence[Tool]):
-    """The tools imported from one server, and the session their calls use."""
+    """The tools imported from one server, and the session their calls use.
 
-    def __init__(self, tools: list[Tool], connection: Connection) -> None:
+    `skipped` names the server's tools that were not imported, and why (a schema a provider
+    would refuse: one bad tool must not break every request the model makes).
+    """
+
+    def __init__(
+        self, tools: list[Tool], connection: Connection, skipped: dict[str, str] | None = None
+    ) -> None:
         self._tools = tools
         self._connection = connection
+        self.skipped = dict(skipped or {})
 
     @overload
     def __getitem__(self, index: int) -> Tool: ...
@@ -78,7 +85,9 @@ class ImportedTools(Sequence[Tool]):
         return iter(self._tools)
 
     def __repr__(self) -> str:
-        return f"ImportedTools({self._connection.label}: {', '.join(self.names()) or 'none'})"
+        skipped = f"; skipped: {', '.join(self.skipped)}" if self.skipped else ""
+        names = ", ".join(self.names()) or "none"
+        return f"ImportedTools({self._connection.label}: {names}{skipped})"
 
     def names(self) -> list[str]:
         return [tool.name for tool in self._tools]
@@ -128,15 +137,24 @@ async def import_server(
             f"Could not list the tools of {connection.label}: {reason}. Check that the server "
             "starts on its own (run its command in a terminal)."
         ) from exc
+    skipped = {
+        remote.name: problem
+        for remote in listed
+        if (problem := schema_problem(remote.input_schema)) is not None
+    }
     try:
-        tools = [_tool(remote, prefix, trust, connection) for remote in listed]
+        tools = [
+            _tool(remote, prefix, trust, connection)
+            for remote in listed
+            if remote.name not in skipped
+        ]
         _check_names(registry, tools)
     except Exception:
         await connection.aclose()
         raise
     for tool in tools:
         registry.add(tool)
-    return ImportedTools(tools, connection)
+    return ImportedTools(tools, connection, skipped)
 
 
 def _opener(source: object) -> Any:
@@ -303,9 +321,9 @@ def _value_of(result: CallToolResult, wrapped: bool) -> Any:
     structured = result.structured_content
     if structured is not None:
         return structured["result"] if wrapped and isinstance(structured, dict) else structured
-    if len(result.content) == 1 and result.content[0].type == "text":
-        text = result.content[0].text
-        if text.lstrip()[:1] in ("{", "["):
+    if result.content and all(block.type == "text" for block in result.content):
+        text = "\n".join(block.text for block in result.content)  # type: ignore[union-attr]
+        if len(result.content) == 1 and text.lstrip()[:1] in ("{", "["):
             try:
                 return json.loads(text)
             except ValueError:

@@ -149,15 +149,18 @@ def _find(registry: Registry, name: object) -> Tool | None:
 
 
 def call_result(result: ToolResult, output: _Output | None = None) -> CallToolResult:
-    """A registry result as an MCP tool result: an error stays an error, with its envelope."""
+    """A registry result as an MCP tool result: an error stays an error, with its envelope.
+
+    A result's `notice` (how it came about, e.g. a replay) is a second text block: the model
+    reads it beside the value or the error, as it does in the agent loop.
+    """
     meta = {NOTICE_META_KEY: result.notice} if result.notice else None
     if not result.ok:
-        return _error_result(result.to_dict()["error"], meta)
+        return _result(result.to_dict()["error"], None, result.notice, meta)
     value = sendable(result.value, text=redact_secrets)
     text = value if isinstance(value, str) else dumps(value)
-    content: list[ContentBlock] = [TextContent(type="text", text=text)]
     if output is None:
-        return CallToolResult(content=content, _meta=meta)
+        return _result(None, text, result.notice, meta)
     structured = output.structured(result.value)
     if structured is None:
         error = ErrorInfo(
@@ -167,18 +170,28 @@ def call_result(result: ToolResult, output: _Output | None = None) -> CallToolRe
             "Use the value shown if it answers the question; the tool's return annotation "
             "needs fixing. Do not repeat a call that changes anything.",
         )
-        return _error_result(error.to_dict(), meta)
+        return _result(error.to_dict(), None, result.notice, meta)
+    return _result(None, text, result.notice, meta, structured)
+
+
+def _result(
+    envelope: dict[str, Any] | None,
+    text: str | None,
+    notice: str | None,
+    meta: dict[str, Any] | None,
+    structured: Any = None,
+) -> CallToolResult:
+    """An error result (`envelope`) or a success (`text`, maybe `structured`), notice after."""
+    if envelope is not None:
+        parts = (envelope["message"], envelope["suggestion"])
+        text = " ".join(part for part in parts if part)
+        meta = {**(meta or {}), ERROR_META_KEY: envelope}
+    content: list[ContentBlock] = [TextContent(type="text", text=text or "")]
+    if notice:
+        content.append(TextContent(type="text", text=redact_secrets(notice)))
+    if structured is None:
+        return CallToolResult(content=content, is_error=envelope is not None, _meta=meta)
     return CallToolResult(content=content, structured_content=structured, _meta=meta)
-
-
-def _error_result(envelope: dict[str, Any], meta: dict[str, Any] | None) -> CallToolResult:
-    text = " ".join(part for part in (envelope["message"], envelope["suggestion"]) if part)
-    content: list[ContentBlock] = [TextContent(type="text", text=text)]
-    return CallToolResult(
-        content=content,
-        is_error=True,
-        _meta={**(meta or {}), ERROR_META_KEY: envelope},
-    )
 
 
 def output_schema(tool: Tool) -> _Output | None:
