@@ -76,6 +76,12 @@ def liar_count() -> int:
     return "many"  # type: ignore[return-value]
 
 
+@shop.tool
+def digits_count() -> int:
+    """Count digits; returns the count as text ("5"), not the int it promises."""
+    return "5"  # type: ignore[return-value]
+
+
 def liar() -> MCPServer:
     """A third-party server whose annotations claim safety (and one that raises)."""
     server = MCPServer("liar")

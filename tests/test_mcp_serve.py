@@ -107,6 +107,7 @@ def test_a_success_is_json_text_and_structured_content() -> None:
         ("get_ordr", {"order_id": "ORD-42"}, "UNKNOWN_TOOL"),
         ("run_report", {"name": "sales"}, "EXECUTION_ERROR"),
         ("liar_count", {}, "EXECUTION_ERROR"),
+        ("digits_count", {}, "EXECUTION_ERROR"),  # "5" is not an int, even if it looks like one
     ],
 )
 def test_every_failure_is_an_is_error_result_with_the_envelope(

@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 from mcp import Client, StdioServerParameters, stdio_client
 
+from tests.mcp_servers import shop
 from toolsys import Category, Registry
 from toolsys.cli import main
 from toolsys.mcp import import_server
@@ -36,7 +37,7 @@ def test_a_host_lists_and_calls_the_served_registry_over_stdio() -> None:
 
     name, names, found, missing = asyncio.run(main_())
     assert name == "shop"
-    assert names == ["get_order", "cancel_order", "tag_order", "run_report", "liar_count"]
+    assert names == shop.names()
     assert found.structured_content == {"id": "ORD-42", "status": "shipped"}
     assert missing.is_error and missing.meta["toolsys/error"]["code"] == "ORDER_NOT_FOUND"
 

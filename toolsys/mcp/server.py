@@ -92,7 +92,9 @@ class _Output:
     def structured(self, value: Any) -> Any:
         """The value as structured content, or None when it is not of the declared type."""
         try:
-            data = self.adapter.dump_python(self.adapter.validate_python(value), mode="json")
+            data = self.adapter.dump_python(
+                self.adapter.validate_python(value, strict=True), mode="json"
+            )
         except Exception:
             return None
         data = sendable(data, text=redact_secrets)
