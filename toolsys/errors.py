@@ -41,6 +41,8 @@ class ErrorCode(StrEnum):
     INVALID_CONTEXT = "INVALID_CONTEXT"
     HTTP_ERROR = "HTTP_ERROR"
     NETWORK_ERROR = "NETWORK_ERROR"
+    MCP_TOOL_ERROR = "MCP_TOOL_ERROR"
+    MCP_UNAVAILABLE = "MCP_UNAVAILABLE"
 
 
 @dataclass(frozen=True, slots=True)
