@@ -257,6 +257,50 @@ def _depth_exceeded(value: Any) -> bool:
     return False
 
 
+def run_plain(tool: Tool, arguments: Arguments, coerce: bool = False) -> ToolResult:
+    """`validate` then `invoke`, for a sync tool without layers: the sync fast path.
+
+    The same stages, with the common case inlined (arguments valid as sent, a tool called with
+    keywords): a call costs little more than the validation itself. Anything else, a failure
+    included, takes the general stage functions, so the outcome is theirs.
+    """
+    model: Any = None
+    kind = type(arguments)
+    if kind is dict and not coerce and not tool.accepts_anything:
+        if not tool.null_means_default or None not in arguments.values():  # type: ignore[union-attr]
+            try:
+                model = tool.validator.validate_python(arguments, strict=True)
+            except ValidationError:
+                model = None
+    elif kind is str and not coerce and len(arguments) <= MAX_ARGUMENT_CHARS:  # type: ignore[arg-type]
+        try:
+            model = tool.validator.validate_json(arguments or "{}", strict=True)
+        except ValidationError:
+            model = None
+        else:  # pydantic reads NaN and Infinity, JSON does not: `validate` refuses them
+            model = None if "NaN" in arguments or "Infinity" in arguments else model  # type: ignore[operator]
+    if model is None:
+        model = validate(tool, arguments, coerce=coerce)
+        if type(model) is ToolResult:
+            return model
+    values = model.__dict__
+    if not tool.by_keyword or len(model.__pydantic_fields_set__) != len(values):
+        return invoke(tool, model)
+    try:
+        value = tool.fn(**values)
+        if type(value) is CoroutineType:
+            from toolsys._sync import run_sync
+
+            value = run_sync(value)
+    except ToolError as exc:
+        return _tool_error(exc)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:
+        return crashed(tool, exc)
+    return ToolResult(True, value, None, {})
+
+
 def invoke(tool: Tool, arguments: BaseModel) -> ToolResult:
     """Call a tool synchronously (an async tool is run to completion); the result, never a raise."""
     try:

@@ -97,10 +97,14 @@ class Tool:
     isolate: Subprocess | None = None
     validator: SchemaValidator = field(init=False, repr=False)
     accepts_anything: bool = field(init=False, repr=False)
+    by_keyword: bool = field(init=False, repr=False)
+    """`call` passes the model's fields as keywords, as they are (the execute fast path's test)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "validator", self.model.__pydantic_validator__)
         object.__setattr__(self, "accepts_anything", accepts_anything(self.parameters))
+        plain = self.isolate is None and not (self.pass_model or self.positional or self.aliases)
+        object.__setattr__(self, "by_keyword", plain)
         if self.idempotent is None:
             object.__setattr__(self, "idempotent", self.category == Category.READ)
 
