@@ -265,20 +265,21 @@ def run_plain(tool: Tool, arguments: Arguments, coerce: bool = False) -> ToolRes
     included, takes the general stage functions, so the outcome is theirs.
     """
     model: Any = None
-    kind = type(arguments)
+    raw: Any = arguments  # narrowed by `kind`, which mypy does not follow
+    kind = type(raw)
     if kind is dict and not coerce and not tool.accepts_anything:
-        if not tool.null_means_default or None not in arguments.values():  # type: ignore[union-attr]
+        if not tool.null_means_default or None not in raw.values():
             try:
-                model = tool.validator.validate_python(arguments, strict=True)
+                model = tool.validator.validate_python(raw, strict=True)
             except ValidationError:
                 model = None
-    elif kind is str and not coerce and len(arguments) <= MAX_ARGUMENT_CHARS:  # type: ignore[arg-type]
+    elif kind is str and not coerce and len(raw) <= MAX_ARGUMENT_CHARS:
         try:
-            model = tool.validator.validate_json(arguments or "{}", strict=True)
+            model = tool.validator.validate_json(raw or "{}", strict=True)
         except ValidationError:
             model = None
         else:  # pydantic reads NaN and Infinity, JSON does not: `validate` refuses them
-            model = None if "NaN" in arguments or "Infinity" in arguments else model  # type: ignore[operator]
+            model = None if "NaN" in raw or "Infinity" in raw else model
     if model is None:
         model = validate(tool, arguments, coerce=coerce)
         if type(model) is ToolResult:
