@@ -14,10 +14,13 @@ Chapter 03 builds this by hand first: notebooks/03_schemas.ipynb.
 
 from __future__ import annotations
 
+import copy
 import inspect
 import math
 import sys
 import typing
+import weakref
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import FrameType, GenericAlias
@@ -115,11 +118,64 @@ def field_name(name: str) -> str:
 
 
 def _create(name: str, fields: dict[str, Any]) -> type[BaseModel]:
+    key = _signature_key(name, fields)
+    if key is not None and key in _MODELS:
+        _MODELS.move_to_end(key)
+        return _MODELS[key]
     model_name = "".join(part.capitalize() for part in name.replace("-", "_").split("_")) or "Tool"
     try:
-        return create_model(f"{model_name}Arguments", __config__=_FORBID_EXTRA, **fields)
+        model = create_model(f"{model_name}Arguments", __config__=_FORBID_EXTRA, **fields)
     except (PydanticSchemaGenerationError, PydanticUserError, TypeError) as exc:
         raise ToolDefinitionError(_unsupported(name, fields, exc)) from exc
+    if key is not None:
+        _MODELS[key] = model
+        if len(_MODELS) > _MODELS_KEPT:
+            _MODELS.popitem(last=False)
+    return model
+
+
+# Models by tool name and fields: a notebook that re-runs a cell registers the same tools again,
+# and building a model (its validator and serializer) is the largest cost of registering.
+_MODELS: OrderedDict[tuple[Any, ...], type[BaseModel]] = OrderedDict()
+_MODELS_KEPT = 512
+_PLAIN_DEFAULTS = (str, int, float, bool, type(None), type(...))
+
+
+def _signature_key(name: str, fields: dict[str, Any]) -> tuple[Any, ...] | None:
+    """What makes two models the same, or None when some part cannot be compared safely.
+
+    Annotations must be equal and also print the same (`int | str` equals `str | int`, and
+    `Literal[1, 2]` equals `Literal[2, 1]`, but their schemas list them in another order);
+    defaults must be plain JSON values of the same type (`1` equals `True`); the `Field`s may
+    only set attributes whose values compare by value.
+    """
+    key: list[Any] = [name]
+    for field, definition in fields.items():
+        if type(definition) is not tuple or len(definition) != 2:
+            return None
+        annotation, info = definition
+        if not isinstance(info, FieldInfo):
+            return None
+        attributes = info._attributes_set
+        if type(attributes.get("default")) not in _PLAIN_DEFAULTS:
+            return None
+        if not _SIMPLE_FIELD.issuperset(attributes):
+            return None
+        settings = tuple(sorted((k, type(v), v) for k, v in attributes.items()))
+        constraints = tuple(info.metadata)
+        try:
+            hash((annotation, settings, constraints))
+        except TypeError:
+            return None
+        shown = repr((annotation, constraints))
+        key.append((field, annotation, settings, constraints, shown))
+    return tuple(key)
+
+
+_SIMPLE_FIELD = frozenset(
+    {"default", "description", "json_schema_extra"}
+    | {"alias", "validation_alias", "serialization_alias"}
+)
 
 
 def _unsupported(name: str, fields: dict[str, Any], exc: Exception) -> str:
@@ -264,7 +320,21 @@ class _Generator(GenerateJsonSchema):
 
 
 def json_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """The model's JSON Schema, cleaned for a language model: no titles, references inlined."""
+    """The model's JSON Schema, cleaned for a language model: no titles, references inlined.
+
+    A copy of the one kept for the model: a model reused for a tool registered again (see
+    `_create`) is not written out twice.
+    """
+    kept = _SCHEMAS.get(model)
+    if kept is None:
+        kept = _SCHEMAS[model] = _json_schema(model)
+    return copy.deepcopy(kept)
+
+
+_SCHEMAS: weakref.WeakKeyDictionary[type[BaseModel], dict[str, Any]] = weakref.WeakKeyDictionary()
+
+
+def _json_schema(model: type[BaseModel]) -> dict[str, Any]:
     raw = model.model_json_schema(by_alias=True, schema_generator=_Generator)
     defs = raw.pop("$defs", {})
     schema = _clean(_inline(raw, defs, ()))
