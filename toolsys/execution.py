@@ -95,7 +95,7 @@ class Call(NamedTuple):
 
     def validated(self, tool: Tool, arguments: BaseModel) -> Call:
         """This call, resolved to `tool` with validated `arguments` (hot path: no _replace)."""
-        return Call(self.name, self.raw_arguments, tool, arguments, *self[4:])
+        return tuple.__new__(Call, (self.name, self.raw_arguments, tool, arguments, *self[4:]))
 
     @property
     def values(self) -> dict[str, Any]:
@@ -473,8 +473,9 @@ def build_handler(
         prepared = prepare(call)  # again only if a layer replaced the name or arguments
         return prepared if isinstance(prepared, ToolResult) else await ainvoke(prepared)
 
-    inner: Next = run_tool
-    for layer in reversed([x for x in layers if layer_stage(x) == "validated"]):
+    validated = [x for x in layers if layer_stage(x) == "validated"]
+    inner: Next = run_tool if validated else ainvoke  # nothing between prepare and the tool
+    for layer in reversed(validated):
         inner = guard_layer(layer, inner)
 
     async def core(call: Call) -> ToolResult:
