@@ -34,7 +34,7 @@ def search(query: str, limit: int = 5) -> list[str]:
 def test_the_same_function_registered_again_reuses_its_model() -> None:
     first, again = tool_from_function(search), tool_from_function(search)
     assert again.model is first.model
-    assert again.parameters == first.parameters
+    assert again.parameters is first.parameters  # read-only, so shared
 
 
 def test_another_name_gets_its_own_model() -> None:

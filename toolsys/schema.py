@@ -14,7 +14,6 @@ Chapter 03 builds this by hand first: notebooks/03_schemas.ipynb.
 
 from __future__ import annotations
 
-import copy
 import inspect
 import math
 import sys
@@ -31,6 +30,7 @@ from pydantic.errors import PydanticSchemaGenerationError, PydanticUserError
 from pydantic.fields import FieldInfo
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 
+from toolsys._readonly import freeze
 from toolsys.docstrings import parse_docstring
 from toolsys.errors import ToolDefinitionError
 from toolsys.spec import Param
@@ -319,22 +319,20 @@ class _Generator(GenerateJsonSchema):
         return super().encode_default(dft)
 
 
-def json_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """The model's JSON Schema, cleaned for a language model: no titles, references inlined.
-
-    A copy of the one kept for the model: a model reused for a tool registered again (see
-    `_create`) is not written out twice.
-    """
+def frozen_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """`json_schema(model)`, read-only (see `toolsys._readonly`) and kept per model: a model
+    reused for a tool registered again (see `_create`) is not written out twice."""
     kept = _SCHEMAS.get(model)
     if kept is None:
-        kept = _SCHEMAS[model] = _json_schema(model)
-    return copy.deepcopy(kept)
+        kept = _SCHEMAS[model] = freeze(json_schema(model))
+    return kept
 
 
 _SCHEMAS: weakref.WeakKeyDictionary[type[BaseModel], dict[str, Any]] = weakref.WeakKeyDictionary()
 
 
-def _json_schema(model: type[BaseModel]) -> dict[str, Any]:
+def json_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The model's JSON Schema, cleaned for a language model: no titles, references inlined."""
     raw = model.model_json_schema(by_alias=True, schema_generator=_Generator)
     defs = raw.pop("$defs", {})
     schema = _clean(_inline(raw, defs, ()))

@@ -27,13 +27,12 @@ from toolsys._agreement import (
     parse_json,
     repair,
 )
-from toolsys._readonly import freeze
 from toolsys.errors import ToolDefinitionError
 from toolsys.isolate import Subprocess
 from toolsys.schema import (
     ArgumentsModel,
     field_name,
-    json_schema,
+    frozen_schema,
     model_from_function,
     model_from_params,
 )
@@ -226,7 +225,7 @@ def _build(
     check_name(name)
     if not callable(fn):
         raise ToolDefinitionError(f"Tool {name!r}: the implementation {fn!r} is not callable.")
-    parameters = freeze(json_schema(model))
+    parameters = frozen_schema(model)
     required = set(parameters.get("required", ()))
     properties = parameters.get("properties", {})
     null_means_default = frozenset(
