@@ -302,13 +302,13 @@ class _Generator(GenerateJsonSchema):
     this to pydantic's own generator.
     """
 
-    _method_names: ClassVar[list[tuple[Any, str]]] = []
+    _method_names: ClassVar[dict[Any, str]] = {}
 
     def build_schema_type_to_method(self) -> dict[Any, Callable[[Any], JsonSchemaValue]]:
         if not _Generator._method_names:
             table = super().build_schema_type_to_method()
-            _Generator._method_names = [(key, method.__name__) for key, method in table.items()]
-        return {key: getattr(self, name) for key, name in _Generator._method_names}
+            _Generator._method_names = {key: method.__name__ for key, method in table.items()}
+        return _Methods(self)
 
     def encode_default(self, dft: Any) -> Any:
         kind = type(dft)
@@ -329,6 +329,18 @@ def frozen_schema(model: type[BaseModel]) -> dict[str, Any]:
 
 
 _SCHEMAS: weakref.WeakKeyDictionary[type[BaseModel], dict[str, Any]] = weakref.WeakKeyDictionary()
+
+
+class _Methods(dict[Any, Callable[[Any], JsonSchemaValue]]):
+    """The generator's table, each method looked up the first time a schema needs it."""
+
+    def __init__(self, generator: _Generator) -> None:
+        super().__init__()
+        self.generator = generator
+
+    def __missing__(self, key: Any) -> Callable[[Any], JsonSchemaValue]:
+        method = self[key] = getattr(self.generator, _Generator._method_names[key])
+        return method
 
 
 def json_schema(model: type[BaseModel]) -> dict[str, Any]:
