@@ -2,9 +2,10 @@
 
 A docstring-documented function with a default and an enum (`Literal`), so each library parses a
 docstring, builds a schema with an enum and validates it. `make_search` compiles a fresh copy on
-each call: registration is timed on new function objects, so no library can reuse a cache keyed
-on the function. The tool records what it received and on which thread (`SEEN`), which is how
-the benchmark sees what each path checks and where it runs the tool.
+each call: registration is timed on new function objects, each with its own name and docstring,
+so no library can reuse a cache keyed on the function, its name or its docstring. The tool
+records what it received and on which thread (`SEEN`), which is how the benchmark sees what
+each path checks and where it runs the tool.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ _SOURCE = '''
 {prefix}def {name}(
     query: str, limit: int = 5, sort: Literal["relevance", "date"] = "relevance"
 ) -> list[str]:
-    """Search the catalog for documents.
+    """Search the catalog for documents ({name}).
 
     Args:
         query: Words to look for.

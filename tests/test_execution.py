@@ -17,6 +17,7 @@ from toolsys.execution import MAX_DEPTH, MAX_INT_DIGITS, Call, Next
 from toolsys.loop import run_agent
 from toolsys.models import ScriptedModel
 from toolsys.models.scripted import calls, text
+from toolsys.tool import tool_from_function
 
 
 def add(a: int, b: int) -> int:
@@ -461,3 +462,70 @@ def test_threads_that_ran_tools_close_their_event_loops() -> None:
         gc.collect()
     unclosed = [w for w in caught if "unclosed event loop" in str(w.message)]
     assert unclosed == []  # closed when each thread ended, not left to the garbage collector
+
+
+def _keywords(query: str, limit: int = 3, json: str = "x") -> str:
+    """Search.
+
+    Args:
+        query: Words.
+        limit: At most.
+        json: A name that shadows a Pydantic attribute.
+    """
+    return f"{query}:{limit}:{json}"
+
+
+def _positional(query: str, /, limit: int = 3) -> str:
+    """Search.
+
+    Args:
+        query: Words.
+        limit: At most.
+    """
+    return f"{query}:{limit}"
+
+
+def _plain(query: str, limit: int = 3) -> str:
+    """Search.
+
+    Args:
+        query: Words.
+        limit: At most.
+    """
+    if query == "boom":
+        raise ValueError("boom")
+    return f"{query}:{limit}"
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    fn=st.sampled_from([_keywords, _positional, _plain]),
+    args=st.fixed_dictionaries(
+        {"query": st.sampled_from(["a", "boom"]) | json_values},
+        optional={
+            "limit": st.integers(0, 3) | json_values,
+            "json": st.sampled_from(["x", "y"]) | json_values,
+        },
+    )
+    | arguments,
+    as_text=st.booleans(),
+    coerce=st.booleans(),
+)
+def test_the_sync_fast_path_gives_what_the_stages_give(
+    fn: Any, args: Any, as_text: bool, coerce: bool
+) -> None:
+    from toolsys.execution import invoke, run_plain, validate
+    from toolsys.result import to_json
+
+    tool = tool_from_function(fn)
+    if as_text and isinstance(args, dict):
+        args = to_json(args)
+    validated = validate(tool, args, coerce=coerce)
+    staged = validated if isinstance(validated, ToolResult) else invoke(tool, validated)
+    assert envelope(run_plain(tool, args, coerce)) == envelope(staged)
+
+
+def test_only_a_tool_called_with_plain_keywords_takes_the_inline_call() -> None:
+    assert tool_from_function(_plain).by_keyword
+    assert not tool_from_function(_keywords).by_keyword  # `json` is renamed in the model
+    assert not tool_from_function(_positional).by_keyword

@@ -77,7 +77,7 @@ def run_sync(coroutine: Coroutine[Any, Any, T]) -> T:
     try:
         loop.captured = []
         try:
-            task = loop.create_task(coroutine)
+            task = asyncio.Task(coroutine, loop=loop)  # what create_task does, minus its checks
             first_step = loop.captured[0]
         finally:
             loop.captured = None

@@ -104,7 +104,7 @@ class Call(NamedTuple):
 
     def validated(self, tool: Tool, arguments: BaseModel) -> Call:
         """This call, resolved to `tool` with validated `arguments` (hot path: no _replace)."""
-        return Call(self.name, self.raw_arguments, tool, arguments, *self[4:])
+        return tuple.__new__(Call, (self.name, self.raw_arguments, tool, arguments, *self[4:]))
 
     @property
     def values(self) -> dict[str, Any]:
@@ -277,6 +277,51 @@ def _depth_exceeded(value: Any) -> bool:
         seen.add(id(node))
         stack.extend((child, depth + 1) for child in children)
     return False
+
+
+def run_plain(tool: Tool, arguments: Arguments, coerce: bool = False) -> ToolResult:
+    """`validate` then `invoke`, for a sync tool without layers: the sync fast path.
+
+    The same stages, with the common case inlined (arguments valid as sent, a tool called with
+    keywords): a call costs little more than the validation itself. Anything else, a failure
+    included, takes the general stage functions, so the outcome is theirs.
+    """
+    model: Any = None
+    raw: Any = arguments  # narrowed by `kind`, which mypy does not follow
+    kind = type(raw)
+    if kind is dict and not coerce and not tool.accepts_anything:
+        if not tool.null_means_default or None not in raw.values():
+            try:
+                model = tool.validator.validate_python(raw, strict=True)
+            except ValidationError:
+                model = None
+    elif kind is str and not coerce and len(raw) <= MAX_ARGUMENT_CHARS:
+        try:
+            model = tool.validator.validate_json(raw or "{}", strict=True)
+        except ValidationError:
+            model = None
+        else:  # pydantic reads NaN and Infinity, JSON does not: `validate` refuses them
+            model = None if "NaN" in raw or "Infinity" in raw else model
+    if model is None:
+        model = validate(tool, arguments, coerce=coerce)
+        if type(model) is ToolResult:
+            return model
+    values = model.__dict__
+    if not tool.by_keyword or len(model.__pydantic_fields_set__) != len(values):
+        return invoke(tool, model)
+    try:
+        value = tool.fn(**values)
+        if type(value) is CoroutineType:
+            from toolsys._sync import run_sync
+
+            value = run_sync(value)
+    except ToolError as exc:
+        return _tool_error(exc)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:
+        return crashed(tool, exc)
+    return ToolResult(True, value, None, {})
 
 
 def invoke(tool: Tool, arguments: BaseModel) -> ToolResult:
@@ -471,8 +516,9 @@ def build_handler(
                 VALIDATED.reset(hidden)
             _running.reset(token)
 
-    inner: Next = run_tool
-    for layer in reversed([x for x in layers if layer_stage(x) == "validated"]):
+    validated = [x for x in layers if layer_stage(x) == "validated"]
+    inner: Next = run_tool if validated else ainvoke  # nothing between prepare and the tool
+    for layer in reversed(validated):
         inner = guard_layer(layer, inner)
 
     async def core(call: Call) -> ToolResult:

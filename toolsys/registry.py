@@ -31,11 +31,10 @@ from toolsys.execution import (
     Layer,
     Next,
     build_handler,
-    invoke,
     layer_name,
     layer_stage,
     resolve,
-    validate,
+    run_plain,
 )
 from toolsys.export import LintIssue, export_tools, lint
 from toolsys.injection import caller_context
@@ -351,8 +350,7 @@ class Registry:
             result = resolve(name, self._lookup, self.names)
             assert isinstance(result, ToolResult)
         else:
-            validated = validate(tool, arguments, coerce=self.coerce)
-            result = validated if isinstance(validated, ToolResult) else invoke(tool, validated)
+            result = run_plain(tool, arguments, self.coerce)
         meta = result.meta
         meta["tool"], meta["attempt"] = name, 1
         meta["duration_ms"] = (time.perf_counter() - start) * 1000

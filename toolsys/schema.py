@@ -15,18 +15,23 @@ Chapter 03 builds this by hand first: notebooks/03_schemas.ipynb.
 from __future__ import annotations
 
 import inspect
+import math
 import sys
 import typing
+import weakref
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from types import FrameType, GenericAlias
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
 from pydantic.errors import PydanticSchemaGenerationError, PydanticUserError
 from pydantic.fields import FieldInfo
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 
+from toolsys._readonly import freeze
 from toolsys.docstrings import parse_docstring
 from toolsys.errors import ToolDefinitionError
 from toolsys.injection import Injection, injection
@@ -117,11 +122,64 @@ def field_name(name: str) -> str:
 
 
 def _create(name: str, fields: dict[str, Any]) -> type[BaseModel]:
+    key = _signature_key(name, fields)
+    if key is not None and key in _MODELS:
+        _MODELS.move_to_end(key)
+        return _MODELS[key]
     model_name = "".join(part.capitalize() for part in name.replace("-", "_").split("_")) or "Tool"
     try:
-        return create_model(f"{model_name}Arguments", __config__=_FORBID_EXTRA, **fields)
+        model = create_model(f"{model_name}Arguments", __config__=_FORBID_EXTRA, **fields)
     except (PydanticSchemaGenerationError, PydanticUserError, TypeError) as exc:
         raise ToolDefinitionError(_unsupported(name, fields, exc)) from exc
+    if key is not None:
+        _MODELS[key] = model
+        if len(_MODELS) > _MODELS_KEPT:
+            _MODELS.popitem(last=False)
+    return model
+
+
+# Models by tool name and fields: a notebook that re-runs a cell registers the same tools again,
+# and building a model (its validator and serializer) is the largest cost of registering.
+_MODELS: OrderedDict[tuple[Any, ...], type[BaseModel]] = OrderedDict()
+_MODELS_KEPT = 512
+_PLAIN_DEFAULTS = (str, int, float, bool, type(None), type(...))
+
+
+def _signature_key(name: str, fields: dict[str, Any]) -> tuple[Any, ...] | None:
+    """What makes two models the same, or None when some part cannot be compared safely.
+
+    Annotations must be equal and also print the same (`int | str` equals `str | int`, and
+    `Literal[1, 2]` equals `Literal[2, 1]`, but their schemas list them in another order);
+    defaults must be plain JSON values of the same type (`1` equals `True`); the `Field`s may
+    only set attributes whose values compare by value.
+    """
+    key: list[Any] = [name]
+    for field, definition in fields.items():
+        if type(definition) is not tuple or len(definition) != 2:
+            return None
+        annotation, info = definition
+        if not isinstance(info, FieldInfo):
+            return None
+        attributes = info._attributes_set
+        if type(attributes.get("default")) not in _PLAIN_DEFAULTS:
+            return None
+        if not _SIMPLE_FIELD.issuperset(attributes):
+            return None
+        settings = tuple(sorted((k, type(v), v) for k, v in attributes.items()))
+        constraints = tuple(info.metadata)
+        try:
+            hash((annotation, settings, constraints))
+        except TypeError:
+            return None
+        shown = repr((annotation, constraints))
+        key.append((field, annotation, settings, constraints, shown))
+    return tuple(key)
+
+
+_SIMPLE_FIELD = frozenset(
+    {"default", "description", "json_schema_extra"}
+    | {"alias", "validation_alias", "serialization_alias"}
+)
 
 
 def _unsupported(name: str, fields: dict[str, Any], exc: Exception) -> str:
@@ -249,9 +307,61 @@ def model_from_function(fn: Callable[..., Any], name: str) -> ArgumentsModel:
     )
 
 
+class _Generator(GenerateJsonSchema):
+    """Pydantic's generator, minus two costs that do not change what it generates.
+
+    Pydantic rebuilds its table of methods (one per core schema type, looked up by name) for
+    every schema, and encodes every default through a new `TypeAdapter` (a validator and a
+    serializer built for one value): together about half the cost of registering a typical
+    tool. The table is found once here, and a default that is already JSON (a string, a bool,
+    an int, a finite float, None) is its own encoding. tests/test_schema_generator.py holds
+    this to pydantic's own generator.
+    """
+
+    _method_names: ClassVar[dict[Any, str]] = {}
+
+    def build_schema_type_to_method(self) -> dict[Any, Callable[[Any], JsonSchemaValue]]:
+        if not _Generator._method_names:
+            table = super().build_schema_type_to_method()
+            _Generator._method_names = {key: method.__name__ for key, method in table.items()}
+        return _Methods(self)
+
+    def encode_default(self, dft: Any) -> Any:
+        kind = type(dft)
+        if kind is str or kind is bool or kind is int or dft is None:
+            return dft
+        if kind is float and math.isfinite(dft):
+            return dft
+        return super().encode_default(dft)
+
+
+def frozen_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """`json_schema(model)`, read-only (see `toolsys._readonly`) and kept per model: a model
+    reused for a tool registered again (see `_create`) is not written out twice."""
+    kept = _SCHEMAS.get(model)
+    if kept is None:
+        kept = _SCHEMAS[model] = freeze(json_schema(model))
+    return kept
+
+
+_SCHEMAS: weakref.WeakKeyDictionary[type[BaseModel], dict[str, Any]] = weakref.WeakKeyDictionary()
+
+
+class _Methods(dict[Any, Callable[[Any], JsonSchemaValue]]):
+    """The generator's table, each method looked up the first time a schema needs it."""
+
+    def __init__(self, generator: _Generator) -> None:
+        super().__init__()
+        self.generator = generator
+
+    def __missing__(self, key: Any) -> Callable[[Any], JsonSchemaValue]:
+        method = self[key] = getattr(self.generator, _Generator._method_names[key])
+        return method
+
+
 def json_schema(model: type[BaseModel]) -> dict[str, Any]:
     """The model's JSON Schema, cleaned for a language model: no titles, references inlined."""
-    raw = model.model_json_schema(by_alias=True)
+    raw = model.model_json_schema(by_alias=True, schema_generator=_Generator)
     defs = raw.pop("$defs", {})
     schema = _clean(_inline(raw, defs, ()))
     if _has_ref(schema):  # recursive models keep their definitions

@@ -28,7 +28,6 @@ from toolsys._agreement import (
     parse_json,
     repair,
 )
-from toolsys._readonly import freeze
 from toolsys.errors import ToolDefinitionError
 from toolsys.injection import Injection, injected_params, injected_values
 from toolsys.isolate import Subprocess
@@ -36,7 +35,7 @@ from toolsys.schema import (
     ArgumentsModel,
     _type_hints,
     field_name,
-    json_schema,
+    frozen_schema,
     model_from_function,
     model_from_params,
 )
@@ -104,10 +103,14 @@ class Tool:
     injected: Mapping[str, Injection] = field(default_factory=dict, repr=False)
     validator: SchemaValidator = field(init=False, repr=False)
     accepts_anything: bool = field(init=False, repr=False)
+    by_keyword: bool = field(init=False, repr=False)
+    """`call` passes the model's fields as keywords, as they are (the execute fast path's test)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "validator", self.model.__pydantic_validator__)
         object.__setattr__(self, "accepts_anything", accepts_anything(self.parameters))
+        plain = self.isolate is None and not (self.pass_model or self.positional or self.aliases)
+        object.__setattr__(self, "by_keyword", plain)
         if self.idempotent is None:
             object.__setattr__(self, "idempotent", self.category == Category.READ)
 
@@ -240,7 +243,7 @@ def _build(
     check_name(name)
     if not callable(fn):
         raise ToolDefinitionError(f"Tool {name!r}: the implementation {fn!r} is not callable.")
-    parameters = freeze(json_schema(model))
+    parameters = frozen_schema(model)
     required = set(parameters.get("required", ()))
     properties = parameters.get("properties", {})
     null_means_default = frozenset(
