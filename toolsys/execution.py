@@ -517,7 +517,7 @@ def build_handler(
             _running.reset(token)
 
     validated = [x for x in layers if layer_stage(x) == "validated"]
-    inner: Next = run_tool if validated else ainvoke  # nothing between prepare and the tool
+    inner: Next = run_tool
     for layer in reversed(validated):
         inner = guard_layer(layer, inner)
 
