@@ -124,6 +124,8 @@ class Registry:
         timeout: float | None = None,
         idempotent: bool | None = None,
         isolate: str | Subprocess | None = None,
+        roles: Any = None,
+        available: Callable[[Mapping[str, Any]], Any] | None = None,
     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]: ...
 
     def tool(self, fn: Callable[..., Any] | None = None, /, **options: Any) -> Any:
@@ -191,13 +193,24 @@ class Registry:
     # -- export -------------------------------------------------------------------------------
 
     def export(
-        self, target: str = "openai", *, strict: bool = False
+        self,
+        target: str = "openai",
+        *,
+        strict: bool = False,
+        context: Mapping[str, Any] | None = None,
     ) -> builtins.list[dict[str, Any]]:
         """All tools in a provider's format. Cached: free until the tool set changes.
+
+        With `context` (the caller: user, roles...), only the tools the policy lets this caller
+        use (see `toolsys.governance.listing`).
 
         The list and everything in it are read-only, because they are shared between calls and
         with the tools themselves: `copy.deepcopy(registry.export())` gives a copy to change.
         """
+        if context is not None:
+            from toolsys.governance.listing import export_for
+
+            return export_for(self, self._tools.values(), self._layers, target, strict, context)
         key = (target, strict)
         cached = self._exports.get(key)
         if cached is None:

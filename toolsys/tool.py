@@ -75,6 +75,9 @@ class Tool:
     default when None), `idempotent` (a repeat cannot double a side effect; None means True for
     READ tools, False for WRITE and EXECUTE) and `isolate` (a `Subprocess`: run each call in a
     child process whose whole process group is killed at the deadline).
+
+    Read by the policy (`toolsys.governance`): `roles` (who may see and call it; None means
+    everyone) and `available` (`available(context) -> bool`, e.g. a feature flag).
     """
 
     name: str
@@ -95,6 +98,8 @@ class Tool:
     timeout: float | None = None
     idempotent: bool = None  # type: ignore[assignment]  # None: decided by the category
     isolate: Subprocess | None = None
+    roles: frozenset[str] | None = None
+    available: Callable[[Mapping[str, Any]], Any] | None = field(default=None, repr=False)
     validator: SchemaValidator = field(init=False, repr=False)
     accepts_anything: bool = field(init=False, repr=False)
 
@@ -218,6 +223,8 @@ def _build(
     timeout: float | None = None,
     idempotent: bool | None = None,
     isolate: str | Subprocess | None = None,
+    roles: Any = None,
+    available: Any = None,
 ) -> Tool:
     check_name(name)
     if not callable(fn):
@@ -251,7 +258,28 @@ def _build(
         positional=positional,
         declared_defaults=declared_defaults,
         **_execution_options(name, timeout, idempotent, isolate),
+        **_access_options(name, roles, available),
     )
+
+
+def _access_options(name: str, roles: Any, available: Any) -> dict[str, Any]:
+    """Check the options the policy reads: `roles` (names) and `available` (a callable)."""
+    if isinstance(roles, str):
+        roles = {roles}
+    if roles is not None and (
+        not isinstance(roles, set | frozenset | list | tuple)
+        or not all(isinstance(r, str) and r for r in roles)
+    ):
+        raise ToolDefinitionError(
+            f"Tool {name!r}: roles={roles!r} must be a set of role names, e.g. "
+            "roles={'support'}, or left out to let every caller use it."
+        )
+    if available is not None and not callable(available):
+        raise ToolDefinitionError(
+            f"Tool {name!r}: available={available!r} is not callable; pass a function of the "
+            "caller's context, e.g. available=lambda context: context.get('beta', False)."
+        )
+    return {"roles": None if roles is None else frozenset(roles), "available": available}
 
 
 def _execution_options(name: str, timeout: Any, idempotent: Any, isolate: Any) -> dict[str, Any]:
@@ -301,13 +329,16 @@ def tool_from_function(
     timeout: float | None = None,
     idempotent: bool | None = None,
     isolate: str | Subprocess | None = None,
+    roles: Any = None,
+    available: Callable[[Mapping[str, Any]], Any] | None = None,
 ) -> Tool:
     """A tool whose schema comes from the function's type hints and docstring, or from `args`.
 
-    `timeout`, `idempotent` and `isolate` are the execution options described on `Tool`.
+    `timeout`, `idempotent`, `isolate`, `roles` and `available` are described on `Tool`.
     """
     name = getattr(fn, "__name__", "") if name is None else name
     options: dict[str, Any] = {"timeout": timeout, "idempotent": idempotent, "isolate": isolate}
+    options.update(roles=roles, available=available)
     if args is not None:
         return _from_model(fn, name, description, category, tags, args, **options)
     built: ArgumentsModel = model_from_function(fn, name)
@@ -383,6 +414,8 @@ def tool_from_spec(
     timeout: float | None = None,
     idempotent: bool | None = None,
     isolate: str | Subprocess | None = None,
+    roles: Any = None,
+    available: Callable[[Mapping[str, Any]], Any] | None = None,
 ) -> Tool:
     """A tool from a declarative spec; the implementation must accept the spec's parameters.
 
@@ -390,6 +423,7 @@ def tool_from_spec(
     is left out of the call so the implementation's own default applies.
     """
     options: dict[str, Any] = {"timeout": timeout, "idempotent": idempotent, "isolate": isolate}
+    options.update(roles=roles, available=available)
     if isinstance(spec.parameters, type):
         return _from_model(
             fn, spec.name, spec.description, spec.category, spec.tags, spec.parameters, **options
