@@ -21,6 +21,7 @@ import inspect
 import json
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from toolsys.result import ToolResult
@@ -83,7 +84,7 @@ class PendingCall:
 
 
 _DECISIONS: contextvars.ContextVar[Mapping[str, HumanDecision]] = contextvars.ContextVar(
-    "toolsys_human_decisions", default={}
+    "toolsys_human_decisions", default=MappingProxyType({})
 )
 
 

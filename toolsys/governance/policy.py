@@ -89,10 +89,11 @@ class Policy:
         context: Mapping[str, Any] | None = None,
     ) -> Decision:
         """Allow, Deny or NeedsApproval for `tool` with these arguments and caller; never raises."""
-        arguments = call_or_arguments
         if isinstance(call_or_arguments, Call):
-            arguments = call_or_arguments.values
+            arguments: Mapping[str, Any] | None = call_or_arguments.values
             context = call_or_arguments.context if context is None else context
+        else:
+            arguments = call_or_arguments
         try:
             return self._decide(tool, arguments, context or _EMPTY, listing=False)
         except Exception as exc:
