@@ -82,7 +82,7 @@ def test_a_write_call_pauses_the_run_with_the_pending_call_and_runs_nothing():
 
 def test_approving_resumes_the_run_and_each_call_id_gets_exactly_one_tool_message():
     registry, ran = _registry()
-    model, client = _model(
+    _, client = _model(
         calls(("lookup", {"order_id": "A1"}), ("refund", {"order_id": "A1", "amount": 20})),
         text("Refunded."),
     )
@@ -120,7 +120,7 @@ def test_an_approval_for_a_call_id_that_is_not_pending_is_refused():
     registry, ran = _registry()
     _, client = _model(calls(("refund", {"order_id": "A1", "amount": 5})), text("ok"))
     t = run_agent(client, registry, "x", context=SUPPORT)
-    with pytest.raises(ValueError, match="not pending.*matched by call id"):
+    with pytest.raises(ValueError, match=r"not pending.*matched by call id"):
         resume_agent(client, registry, t, approve=["call_9999"], context=SUPPORT)
     with pytest.raises(ValueError, match="never by position"):
         resume_agent(client, registry, t, approve=[True], context=SUPPORT)
