@@ -188,3 +188,19 @@ def test_policy_applies_to_spec_tools_too():
     assert registry.execute("delete_file", {"path": "a"}).error.code == "PERMISSION_DENIED"
     admin = registry.execute("delete_file", {"path": "a"}, context={"roles": ["admin"]})
     assert admin.error.code == "APPROVAL_REQUIRED"
+
+
+def test_a_thousand_scripted_write_calls_execute_zero_times_without_an_approval():
+    from toolsys.loop import run_agent
+    from toolsys.models import ScriptedModel, calls, text
+
+    registry, ran = _registry(Policy(grants={"support": {Category.EXECUTE}}))
+    batch = [("refund", {"order_id": f"A{i}", "amount": i}) for i in range(200)]
+    script = [calls(*batch[:100]), calls(*batch[100:]), text("done")]
+    for n in range(5):  # 5 runs x 200 calls, every one declined by the approver
+        client = ScriptedModel(script).client()
+        t = run_agent(client, registry, "refund all", context=SUPPORT, approver=lambda p: False)
+        assert t.status == "completed", n
+    t = run_agent(ScriptedModel(script).client(), registry, "again", context=SUPPORT)
+    assert t.status == "awaiting_approval" and len(t.pending) == 100
+    assert ran == []
