@@ -329,3 +329,25 @@ def test_a_hook_rewrite_before_the_policy_is_what_gets_approved():
     assert t.pending[0].arguments["amount"] == 50.0
     t = resume_agent(client, registry, t, approve=["call_0001"], context=SUPPORT)
     assert ran == [("refund", {"order_id": "A", "amount": 50.0})]
+
+
+def test_the_cli_approver_modes_approve_decline_or_ask():
+    from click.testing import CliRunner
+
+    from toolsys.cli.chat import _approver, _governed
+
+    pending = run_agent(
+        _model(calls(("refund", {"order_id": "A", "amount": 5})), text("ok"))[1],
+        _registry()[0],
+        "x",
+        context=SUPPORT,
+    ).pending[0]
+    assert _approver("all")(pending) is True
+    assert "--approve none" in _approver("none")(pending)
+    with CliRunner().isolation(input="y\n"):
+        assert _approver("ask")(pending) is True
+    with CliRunner().isolation(input="n\nToo much.\n"):
+        assert _approver("ask")(pending) == "Too much."
+    registry, _ = _registry()
+    governed = _governed(registry)
+    assert governed.layers == ["policy"] and governed.names() == registry.names()
