@@ -52,6 +52,7 @@ class ApprovalPanel(SummaryBox):
         self.trace = TraceView(run)
         self.error = ""
         self.children = (self.status, self.cards, self.trace)
+        self.add_class("toolsys-approval-panel")
         self._draw()
 
     def approve(self, call_id: str) -> None:
