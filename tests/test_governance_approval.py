@@ -351,3 +351,46 @@ def test_the_cli_approver_modes_approve_decline_or_ask():
     registry, _ = _registry()
     governed = _governed(registry)
     assert governed.layers == ["policy"] and governed.names() == registry.names()
+
+
+def test_the_model_is_offered_only_the_tools_the_caller_may_use():
+    registry, _ = _registry()
+    model, client = _model(text("hi"))
+    run_agent(client, registry, "x", context={"roles": {"viewer"}})
+    offered = [t["function"]["name"] for t in model.requests[0]["tools"]]
+    assert offered == ["delete_account", "lookup"]
+    model, client = _model(text("hi"))
+    run_agent(client, registry, "x", context=SUPPORT)
+    assert [t["function"]["name"] for t in model.requests[0]["tools"]] == [
+        "refund",
+        "delete_account",
+        "lookup",
+    ]
+
+
+def test_a_streamed_run_pauses_for_approval_too():
+    from toolsys.streaming import stream_agent
+    from toolsys.transcript import RunFinished
+
+    registry, ran = _registry()
+    _, client = _model(calls(("refund", {"order_id": "A1", "amount": 20})), text("ok"))
+    events = list(stream_agent(client, registry, "x", context=SUPPORT))
+    finished = [e for e in events if isinstance(e, RunFinished)]
+    assert finished[-1].status == "awaiting_approval" and ran == []
+
+
+def test_an_approval_is_recorded_for_the_audit_in_the_result_meta():
+    registry, _ = _registry()
+    _, client = _model(
+        calls(("refund", {"order_id": "A", "amount": 1}), ("lookup", {"order_id": "A"})),
+        text("ok"),
+    )
+    t = run_agent(client, registry, "x", context=SUPPORT)
+    t = resume_agent(client, registry, t, approve=["call_0001"], context=SUPPORT)
+    decisions = [(e.id, e.result.meta.get("decision")) for e in t.results]
+    assert decisions == [
+        ("call_0001", "needs_approval"),
+        ("call_0002", "allow"),
+        ("call_0001", "approved"),
+    ]
+    assert t.results[-1].result.meta["approved_by"] is None
