@@ -394,3 +394,21 @@ def test_an_approval_is_recorded_for_the_audit_in_the_result_meta():
         ("call_0001", "approved"),
     ]
     assert t.results[-1].result.meta["approved_by"] is None
+
+
+def test_an_approval_is_bound_to_the_arguments_shown_not_to_a_hash_in_the_file():
+    from toolsys.governance import arguments_hash
+
+    registry, ran = _registry()
+    _, client = _model(calls(("refund", {"order_id": "A1", "amount": 20})), text("ok"))
+    t = run_agent(client, registry, "x", context=SUPPORT)
+    data = json.loads(t.to_json())
+    # a forged file: other arguments to run, a matching hash, the old arguments on show
+    data["paused"]["calls"][0]["function"]["arguments"] = '{"order_id": "A1", "amount": 2000}'
+    forged = {"order_id": "A1", "amount": 2000.0}
+    data["paused"]["pending"][0]["hash"] = arguments_hash("refund", forged)
+    t = Transcript.from_dict(data)
+    assert t.pending[0].arguments["amount"] == 20.0
+    t = resume_agent(client, registry, t, approve=["call_0001"], context=SUPPORT)
+    assert ran == [] and t.status == "awaiting_approval"
+    assert t.pending[0].arguments["amount"] == 2000.0

@@ -22,7 +22,13 @@ from typing import Any
 
 from toolsys._reply import Call
 from toolsys._turn import Run, not_run, run_calls
-from toolsys.governance.approval import HumanDecision, PendingCall, ask, pending_of
+from toolsys.governance.approval import (
+    HumanDecision,
+    PendingCall,
+    arguments_hash,
+    ask,
+    pending_of,
+)
 from toolsys.result import ToolResult
 from toolsys.transcript import ApprovalDecision, ToolResultEvent
 
@@ -130,7 +136,7 @@ async def resume_turn(
     both = sorted(set(approve) & set(deny))
     if both:
         raise ValueError(f"Calls {both} are both approved and denied; decide each call once.")
-    decisions = {i: HumanDecision(True, pending[i].hash, by=approver_name) for i in approve}
+    decisions = {i: HumanDecision(True, _shown(pending[i]), by=approver_name) for i in approve}
     for call_id, reason in deny.items():
         decisions[call_id] = HumanDecision(False, reason=str(reason), by=approver_name)
     for call_id, decision in decisions.items():
@@ -144,6 +150,11 @@ async def resume_turn(
     waiting = {i: p for i, p in pending.items() if i not in chosen}
     still = await settle(run, step, calls, results, dict(paused.get("answered", {})), waiting)
     return step, still
+
+
+def _shown(pending: PendingCall) -> str:
+    """The hash of what the person was shown (not the saved hash, which a file could forge)."""
+    return arguments_hash(pending.tool, pending.arguments)
 
 
 def _ids(what: str, ids: Any, pending: Mapping[str, PendingCall]) -> list[str]:

@@ -156,8 +156,8 @@ async def ask(approver: Approver, pending: PendingCall) -> HumanDecision:
             answer = await answer
     except Exception as exc:
         return HumanDecision(False, reason=f"the approver failed ({type(exc).__name__})")
-    if answer is True:
-        return HumanDecision(True, pending.hash, by=name)
+    if answer is True:  # bound to the arguments the approver was shown
+        return HumanDecision(True, arguments_hash(pending.tool, pending.arguments), by=name)
     if isinstance(answer, str):
         return HumanDecision(False, reason=answer)
     if answer is False:
