@@ -412,3 +412,11 @@ def test_an_approval_is_bound_to_the_arguments_shown_not_to_a_hash_in_the_file()
     t = resume_agent(client, registry, t, approve=["call_0001"], context=SUPPORT)
     assert ran == [] and t.status == "awaiting_approval"
     assert t.pending[0].arguments["amount"] == 2000.0
+
+
+def test_a_model_calling_a_hidden_tool_by_name_gets_permission_denied_as_data():
+    registry, ran = _registry()
+    _, client = _model(calls(("refund", {"order_id": "A", "amount": 1})), text("Cannot."))
+    t = run_agent(client, registry, "x", context={"roles": {"viewer"}})
+    assert t.status == "completed" and ran == []
+    assert _tool_messages(t)["call_0001"]["error"]["code"] == "PERMISSION_DENIED"

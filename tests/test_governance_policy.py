@@ -204,3 +204,16 @@ def test_a_thousand_scripted_write_calls_execute_zero_times_without_an_approval(
     t = run_agent(ScriptedModel(script).client(), registry, "again", context=SUPPORT)
     assert t.status == "awaiting_approval" and len(t.pending) == 100
     assert ran == []
+
+
+def test_policy_applies_to_tools_built_from_a_pydantic_model():
+    from pydantic import BaseModel
+
+    class Wipe(BaseModel):
+        disk: str
+
+    registry = Registry(layers=[Policy()])
+    registry.register(lambda args: args.disk, name="wipe", args=Wipe, category=Category.EXECUTE)
+    result = registry.execute("wipe", {"disk": "sda"})
+    assert result.error.code == "APPROVAL_REQUIRED"
+    assert result.meta["approval"]["category"] == "execute"
