@@ -118,3 +118,15 @@ def test_a_rewrite_before_the_policy_is_decided_by_the_policy():
     result = registry.execute("refund", {"order_id": "A", "amount": 1})
     assert result.error.code == "APPROVAL_REQUIRED"
     assert result.meta["approval"]["arguments"]["amount"] == 9999.0 and ran == []
+
+
+def test_a_rewrite_in_a_registry_called_from_inside_a_governed_tool_is_not_refused():
+    inner, ran = _registry(Hooks(before=[lambda call: {"q": "rewritten"}]), Policy())
+    outer = Registry(layers=[Policy()])
+
+    @outer.tool
+    def composite(q: str) -> str:
+        """Calls another registry."""
+        return inner.execute("lookup", {"q": q}).value
+
+    assert outer.execute("composite", {"q": "x"}).value == "rewritten" and ran == ["rewritten"]

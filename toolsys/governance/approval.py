@@ -108,23 +108,23 @@ def human_decision(call_id: str | None, key: str) -> HumanDecision | None:
     return decision
 
 
-_DECIDED_ON: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+_DECIDED_ON: contextvars.ContextVar[tuple[str, str | None] | None] = contextvars.ContextVar(
     "toolsys_decided_on", default=None
 )
 
 
 @contextlib.contextmanager
-def deciding(what: str) -> Iterator[None]:
-    """Mark the calls made inside as decided by a policy (so a later rewrite is refused)."""
-    token = _DECIDED_ON.set(what)
+def deciding(tool: str, call_id: str | None) -> Iterator[None]:
+    """Mark this call (tool, call id) as decided by a policy, so a later rewrite is refused."""
+    token = _DECIDED_ON.set((tool, call_id))
     try:
         yield
     finally:
         _DECIDED_ON.reset(token)
 
 
-def decided_on() -> str | None:
-    """What the policy decided on for the call running now, or None outside any policy."""
+def decided_on() -> tuple[str, str | None] | None:
+    """The (tool, call id) a policy decided on around the code running now, or None."""
     return _DECIDED_ON.get()
 
 

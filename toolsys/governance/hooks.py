@@ -123,7 +123,7 @@ def _rewrite(call: Call, arguments: dict[str, Any], hook: Hook) -> Call | ToolRe
     """The call with the hook's arguments, validated again; refused inside a decided policy."""
     tool = call.tool
     assert tool is not None
-    if approval.decided_on() is not None:
+    if approval.decided_on() == (tool.name, call.call_id):
         error = ErrorInfo(
             ErrorCode.PERMISSION_DENIED,
             f"The hook {_name(hook.fn)!r} changed the arguments of {tool.name!r} after the "

@@ -169,7 +169,7 @@ class Policy:
         assert tool is not None
         decision = self.decide(tool, call)
         if isinstance(decision, Allow):
-            with approval.deciding("allow"):
+            with approval.deciding(tool.name, call.call_id):
                 return decided(await call_next(call), "allow")
         if isinstance(decision, Deny):
             return denied(tool.name, decision.reason)
@@ -179,7 +179,7 @@ class Policy:
             return required(tool, call, decision.reason, key)
         if not human.approved:
             return denied(tool.name, human.reason, by_human=True)
-        with approval.deciding(key):
+        with approval.deciding(tool.name, call.call_id):
             return decided(await call_next(call), "approved", approved_by=human.by)
 
 
