@@ -420,3 +420,19 @@ def test_a_model_calling_a_hidden_tool_by_name_gets_permission_denied_as_data():
     t = run_agent(client, registry, "x", context={"roles": {"viewer"}})
     assert t.status == "completed" and ran == []
     assert _tool_messages(t)["call_0001"]["error"]["code"] == "PERMISSION_DENIED"
+
+
+def test_a_resumed_call_still_running_at_the_deadline_is_cancelled_and_answered():
+    registry, _ = _registry()
+
+    @registry.tool(category=Category.WRITE)
+    async def slow_write(x: int) -> int:
+        """Write slowly."""
+        await asyncio.sleep(30)
+        return x
+
+    _, client = _model(calls(("slow_write", {"x": 1})), text("ok"))
+    t = run_agent(client, registry, "x")
+    t = resume_agent(client, registry, t, approve=["call_0001"], deadline=0.2)
+    assert t.status == "deadline"
+    assert _tool_messages(t)["call_0001"]["error"]["code"] == "CANCELLED"

@@ -118,8 +118,11 @@ async def resume_turn(
     deny: Mapping[str, str],
     edit: Mapping[str, Mapping[str, Any]],
     approver_name: str | None,
-) -> tuple[int, bool]:
-    """Apply a person's decisions to the paused turn; (its step, whether it is still paused)."""
+) -> tuple[int, str | None]:
+    """Apply a person's decisions to the paused turn: (its step, why the run stops now or None).
+
+    The run stops when it is still awaiting approval, or when the run's deadline passed or it
+    was cancelled while the decided calls ran."""
     transcript = run.transcript
     paused = transcript.paused or {}
     step = paused.get("step")
@@ -146,10 +149,10 @@ async def resume_turn(
         if call_id not in deny:
             calls = [_edited(run, c, change) if c.id == call_id else c for c in calls]
     chosen = set(decisions) | set(edit)
-    results, _ = await run_calls(run, step, [c for c in calls if c.id in chosen], decisions)
+    results, stopped = await run_calls(run, step, [c for c in calls if c.id in chosen], decisions)
     waiting = {i: p for i, p in pending.items() if i not in chosen}
     still = await settle(run, step, calls, results, dict(paused.get("answered", {})), waiting)
-    return step, still
+    return step, AWAITING if still else stopped
 
 
 def _shown(pending: PendingCall) -> str:

@@ -323,8 +323,9 @@ async def aresume_agent(
     )
     run.approver = approver
     started = time.perf_counter()
-    step, paused = await resume_turn(run, approve, deny or {}, edit or {}, approved_by)
-    if paused:
+    step, stop = await resume_turn(run, approve, deny or {}, edit or {}, approved_by)
+    if stop is not None:
+        transcript.status = stop
         return _finish(run, started)
     return await _drive(run, step + 1, started)
 
