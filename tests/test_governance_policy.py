@@ -217,3 +217,26 @@ def test_policy_applies_to_tools_built_from_a_pydantic_model():
     result = registry.execute("wipe", {"disk": "sda"})
     assert result.error.code == "APPROVAL_REQUIRED"
     assert result.meta["approval"]["category"] == "execute"
+
+
+def test_without_a_policy_layer_the_listing_still_applies_the_tools_own_checks():
+    registry = Registry()
+
+    @registry.tool(roles={"admin"})
+    def admin_only() -> str:
+        """Admins."""
+        return "x"
+
+    @registry.tool(available=lambda context: 1 / 0)
+    def broken_flag() -> str:
+        """Flagged."""
+        return "x"
+
+    @registry.tool
+    def everyone() -> str:
+        """Everyone."""
+        return "x"
+
+    names = [t["function"]["name"] for t in registry.export(context={"roles": ["admin"]})]
+    assert names == ["admin_only", "everyone"]
+    assert [t["function"]["name"] for t in registry.export(context={})] == ["everyone"]

@@ -23,6 +23,7 @@ from pydantic import BaseModel
 
 from toolsys import failures
 from toolsys._sync import run_sync
+from toolsys.access import export_for
 from toolsys.errors import ToolDefinitionError
 from toolsys.execution import (
     Arguments,
@@ -201,15 +202,13 @@ class Registry:
     ) -> builtins.list[dict[str, Any]]:
         """All tools in a provider's format. Cached: free until the tool set changes.
 
-        With `context` (the caller: user, roles...), only the tools the policy lets this caller
-        use (see `toolsys.governance.listing`).
+        With `context` (the caller: user, roles...), only the tools this caller may use
+        (`toolsys.access`: the tools' roles and availability, and the policy layer's rules).
 
         The list and everything in it are read-only, because they are shared between calls and
         with the tools themselves: `copy.deepcopy(registry.export())` gives a copy to change.
         """
         if context is not None:
-            from toolsys.governance.listing import export_for
-
             return export_for(self, self._tools.values(), self._layers, target, strict, context)
         key = (target, strict)
         cached = self._exports.get(key)

@@ -15,7 +15,8 @@ How a call is decided, in order (the first answer wins):
        the caller has is granted that category (`grants={"support": {Category.WRITE}}`)
 
 Anything that raises or answers nonsense along the way (a rule, `available`, a malformed
-`roles` in the context) is a Deny that says what failed: a policy never fails open.
+`roles` in the context) is a Deny that says what failed: a policy never fails open. Steps 1-3
+are the tool's own checks (`toolsys.access`), which the listing applies too.
 When the tools are listed, rules that are functions are not called (there are no arguments
 yet): a listing hides what steps 1-3 or a fixed `Deny` rule refuse.
 """
@@ -26,6 +27,7 @@ from collections.abc import Callable, Iterable, Mapping
 from types import MappingProxyType
 from typing import Any
 
+from toolsys.access import caller_roles, refusal
 from toolsys.execution import Call, Next
 from toolsys.governance import approval
 from toolsys.governance._envelopes import decided, denied, required
@@ -35,7 +37,6 @@ from toolsys.spec import Category
 from toolsys.tool import Tool
 
 Rule = Decision | Callable[[Tool, Mapping[str, Any] | None, Mapping[str, Any]], Decision]
-_KNOWN = frozenset(Category)
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 
 
@@ -115,28 +116,12 @@ class Policy:
         *,
         listing: bool,
     ) -> Decision:
-        name = getattr(tool, "name", "?")
-        category = getattr(tool, "category", None)
-        if category not in _KNOWN:
-            return Deny(
-                f"Tool {name!r} has the unknown category {category!r}, so no rule covers it; "
-                f"only {', '.join(c.value for c in Category)} tools can run."
-            )
-        category = Category(category)
+        name = tool.name
+        refused = refusal(tool, context)
+        if refused is not None:
+            return Deny(refused)
+        category = Category(tool.category)
         roles = caller_roles(context)
-        if tool.roles is not None and not (tool.roles & roles):
-            return Deny(
-                f"Tool {name!r} is only for the roles {', '.join(sorted(tool.roles)) or '(none)'}"
-                f"; this caller has {', '.join(sorted(roles)) or 'no role'}."
-            )
-        if tool.available is not None:
-            try:
-                available = tool.available(context)
-            except Exception as exc:
-                return _failed(tool, "its available() check", exc)
-            if available is not True:
-                why = "" if available is False else f" (it answered {available!r}, not True)"
-                return Deny(f"Tool {name!r} is not available to this caller now{why}.")
         rule = self.rules.get(name)
         if rule is not None and not isinstance(rule, DECISIONS):
             if listing:
@@ -181,18 +166,6 @@ class Policy:
             return denied(tool.name, human.reason, by_human=True)
         with approval.deciding(tool.name, call.call_id):
             return decided(await call_next(call), "approved", approved_by=human.by)
-
-
-def caller_roles(context: Mapping[str, Any]) -> frozenset[str]:
-    """The caller's roles from `context["roles"]` (a set, list or one name); ValueError if not."""
-    roles = context.get("roles")
-    if roles is None:
-        return frozenset()
-    if isinstance(roles, str):
-        return frozenset({roles})
-    if isinstance(roles, set | frozenset | list | tuple) and all(isinstance(r, str) for r in roles):
-        return frozenset(roles)
-    raise ValueError(f"context['roles'] is {roles!r}; give a set of role names, e.g. {{'support'}}")
 
 
 def decide(
