@@ -47,7 +47,7 @@ def answer(exercise_id: str, *changes: tuple[str, str]) -> Any:
                 count = source.count(old)
                 assert count == 1, f"{old!r} occurs {count} times in the answer to {exercise_id}"
                 source = source.replace(old, new)
-        exec(compile(source, f"<{path.name} cell {index}>", "exec"), namespace)
+        exec(compile(source, f"<{path.name} cell {index}>", "exec", dont_inherit=True), namespace)
     return namespace[name]
 
 

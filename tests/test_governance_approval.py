@@ -436,3 +436,34 @@ def test_a_resumed_call_still_running_at_the_deadline_is_cancelled_and_answered(
     t = resume_agent(client, registry, t, approve=["call_0001"], deadline=0.2)
     assert t.status == "deadline"
     assert _tool_messages(t)["call_0001"]["error"]["code"] == "CANCELLED"
+
+
+def test_the_audit_log_records_each_decision_of_a_paused_and_resumed_run(tmp_path):
+    from toolsys.governance import AuditLog
+
+    path = tmp_path / "audit.jsonl"
+    registry, ran = _registry(AuditLog(str(path)), Policy())
+    _, client = _model(
+        calls(
+            ("refund", {"order_id": "A", "amount": 1}), ("refund", {"order_id": "B", "amount": 2})
+        ),
+        text("done"),
+    )
+    t = run_agent(client, registry, "x", context=SUPPORT)
+    t = resume_agent(
+        client,
+        registry,
+        t,
+        approve=["call_0001"],
+        deny={"call_0002": "no"},
+        approved_by="li",
+        context=SUPPORT,
+    )
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    assert [(r["call_id"], r["decision"], r["approved_by"]) for r in records] == [
+        ("call_0001", "needs_approval", None),
+        ("call_0002", "needs_approval", None),
+        ("call_0001", "approved", "li"),
+        ("call_0002", "denied_by_human", None),
+    ]
+    assert t.status == "completed" and len(ran) == 1

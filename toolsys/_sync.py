@@ -119,7 +119,8 @@ def _in_new_thread(coroutine: Coroutine[Any, Any, T]) -> T:
         except BaseException as exc:
             box["error"] = exc
 
-    thread = threading.Thread(target=worker, name="toolsys-run-sync")
+    context = contextvars.copy_context()  # the caller's context variables follow the call
+    thread = threading.Thread(target=context.run, args=(worker,), name="toolsys-run-sync")
     thread.start()
     thread.join()
     if "error" in box:

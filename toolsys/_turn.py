@@ -40,7 +40,6 @@ class Run:
     max_steps: int = 8
     tool_choice: Any = "auto"
     approver: Approver | None = None
-    tools: list[dict[str, Any]] | None = None
 
 
 async def execute(registry: ToolExecutor, name: str, arguments: str, **ids: Any) -> ToolResult:

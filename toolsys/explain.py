@@ -10,6 +10,7 @@ import json
 from typing import TYPE_CHECKING
 
 from toolsys.export import StrictSchemaError, export_tool
+from toolsys.namespaces import describe
 
 if TYPE_CHECKING:
     from toolsys.tool import Tool
@@ -35,8 +36,10 @@ def _parameter_lines(tool: Tool) -> list[str]:
 
 
 def explain(tool: Tool) -> str:
+    namespace = describe(tool.name)
     lines = [
         f"Tool {tool.name!r} ({tool.category.value}, from {tool.source})",
+        *([namespace] if namespace else []),
         "",
         "Description the model reads:",
         *(f"  {line}" for line in (tool.description or "(none)").splitlines()),

@@ -96,6 +96,19 @@ def unknown_tool(name: object, available: list[str]) -> ErrorInfo:
     )
 
 
+def tool_not_loaded(name: str, search_tool: str) -> ErrorInfo:
+    """A tool that exists but is not loaded yet (deferred export): search for it, then call it."""
+    words = " ".join(name.replace("-", "_").split("_"))[:100]
+    return ErrorInfo(
+        ErrorCode.TOOL_NOT_LOADED,
+        f"Tool {_show(name)} exists but is not loaded in this conversation yet.",
+        f"Call {search_tool} with a query describing the task (e.g. {search_tool}(query="
+        f"{json.dumps(words)})); the tools it finds can be called from the next turn on.",
+        retryable=True,
+        details={"tool": name, "search_tool": search_tool},
+    )
+
+
 def invalid_json(name: str, text: str, exc: json.JSONDecodeError) -> ErrorInfo:
     start = max(exc.pos - 15, 0)
     excerpt = text[start : exc.pos + 15]

@@ -3,11 +3,11 @@
     transcript = run_agent(client, registry, "What is 17 times 38?")
     print(transcript)
 
-The loop knows the registry through two methods only: `export("openai")` (what exists) and
-`aexecute(name, raw_arguments)` (run it; never raises). Each model turn's tool calls run
-concurrently (async tools overlap; sync tools run one after another, see `Registry.aexecute`),
-and exactly one tool message per distinct `tool_call_id` goes back, in the order of the
-calls, whether each succeeded or failed. The run stops when the model answers in text
+The loop knows the registry through two methods only: `export("openai")` (what exists, asked
+before every request) and `aexecute(name, raw_arguments)` (run it; never raises). Each model
+turn's tool calls run concurrently (async tools overlap; sync tools run one after another, see
+`Registry.aexecute`), and exactly one tool message per distinct `tool_call_id` goes back, in the
+order of the calls, whether each succeeded or failed. The run stops when the model answers in text
 ("completed"; "length" when the endpoint cut that answer at its token limit), after
 `max_steps` model requests ("max_steps"), when a request to the model
 fails or its reply breaks the protocol ("model_error": reported, never raised), or when its
@@ -218,7 +218,6 @@ def _prepare(
         None if deadline is None else time.monotonic() + deadline,
         max_steps,
         tool_choice,
-        tools=_export(registry, context),
     )
 
 
@@ -234,11 +233,12 @@ async def _drive(run: Run, first: int, started: float) -> Transcript:
     transcript, messages, emit = run.transcript, run.transcript.messages, run.emit
     for step in range(first, run.max_steps + 1):
         transcript.steps = step
+        tools = _export(run.registry, run.context)  # each step: a deferred session loads tools
         choice = run.tool_choice if step == 1 or run.tool_choice == "none" else "auto"
         emit(ModelRequest(step, len(messages), choice))
         request: dict[str, Any] = {"model": run.model, "messages": messages}
-        if run.tools:
-            request.update(tools=run.tools, tool_choice=choice)
+        if tools:
+            request.update(tools=tools, tool_choice=choice)
         try:
             remaining = None if run.ends is None else max(0.0, run.ends - time.monotonic())
             turn = await asyncio.wait_for(_ask(run.client, request, step), remaining)

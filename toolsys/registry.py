@@ -15,8 +15,8 @@ import builtins
 import importlib
 import pkgutil
 import time
-from collections.abc import Awaitable, Callable, Iterator, Mapping
-from types import MappingProxyType, ModuleType
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
+from types import ModuleType
 from typing import Any, overload
 
 from pydantic import BaseModel
@@ -24,6 +24,7 @@ from pydantic import BaseModel
 from toolsys import failures
 from toolsys._sync import run_sync
 from toolsys.access import export_for
+from toolsys.components import BaseTool, as_tool
 from toolsys.errors import ToolDefinitionError
 from toolsys.execution import (
     Arguments,
@@ -38,6 +39,8 @@ from toolsys.execution import (
     validate,
 )
 from toolsys.export import LintIssue, export_tools, lint
+from toolsys.injection import caller_context
+from toolsys.namespaces import Namespace, include
 from toolsys.result import ToolResult
 from toolsys.spec import Category, ToolSpec
 from toolsys.tool import Subprocess, Tool, normalize, tool_from_function, tool_from_spec
@@ -56,14 +59,16 @@ class Registry:
         self._exports: dict[tuple[str, bool], builtins.list[dict[str, Any]]] = {}
         self._layers: builtins.list[Layer] = []
         self.coerce = coerce
+        self._dependencies: dict[str, Any] = {}
         self._rebuild()
         for layer in layers or []:
             self.use(layer)
 
     # -- registration -------------------------------------------------------------------------
 
-    def add(self, tool: Tool, *, replace: bool = False) -> Tool:
-        """Register a built `Tool`. Every other way of registering ends here."""
+    def add(self, tool: Tool | BaseTool, *, replace: bool = False) -> Tool:
+        """Register a built `Tool` or a `BaseTool` instance. Every other way ends here."""
+        tool = as_tool(tool)
         key = normalize(tool.name)
         existing = self._normalized.get(key)
         if existing is not None and not replace:
@@ -143,6 +148,26 @@ class Registry:
 
         return decorate(fn) if fn is not None else decorate
 
+    def include(
+        self, other: Iterable[Tool], *, prefix: str, replace: bool = False
+    ) -> builtins.list[Tool]:
+        """Copy every tool of `other` in under `prefix` (`billing__refund`), all or none."""
+        return include(self, other, prefix, replace=replace)
+
+    def namespace(self, prefix: str) -> Namespace:
+        """A view that registers, lists, exports and runs tools under `prefix`."""
+        return Namespace(self, prefix)
+
+    def lazy(self, name: str, *, replace: bool = False, **manifest: Any) -> Tool:
+        """Register a tool by manifest, imported on first call: see `toolsys.lazy.lazy_tool`."""
+        from toolsys.lazy import lazy_tool
+
+        return self.add(lazy_tool(name, **manifest), replace=replace)
+
+    def provide(self, **dependencies: Any) -> None:
+        """Give tools their dependencies: `Annotated[T, Depends("db")]` gets `provide(db=...)`."""
+        self._dependencies.update(dependencies)
+
     def unregister(self, name: str) -> Tool:
         tool = self.get(name)
         del self._tools[tool.name]
@@ -198,6 +223,8 @@ class Registry:
         target: str = "openai",
         *,
         strict: bool = False,
+        deferred: bool = False,
+        core: Any = None,
         context: Mapping[str, Any] | None = None,
     ) -> builtins.list[dict[str, Any]]:
         """All tools in a provider's format. Cached: free until the tool set changes.
@@ -207,7 +234,11 @@ class Registry:
 
         The list and everything in it are read-only, because they are shared between calls and
         with the tools themselves: `copy.deepcopy(registry.export())` gives a copy to change.
+        `deferred=True`: only the `core` tools and `search_tools`, what a `deferred()` session
+        shows first.
         """
+        if deferred:
+            return self.deferred(core).export(target, strict=strict)
         if context is not None:
             return export_for(self, self._tools.values(), self._layers, target, strict, context)
         key = (target, strict)
@@ -216,6 +247,18 @@ class Registry:
             cached = export_tools(self._tools.values(), target, strict=strict)
             self._exports[key] = cached
         return cached
+
+    def search(self, query: Any, k: int = 5) -> builtins.list[Any]:
+        """The `k` tools that best match `query`, as (name, score) hits: see toolsys.search."""
+        from toolsys.search.index import search
+
+        return search(self, query, k)
+
+    def deferred(self, core: Any = None, *, k: int = 5) -> Any:
+        """A session for one run that loads tools as the model searches: see toolsys.search."""
+        from toolsys.search.deferred import Deferred
+
+        return Deferred(self, core, k=k)
 
     def lint(self, target: str = "openai", *, strict: bool = False) -> builtins.list[LintIssue]:
         """What `target` would reject, found before any request is sent."""
@@ -278,7 +321,9 @@ class Registry:
         return names.index(name)
 
     def _rebuild(self) -> None:
-        self._handler = build_handler(self._layers, self._lookup, self.names, lambda: self.coerce)
+        self._handler = build_handler(
+            self._layers, self._lookup, self.names, lambda: self.coerce, self._dependencies
+        )
 
     def execute(
         self,
@@ -298,7 +343,7 @@ class Registry:
         """
         start = time.perf_counter()
         tool = self._tools.get(name) if type(name) is str else None
-        if self._layers or (tool is not None and tool.is_async):
+        if self._layers or (tool is not None and (tool.is_async or tool.injected)):
             return run_sync(
                 self.aexecute(
                     name,
@@ -344,7 +389,7 @@ class Registry:
         call = Call(
             name if type(name) is str else _shown_name(name),
             arguments,
-            context=MappingProxyType(dict(context)) if context else _NO_CONTEXT,
+            context=caller_context(context),
             run_id=run_id,
             step=step,
             call_id=call_id,
@@ -359,9 +404,6 @@ class Registry:
 
     def _lookup(self, name: str) -> Tool | None:
         return self._tools.get(name)
-
-
-_NO_CONTEXT: Mapping[str, Any] = MappingProxyType({})
 
 
 class _Named:

@@ -8,6 +8,7 @@ things up. How the validator is held to what the schema promises is in `toolsys/
 from __future__ import annotations
 
 import dataclasses
+import functools
 import inspect
 import math
 import os
@@ -29,9 +30,11 @@ from toolsys._agreement import (
 )
 from toolsys._readonly import freeze
 from toolsys.errors import ToolDefinitionError
+from toolsys.injection import Injection, injected_params, injected_values
 from toolsys.isolate import Subprocess
 from toolsys.schema import (
     ArgumentsModel,
+    _type_hints,
     field_name,
     json_schema,
     model_from_function,
@@ -76,6 +79,9 @@ class Tool:
     READ tools, False for WRITE and EXECUTE) and `isolate` (a `Subprocess`: run each call in a
     child process whose whole process group is killed at the deadline).
 
+    `injected` names the implementation's parameters the registry fills at call time from the
+    caller's context or its provided dependencies (`toolsys.injection`); the model never sees them.
+
     Read by the policy (`toolsys.governance`): `roles` (who may see and call it; None means
     everyone) and `available` (`available(context) -> bool`, e.g. a feature flag).
     """
@@ -98,6 +104,7 @@ class Tool:
     timeout: float | None = None
     idempotent: bool = None  # type: ignore[assignment]  # None: decided by the category
     isolate: Subprocess | None = None
+    injected: Mapping[str, Injection] = field(default_factory=dict, repr=False)
     roles: frozenset[str] | None = None
     available: Callable[[Mapping[str, Any]], Any] | None = field(default=None, repr=False)
     validator: SchemaValidator = field(init=False, repr=False)
@@ -164,13 +171,23 @@ class Tool:
             check_json(parse_json(text))
         return model
 
-    def call(self, arguments: BaseModel) -> Any:
+    def call(
+        self,
+        arguments: BaseModel,
+        context: Mapping[str, Any] | None = None,
+        dependencies: Mapping[str, Any] | None = None,
+    ) -> Any:
         """Call the implementation with the arguments the model sent; for an async or isolated
         tool this returns the coroutine.
 
         An argument the model left out is left out of the call too, so the implementation's own
         default applies, unless the spec declared a default for it (that one is passed).
+        Injected parameters come from `context` and `dependencies` (a ToolError when missing).
         """
+        if self.injected:
+            values = injected_values(self.name, self.injected, context, dependencies)
+            fn = functools.partial(self.fn, **values)
+            return dataclasses.replace(self, fn=fn, injected={}).call(arguments)
         if self.isolate is not None:
             return self.isolate.run(dataclasses.replace(self, isolate=None).call, arguments)
         if self.pass_model:
@@ -220,6 +237,7 @@ def _build(
     aliases: Mapping[str, str] | None = None,
     positional: tuple[tuple[str, Any], ...] = (),
     declared_defaults: frozenset[str] = frozenset(),
+    injected: Mapping[str, Injection] | None = None,
     timeout: float | None = None,
     idempotent: bool | None = None,
     isolate: str | Subprocess | None = None,
@@ -257,6 +275,7 @@ def _build(
         null_means_default=null_means_default,
         positional=positional,
         declared_defaults=declared_defaults,
+        injected=dict(injected or {}),
         **_execution_options(name, timeout, idempotent, isolate),
         **_access_options(name, roles, available),
     )
@@ -353,6 +372,7 @@ def tool_from_function(
         source="function",
         aliases=built.aliases,
         positional=tuple((f, built.model.model_fields[f].default) for f in built.positional),
+        injected=built.injected,
         **options,
     )
 
@@ -385,8 +405,16 @@ def _from_model(
         diagnostics=[],
         source="model",
         pass_model=True,
+        injected=injected_params(_hints(fn)),
         **options,
     )
+
+
+def _hints(fn: Callable[..., Any]) -> dict[str, Any]:
+    try:
+        return _type_hints(fn)
+    except Exception:  # an unresolvable hint: nothing is injected, as before
+        return {}
 
 
 def _closed(model: type[BaseModel]) -> type[BaseModel]:

@@ -45,7 +45,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from toolsys.models import _imperfect, transport
+from toolsys.models import _imperfect, _search, transport
 from toolsys.models._arguments import fill, missing_required
 from toolsys.models._messages import (
     by_name,
@@ -265,6 +265,11 @@ class OfflineModel:
         user_text = content_text(messages[start]["content"]) if start >= 0 else ""
         turns = tool_turns(messages[start + 1 :])
         choice = request.get("tool_choice") or "auto"
+        if _search.offers_search(functions):  # deferred export: search for what is missing
+            functions, turns, searched = _search.split(functions, turns)
+            found = [] if searched else _search.search_calls(self.plan, user_text, functions)
+            if found and choice == "auto":
+                return {"content": None, "tool_calls": found}
         if not functions or choice == "none":
             return _text(
                 _without_tools(self.plan(user_text, functions) if functions else [], turns)
