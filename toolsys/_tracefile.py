@@ -47,7 +47,13 @@ def read_trace(data: Any, event_types: Mapping[str, type]) -> dict[str, Any]:
         if not (isinstance(message, dict) and isinstance(message.get("role"), str)):
             raise NotATrace(f"messages[{i}] is not a message with a 'role'")
     events = [_event(item, i, event_types) for i, item in enumerate(data["events"])]
-    return {key: data[key] for key in _TOP if key != "events"} | {"events": events}
+    paused = data.get("paused")
+    if paused is not None and not (
+        isinstance(paused, dict) and isinstance(paused.get("pending"), list)
+    ):
+        raise NotATrace("'paused' is not an object with a 'pending' list")
+    parts = {key: data[key] for key in _TOP if key != "events"} | {"events": events}
+    return parts | ({"paused": paused} if paused else {})
 
 
 def _event(item: Any, i: int, event_types: Mapping[str, type]) -> Any:

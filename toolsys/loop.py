@@ -38,15 +38,15 @@ import inspect
 import json
 import time
 import uuid
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from toolsys._reply import BadReply, Call, Turn, read_reply
+from toolsys._pause import AWAITING, resume_turn, settle
+from toolsys._reply import BadReply, Turn, read_reply
 from toolsys._sync import run_sync
-from toolsys.errors import ErrorInfo
-from toolsys.execution import ToolExecutor, failure
-from toolsys.failures import cancelled, execution_error
-from toolsys.result import ToolResult
+from toolsys._turn import Run, run_calls
+from toolsys.execution import ToolExecutor
+from toolsys.governance.approval import Approver
 from toolsys.transcript import (
     Event,
     FinalAnswer,
@@ -73,7 +73,9 @@ __all__ = [
     "ToolResultEvent",
     "Transcript",
     "UserMessage",
+    "aresume_agent",
     "arun_agent",
+    "resume_agent",
     "run_agent",
 ]
 
@@ -112,65 +114,6 @@ async def _ask(client: Any, request: dict[str, Any], step: int) -> Turn | ModelE
         return ModelErrorEvent(step, "BadReply", str(exc))
 
 
-async def _execute(registry: ToolExecutor, name: str, arguments: str, **ids: Any) -> ToolResult:
-    try:
-        result = await registry.aexecute(name, arguments, **ids)
-    except Exception as exc:  # aexecute promises never to raise; keep the promise for it
-        return _failed(name, exc)
-    if not isinstance(result, ToolResult):
-        return _failed(
-            name, TypeError(f"aexecute returned {type(result).__name__}, not a ToolResult")
-        )
-    return result
-
-
-def _failed(name: str, exc: Exception) -> ToolResult:
-    return failure(execution_error, name, exc, exception=exc)
-
-
-def _not_run(call: Call) -> ToolResult:
-    """The transcript's record of a duplicate call: the model is answered for its id once."""
-    return ToolResult.failure(
-        ErrorInfo(
-            "DUPLICATE_CALL_ID",
-            f"Not run: the model used tool call id {call.id!r} more than once in one turn; only "
-            "the first call with that id was run and answered (one tool message per id).",
-        ),
-        tool=call.name,
-    )
-
-
-_STOP_GRACE = 1.0  # seconds cancelled calls get to stop (an isolated process to be killed)
-
-
-async def _execute_all(
-    names: list[str], runs: list[Coroutine[Any, Any, ToolResult]], ends: float | None
-) -> tuple[list[ToolResult], str | None]:
-    """Run the calls concurrently until `ends`; a call still in flight then is CANCELLED.
-
-    The second value says why calls were cut short: "deadline", "cancelled" or None.
-    """
-    tasks = [asyncio.ensure_future(run) for run in runs]
-    stopped = None
-    try:
-        timeout = None if ends is None else max(0.0, ends - time.monotonic())
-        _, pending = await asyncio.wait(tasks, timeout=timeout) if tasks else (set(), set())
-        stopped = "deadline" if pending else None
-    except asyncio.CancelledError:
-        pending, stopped = {t for t in tasks if not t.done()}, "cancelled"
-    for task in pending:
-        task.cancel()
-    if pending:
-        await asyncio.wait(pending, timeout=_STOP_GRACE)
-    reason = {"deadline": "the run's deadline passed", "cancelled": "the run was cancelled"}
-    return [
-        task.result()
-        if task.done() and not task.cancelled()
-        else ToolResult.failure(cancelled(name, reason[stopped or "cancelled"]), tool=name)
-        for name, task in zip(names, tasks, strict=True)
-    ], stopped
-
-
 def _add_usage(total: dict[str, int] | None, usage: dict[str, int] | None) -> dict[str, int] | None:
     if usage is None:
         return total
@@ -192,11 +135,13 @@ async def arun_agent(
     system: str | None = None,
     context: Mapping[str, Any] | None = None,
     deadline: float | None = None,
+    approver: Approver | None = None,
 ) -> Transcript:
     """Run the agent loop with an `openai.OpenAI` or `openai.AsyncOpenAI` client.
 
     Each tool call reaches the registry with this run's id, the step and the model's
-    tool_call_id, and `context` (the caller: user, roles...), for layers to use.
+    tool_call_id, and `context` (the caller: user, roles...), for layers to use; the model is
+    offered only the tools the policy lets this caller use (`export(..., context=context)`).
 
     `model` defaults to the name the `toolsys.models` client was made for. A forced
     `tool_choice` ("required" or a named function) applies to the first request only, then
@@ -204,7 +149,33 @@ async def arun_agent(
 
     `deadline`: seconds for the whole run; calls still in flight then are answered CANCELLED
     and the run ends with status "deadline".
+
+    A call that needs a person's approval (see `toolsys.governance`) is put to `approver(pending)`
+    (True approves, a string denies with that reason; may be async); without an approver the
+    run stops with status "awaiting_approval": continue it with `resume_agent`.
     """
+    run = _prepare(client, registry, model, max_steps, on_event, tool_choice, context, deadline)
+    run.approver = approver
+    run.transcript.messages.extend(_start_messages(messages_or_prompt, system))
+    user = next((m for m in reversed(run.transcript.messages) if m["role"] == "user"), None)
+    if user is not None:
+        run.emit(UserMessage(str(user["content"])))
+    return await _drive(run, 1, time.perf_counter())
+
+
+def _prepare(
+    client: Any,
+    registry: ToolExecutor,
+    model: str | None,
+    max_steps: int,
+    on_event: Callable[[Event], Any] | None,
+    tool_choice: Any,
+    context: Mapping[str, Any] | None,
+    deadline: float | None,
+    transcript: Transcript | None = None,
+    run_id: str | None = None,
+) -> Run:
+    """The checked settings of a run (new, or resumed into `transcript`)."""
     if deadline is not None and not (
         type(deadline) in (int, float) and 0 < deadline < float("inf")
     ):
@@ -223,11 +194,7 @@ async def arun_agent(
             "No model name: pass model=..., e.g. model='gpt-4o-mini', or make the "
             "client with toolsys.models.client()."
         )
-    started = time.perf_counter()
-    ends = None if deadline is None else time.monotonic() + deadline
-    run_id = uuid.uuid4().hex[:12]
-    transcript = Transcript(messages=_start_messages(messages_or_prompt, system), model=model)
-    messages = transcript.messages
+    transcript = transcript if transcript is not None else Transcript(model=model)
 
     def emit(event: Event) -> None:
         transcript.events.append(event)
@@ -240,20 +207,41 @@ async def arun_agent(
                 ObserverError(type(event).__name__, type(exc).__name__, _text(exc))
             )
 
-    user = next((m for m in reversed(messages) if m["role"] == "user"), None)
-    if user is not None:
-        emit(UserMessage(str(user["content"])))
-    for step in range(1, max_steps + 1):
+    return Run(
+        client,
+        registry,
+        model,
+        transcript,
+        emit,
+        run_id or uuid.uuid4().hex[:12],
+        context,
+        None if deadline is None else time.monotonic() + deadline,
+        max_steps,
+        tool_choice,
+    )
+
+
+def _export(registry: ToolExecutor, context: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    """What this caller may use: `export(context=)` when the registry takes it."""
+    if context is not None and "context" in inspect.signature(registry.export).parameters:
+        return registry.export("openai", context=context)  # type: ignore[call-arg]
+    return registry.export("openai")
+
+
+async def _drive(run: Run, first: int, started: float) -> Transcript:
+    """Steps `first`..max_steps: ask the model, run its calls, answer them (or pause)."""
+    transcript, messages, emit = run.transcript, run.transcript.messages, run.emit
+    for step in range(first, run.max_steps + 1):
         transcript.steps = step
-        tools = registry.export("openai")  # each step: a deferred session loads tools as it goes
-        choice = tool_choice if step == 1 or tool_choice == "none" else "auto"
+        tools = _export(run.registry, run.context)  # each step: a deferred session loads tools
+        choice = run.tool_choice if step == 1 or run.tool_choice == "none" else "auto"
         emit(ModelRequest(step, len(messages), choice))
-        request: dict[str, Any] = {"model": model, "messages": messages}
+        request: dict[str, Any] = {"model": run.model, "messages": messages}
         if tools:
             request.update(tools=tools, tool_choice=choice)
         try:
-            remaining = None if ends is None else max(0.0, ends - time.monotonic())
-            turn = await asyncio.wait_for(_ask(client, request, step), remaining)
+            remaining = None if run.ends is None else max(0.0, run.ends - time.monotonic())
+            turn = await asyncio.wait_for(_ask(run.client, request, step), remaining)
         except TimeoutError:
             transcript.status = "deadline"
             break
@@ -275,42 +263,81 @@ async def arun_agent(
         for call in turn.calls:
             emit(ToolCallEvent(step, call.event_id, call.name, call.arguments))
         runs = [c for c in turn.calls if not c.duplicate]
-        results, stopped = await _execute_all(
-            [c.name for c in runs],
-            [
-                _execute(
-                    registry,
-                    c.name,
-                    c.arguments,
-                    context=context,
-                    run_id=run_id,
-                    step=step,
-                    call_id=c.id,
-                )
-                for c in runs
-            ],
-            ends,
-        )
-        answered = dict(zip((c.id for c in runs), results, strict=True))
-        for call in turn.calls:
-            if call.duplicate:
-                emit(ToolResultEvent(step, call.event_id, call.name, _not_run(call)))
-                continue
-            result = answered[call.id]
-            messages.append(
-                {"role": "tool", "tool_call_id": call.id, "content": result.to_message()}
-            )
-            emit(ToolResultEvent(step, call.id, call.name, result))
+        results, stopped = await run_calls(run, step, runs)
+        if await settle(run, step, runs, results, shown=turn.calls):
+            transcript.status = AWAITING
+            break
         if stopped is not None:
             transcript.status = stopped
             break
     else:
         transcript.status = "max_steps"
-    transcript.duration_s = time.perf_counter() - started
-    emit(RunFinished(transcript.status, transcript.steps, transcript.usage))
+    return _finish(run, started)
+
+
+def _finish(run: Run, started: float) -> Transcript:
+    transcript = run.transcript
+    transcript.duration_s += time.perf_counter() - started
+    run.emit(RunFinished(transcript.status, transcript.steps, transcript.usage))
     if transcript.status == "cancelled":
         raise asyncio.CancelledError
     return transcript
+
+
+async def aresume_agent(
+    client: Any,
+    registry: ToolExecutor,
+    transcript: Transcript,
+    *,
+    approve: Iterable[str] = (),
+    deny: Mapping[str, str] | None = None,
+    edit: Mapping[str, Mapping[str, Any]] | None = None,
+    approver: Approver | None = None,
+    approved_by: str | None = None,
+    model: str | None = None,
+    max_steps: int = 8,
+    on_event: Callable[[Event], Any] | None = None,
+    context: Mapping[str, Any] | None = None,
+    deadline: float | None = None,
+) -> Transcript:
+    """Continue a run that is "awaiting_approval" (also one loaded with `Transcript.from_json`).
+
+    `approve`: ids of pending calls to run; `deny`: {id: reason}, read by the model as
+    APPROVAL_DENIED; `edit`: {id: {"arguments": {...}, "name": ...}}, validated and decided
+    again (it may need approval again). Ids that are not pending are refused (ValueError);
+    calls nobody decided on stay pending. `approved_by` names the person in the audit trail.
+    `context` is the caller's again (never read back from the saved transcript); `max_steps`
+    counts from the first step of the whole run. The transcript is continued in place.
+    """
+    run = _prepare(
+        client,
+        registry,
+        model or transcript.model,
+        max_steps,
+        on_event,
+        "auto",
+        context,
+        deadline,
+        transcript=transcript,
+        run_id=str((transcript.paused or {}).get("run_id") or "") or None,
+    )
+    run.approver = approver
+    started = time.perf_counter()
+    step, stop = await resume_turn(run, approve, deny or {}, edit or {}, approved_by)
+    if stop is not None:
+        transcript.status = stop
+        return _finish(run, started)
+    return await _drive(run, step + 1, started)
+
+
+def resume_agent(
+    client: Any,
+    registry: ToolExecutor,
+    transcript: Transcript,
+    **options: Any,
+) -> Transcript:
+    """`aresume_agent` for synchronous code (and Jupyter cells); same options."""
+    return run_sync(aresume_agent(client, registry, transcript, **options))
 
 
 def _api_message(exc: Exception) -> str:
@@ -346,6 +373,7 @@ def run_agent(
     system: str | None = None,
     context: Mapping[str, Any] | None = None,
     deadline: float | None = None,
+    approver: Approver | None = None,
 ) -> Transcript:
     """`arun_agent` for synchronous code; also works in a Jupyter cell (a running event loop).
 
@@ -363,5 +391,6 @@ def run_agent(
             system=system,
             context=context,
             deadline=deadline,
+            approver=approver,
         )
     )

@@ -23,6 +23,7 @@ from pydantic import BaseModel
 
 from toolsys import failures
 from toolsys._sync import run_sync
+from toolsys.access import export_for
 from toolsys.components import BaseTool, as_tool
 from toolsys.errors import ToolDefinitionError
 from toolsys.execution import (
@@ -128,6 +129,8 @@ class Registry:
         timeout: float | None = None,
         idempotent: bool | None = None,
         isolate: str | Subprocess | None = None,
+        roles: Any = None,
+        available: Callable[[Mapping[str, Any]], Any] | None = None,
     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]: ...
 
     def tool(self, fn: Callable[..., Any] | None = None, /, **options: Any) -> Any:
@@ -221,8 +224,12 @@ class Registry:
         strict: bool = False,
         deferred: bool = False,
         core: Any = None,
+        context: Mapping[str, Any] | None = None,
     ) -> builtins.list[dict[str, Any]]:
         """All tools in a provider's format. Cached: free until the tool set changes.
+
+        With `context` (the caller: user, roles...), only the tools this caller may use
+        (`toolsys.access`: the tools' roles and availability, and the policy layer's rules).
 
         The list and everything in it are read-only, because they are shared between calls and
         with the tools themselves: `copy.deepcopy(registry.export())` gives a copy to change.
@@ -231,6 +238,8 @@ class Registry:
         """
         if deferred:
             return self.deferred(core).export(target, strict=strict)
+        if context is not None:
+            return export_for(self, self._tools.values(), self._layers, target, strict, context)
         key = (target, strict)
         cached = self._exports.get(key)
         if cached is None:

@@ -80,6 +80,9 @@ class Tool:
 
     `injected` names the implementation's parameters the registry fills at call time from the
     caller's context or its provided dependencies (`toolsys.injection`); the model never sees them.
+
+    Read by the policy (`toolsys.governance`): `roles` (who may see and call it; None means
+    everyone) and `available` (`available(context) -> bool`, e.g. a feature flag).
     """
 
     name: str
@@ -101,6 +104,8 @@ class Tool:
     idempotent: bool = None  # type: ignore[assignment]  # None: decided by the category
     isolate: Subprocess | None = None
     injected: Mapping[str, Injection] = field(default_factory=dict, repr=False)
+    roles: frozenset[str] | None = None
+    available: Callable[[Mapping[str, Any]], Any] | None = field(default=None, repr=False)
     validator: SchemaValidator = field(init=False, repr=False)
     accepts_anything: bool = field(init=False, repr=False)
     by_keyword: bool = field(init=False, repr=False)
@@ -239,6 +244,8 @@ def _build(
     timeout: float | None = None,
     idempotent: bool | None = None,
     isolate: str | Subprocess | None = None,
+    roles: Any = None,
+    available: Any = None,
 ) -> Tool:
     check_name(name)
     if not callable(fn):
@@ -273,7 +280,28 @@ def _build(
         declared_defaults=declared_defaults,
         injected=dict(injected or {}),
         **_execution_options(name, timeout, idempotent, isolate),
+        **_access_options(name, roles, available),
     )
+
+
+def _access_options(name: str, roles: Any, available: Any) -> dict[str, Any]:
+    """Check the options the policy reads: `roles` (names) and `available` (a callable)."""
+    if isinstance(roles, str):
+        roles = {roles}
+    if roles is not None and (
+        not isinstance(roles, set | frozenset | list | tuple)
+        or not all(isinstance(r, str) and r for r in roles)
+    ):
+        raise ToolDefinitionError(
+            f"Tool {name!r}: roles={roles!r} must be a set of role names, e.g. "
+            "roles={'support'}, or left out to let every caller use it."
+        )
+    if available is not None and not callable(available):
+        raise ToolDefinitionError(
+            f"Tool {name!r}: available={available!r} is not callable; pass a function of the "
+            "caller's context, e.g. available=lambda context: context.get('beta', False)."
+        )
+    return {"roles": None if roles is None else frozenset(roles), "available": available}
 
 
 def _execution_options(name: str, timeout: Any, idempotent: Any, isolate: Any) -> dict[str, Any]:
@@ -323,13 +351,16 @@ def tool_from_function(
     timeout: float | None = None,
     idempotent: bool | None = None,
     isolate: str | Subprocess | None = None,
+    roles: Any = None,
+    available: Callable[[Mapping[str, Any]], Any] | None = None,
 ) -> Tool:
     """A tool whose schema comes from the function's type hints and docstring, or from `args`.
 
-    `timeout`, `idempotent` and `isolate` are the execution options described on `Tool`.
+    `timeout`, `idempotent`, `isolate`, `roles` and `available` are described on `Tool`.
     """
     name = getattr(fn, "__name__", "") if name is None else name
     options: dict[str, Any] = {"timeout": timeout, "idempotent": idempotent, "isolate": isolate}
+    options.update(roles=roles, available=available)
     if args is not None:
         return _from_model(fn, name, description, category, tags, args, **options)
     built: ArgumentsModel = model_from_function(fn, name)
@@ -414,6 +445,8 @@ def tool_from_spec(
     timeout: float | None = None,
     idempotent: bool | None = None,
     isolate: str | Subprocess | None = None,
+    roles: Any = None,
+    available: Callable[[Mapping[str, Any]], Any] | None = None,
 ) -> Tool:
     """A tool from a declarative spec; the implementation must accept the spec's parameters.
 
@@ -421,6 +454,7 @@ def tool_from_spec(
     is left out of the call so the implementation's own default applies.
     """
     options: dict[str, Any] = {"timeout": timeout, "idempotent": idempotent, "isolate": isolate}
+    options.update(roles=roles, available=available)
     if isinstance(spec.parameters, type):
         return _from_model(
             fn, spec.name, spec.description, spec.category, spec.tags, spec.parameters, **options

@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field, fields, is_dataclass
-from typing import Any, get_args
+from typing import TYPE_CHECKING, Any, get_args
 
 from toolsys._tracefile import NotATrace, read_trace
 from toolsys.result import ToolResult, redacted, redacted_json, secrets_shown
+
+if TYPE_CHECKING:
+    from toolsys.governance.approval import PendingCall
 
 # --- events ------------------------------------------------------------------------------------
 
@@ -68,6 +71,18 @@ class ToolResultEvent:
 
 
 @dataclass(frozen=True)
+class ApprovalDecision:
+    """A person (or an approver function) approved or denied one pending call."""
+
+    step: int
+    id: str
+    name: str
+    approved: bool
+    by: str | None = None
+    reason: str = ""
+
+
+@dataclass(frozen=True)
 class FinalAnswer:
     """The model answered in text: the run is complete."""
 
@@ -108,6 +123,7 @@ Event = (
     | ModelResponse
     | ToolCallEvent
     | ToolResultEvent
+    | ApprovalDecision
     | FinalAnswer
     | ModelErrorEvent
     | ObserverError
@@ -146,10 +162,22 @@ class Transcript:
     events: list[Event] = field(default_factory=list)
     messages: list[dict[str, Any]] = field(default_factory=list)
     status: str = "running"  # completed | length | max_steps | model_error | deadline | cancelled
+    # | awaiting_approval (then `pending` lists the calls; continue with `resume_agent`)
     steps: int = 0
     duration_s: float = 0.0
     usage: dict[str, int] | None = None
     model: str = ""
+    paused: dict[str, Any] | None = None
+    """While awaiting approval: the turn's calls, the answers so far, the pending calls."""
+
+    @property
+    def pending(self) -> list[PendingCall]:
+        """The calls waiting for a person's decision (empty unless awaiting approval)."""
+        if not self.paused:
+            return []
+        from toolsys.governance.approval import PendingCall
+
+        return [PendingCall.from_dict(p) for p in self.paused.get("pending", [])]
 
     @property
     def answer(self) -> str | None:
@@ -177,6 +205,10 @@ class Transcript:
                 lines.append(_line("ToolCall", call, seen))
             elif isinstance(event, ToolResultEvent):
                 lines.append(_line("Result", _result_text(event.result, seen), seen))
+            elif isinstance(event, ApprovalDecision):
+                verdict = f"approved by {event.by or 'a person'}" if event.approved else "denied"
+                reason = f": {event.reason}" if event.reason and not event.approved else ""
+                lines.append(_line("Approval", f"{event.name} {verdict}{reason}", seen))
             elif isinstance(event, FinalAnswer):
                 lines.append(_line("Answer", event.content, seen))
             elif isinstance(event, ModelErrorEvent):
@@ -184,6 +216,10 @@ class Transcript:
             elif isinstance(event, ObserverError):
                 warning = f"on_event failed on {event.event}: {event.error_type}: {event.message}"
                 lines.append(_line("Warning", warning, seen))
+        for pending in self.pending:
+            args = _short(pending.arguments, seen=seen)
+            waiting = f"{pending.id}: {pending.tool}({args}) · {pending.reason}"
+            lines.append(_line("Pending", waiting, seen))
         lines.append(_line("Steps", f"{self.steps} · {len(self.messages)} messages"))
         lines.append(_line("Status", self.status))
         return "\n".join(lines)
@@ -217,6 +253,7 @@ class Transcript:
             "usage": self.usage,
             "messages": self.messages,
             "events": [_event_dict(e) for e in self.events],
+            **({"paused": self.paused} if self.paused else {}),
         }
 
     def to_json(self, indent: int | None = 2) -> str:

@@ -2,6 +2,7 @@
 
     toolsys chat "What is 17 times 38?"      # trace: ToolCall / Result / Answer / Steps / Status
     toolsys chat --trace run.json "..."      # the same, and the whole run saved as JSON
+    toolsys chat --approve all "..."         # approve every call that needs it (ask|all|none)
     toolsys replay run.json                  # a saved run, step by step, without the model
     toolsys tools                            # name, category, first line of the description
     toolsys explain get_weather              # what the model sees for one tool
@@ -45,6 +46,34 @@ def _registry(only: str | None) -> Any:
     return chosen
 
 
+def _governed(registry: Any) -> Any:
+    """The same tools behind the default `Policy` (WRITE and EXECUTE need approval)."""
+    from toolsys import Registry
+    from toolsys.governance import Policy
+
+    governed = Registry(layers=[Policy()])
+    for tool in registry:
+        governed.add(tool)
+    return governed
+
+
+def _approver(mode: str) -> Any:
+    """`--approve`: ask at the terminal, approve all, or decline all (with a reason)."""
+    if mode == "all":
+        return lambda pending: True
+    if mode == "none":
+        return lambda pending: "Declined at the command line (--approve none)."
+
+    def ask(pending: Any) -> bool | str:
+        click.echo(f"{pending.tool} ({pending.category}) wants to run with {pending.arguments}")
+        click.echo(f"  {pending.reason}")
+        if click.confirm("Approve?", default=False):
+            return True
+        return str(click.prompt("Reason for declining", default="Declined by the user."))
+
+    return ask
+
+
 def _client(imperfect: bool, seed: int) -> Any:
     from toolsys import models
 
@@ -73,6 +102,13 @@ def _client(imperfect: bool, seed: int) -> Any:
     type=click.IntRange(min=1),
     help="Stop after this many model requests.",
 )
+@click.option(
+    "--approve",
+    type=click.Choice(["ask", "all", "none"]),
+    default="ask",
+    show_default=True,
+    help="Calls that need approval (WRITE, EXECUTE): ask here, approve all, or decline all.",
+)
 def chat(
     prompt: str,
     model: str | None,
@@ -82,6 +118,7 @@ def chat(
     as_json: bool,
     trace: Path | None,
     max_steps: int,
+    approve: str,
 ) -> None:
     """Run the agent loop on PROMPT with the built-in tools and print the trace."""
     from toolsys._redact import redact_secrets
@@ -94,9 +131,14 @@ def chat(
             f"--trace {trace}: the folder {trace.parent} does not exist; create it or save the "
             "trace elsewhere."
         )
-    registry = _registry(only)
+    registry = _governed(_registry(only))
     transcript = run_agent(
-        _client(imperfect, seed), registry, prompt, model=model, max_steps=max_steps
+        _client(imperfect, seed),
+        registry,
+        prompt,
+        model=model,
+        max_steps=max_steps,
+        approver=_approver(approve),
     )
     if trace is not None:
         try:

@@ -1,0 +1,165 @@
+"""Approvals: what a person decided about a pending call, bound to that exact call.
+
+Why a key of (tool_call_id, hash of the tool name and canonical arguments): an approval given
+for "refund 20" must not let "refund 2000" through, nor approve a different call that happens
+to sit at the same position in a list (the failure langchain#37093 describes). The arguments
+are the *validated* ones, written as canonical JSON (sorted keys, no spaces), so the person
+approves what would really run, and any change, to the tool or to one argument, is a new call
+that needs a new approval.
+
+The person's decisions reach the `Policy` layer through a context variable set around the
+re-executed calls (`human_decisions(...)`), never through the model's messages or arguments:
+nothing a model writes can approve a call.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import hashlib
+import inspect
+import json
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import asdict, dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from toolsys.result import ToolResult
+
+Approver = Callable[["PendingCall"], Any]
+"""`approver(pending) -> True (approve) | False or str (deny, with that reason)`; may be async."""
+
+
+def arguments_hash(tool: str, arguments: Mapping[str, Any]) -> str:
+    """SHA-256 of the tool name and the canonical JSON of its validated arguments."""
+    text = json.dumps(
+        {"tool": tool, "arguments": arguments},
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+        default=repr,
+    )
+    return hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()
+
+
+@dataclass(frozen=True)
+class HumanDecision:
+    """A person's answer for one call id; an approval holds only for the arguments' `hash`."""
+
+    approved: bool
+    hash: str = ""
+    by: str | None = None
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class PendingCall:
+    """A call waiting for a person: what they need to see to decide, and what binds the answer."""
+
+    id: str
+    tool: str
+    category: str
+    arguments: dict[str, Any]
+    reason: str
+    hash: str
+    step: int = 0
+    raw_arguments: str = field(default="", repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Any) -> PendingCall:
+        """A pending call saved with `to_dict`; ValueError naming what is missing or wrong."""
+        if not isinstance(data, dict):
+            raise ValueError(f"a pending call is an object, not {type(data).__name__}")
+        kinds = {"id": str, "tool": str, "category": str, "arguments": dict, "reason": str}
+        for key, kind in {**kinds, "hash": str}.items():
+            if not isinstance(data.get(key), kind):
+                raise ValueError(f"pending call field {key!r} is missing or not {kind.__name__}")
+        step, raw = data.get("step", 0), data.get("raw_arguments", "")
+        if type(step) is not int or not isinstance(raw, str):
+            raise ValueError("pending call fields 'step'/'raw_arguments' have the wrong type")
+        return cls(**{k: data[k] for k in (*kinds, "hash")}, step=step, raw_arguments=raw)
+
+
+_DECISIONS: contextvars.ContextVar[Mapping[str, HumanDecision]] = contextvars.ContextVar(
+    "toolsys_human_decisions", default=MappingProxyType({})
+)
+
+
+@contextlib.contextmanager
+def human_decisions(decisions: Mapping[str, HumanDecision]) -> Iterator[None]:
+    """Make `decisions` (by call id) visible to the Policy layer for calls made inside."""
+    token = _DECISIONS.set(dict(decisions))
+    try:
+        yield
+    finally:
+        _DECISIONS.reset(token)
+
+
+def human_decision(call_id: str | None, key: str) -> HumanDecision | None:
+    """The person's decision for this call id: a denial always, an approval only for `key`."""
+    if call_id is None:
+        return None
+    decision = _DECISIONS.get().get(call_id)
+    if decision is None or (decision.approved and decision.hash != key):
+        return None
+    return decision
+
+
+_DECIDED_ON: contextvars.ContextVar[tuple[str, str | None] | None] = contextvars.ContextVar(
+    "toolsys_decided_on", default=None
+)
+
+
+@contextlib.contextmanager
+def deciding(tool: str, call_id: str | None) -> Iterator[None]:
+    """Mark this call (tool, call id) as decided by a policy, so a later rewrite is refused."""
+    token = _DECIDED_ON.set((tool, call_id))
+    try:
+        yield
+    finally:
+        _DECIDED_ON.reset(token)
+
+
+def decided_on() -> tuple[str, str | None] | None:
+    """The (tool, call id) a policy decided on around the code running now, or None."""
+    return _DECIDED_ON.get()
+
+
+def pending_of(result: ToolResult, call_id: str, step: int, raw: str) -> PendingCall | None:
+    """The pending call an APPROVAL_REQUIRED result describes, or None for any other result."""
+    if result.ok or result.meta.get("decision") != "needs_approval":
+        return None
+    info = result.meta.get("approval")
+    if not isinstance(info, dict):
+        return None
+    return PendingCall(
+        id=call_id,
+        tool=str(info.get("tool")),
+        category=str(info.get("category")),
+        arguments=dict(info.get("arguments") or {}),
+        reason=str(info.get("reason") or ""),
+        hash=str(info.get("hash")),
+        step=step,
+        raw_arguments=raw,
+    )
+
+
+async def ask(approver: Approver, pending: PendingCall) -> HumanDecision:
+    """The approver's answer as a decision; one that raises or answers nonsense is a denial."""
+    name = getattr(approver, "__name__", type(approver).__name__)
+    try:
+        answer = approver(pending)
+        if inspect.isawaitable(answer):
+            answer = await answer
+    except Exception as exc:
+        return HumanDecision(False, reason=f"the approver failed ({type(exc).__name__})")
+    if answer is True:  # bound to the arguments the approver was shown
+        return HumanDecision(True, arguments_hash(pending.tool, pending.arguments), by=name)
+    if isinstance(answer, str):
+        return HumanDecision(False, reason=answer)
+    if answer is False:
+        return HumanDecision(False, reason="the approver declined it")
+    return HumanDecision(False, reason=f"the approver answered {answer!r}, not True or a reason")

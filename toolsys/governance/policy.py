@@ -1,0 +1,207 @@
+"""`Policy`: the one place that decides whether a call may run, and the layer that enforces it.
+
+Why one function: the same answer must be given when the tools are listed for a caller
+(`registry.export(target, context=...)` shows only what this caller may use) and again when a
+call arrives (defence in depth: a model, or a script, that calls a hidden tool by name gets
+PERMISSION_DENIED). Two copies of the rules would drift apart; one cannot.
+
+How a call is decided, in order (the first answer wins):
+
+    1. the tool's category is not one we know        -> Deny (fail closed)
+    2. the tool has `roles=` and the caller has none  -> Deny
+    3. the tool has `available=` and it says no       -> Deny
+    4. a rule for this tool (a Decision, or a function of tool, arguments, context)
+    5. the category's default: READ Allow, WRITE and EXECUTE NeedsApproval, unless a role
+       the caller has is granted that category (`grants={"support": {Category.WRITE}}`)
+
+Anything that raises or answers nonsense along the way (a rule, `available`, a malformed
+`roles` in the context) is a Deny that says what failed: a policy never fails open. Steps 1-3
+are the tool's own checks (`toolsys.access`), which the listing applies too.
+When the tools are listed, rules that are functions are not called (there are no arguments
+yet): a listing hides what steps 1-3 or a fixed `Deny` rule refuse.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from types import MappingProxyType
+from typing import Any
+
+from toolsys.access import caller_roles, refusal
+from toolsys.execution import Call, Next
+from toolsys.governance import approval
+from toolsys.governance._envelopes import decided, denied, required
+from toolsys.governance.decisions import DECISIONS, Allow, Decision, Deny, NeedsApproval
+from toolsys.result import ToolResult
+from toolsys.spec import Category
+from toolsys.tool import Tool
+
+Rule = Decision | Callable[[Tool, Mapping[str, Any] | None, Mapping[str, Any]], Decision]
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
+
+
+class Policy:
+    """Defaults by category, per-tool rules and role grants; an execution layer ("validated").
+
+    `Policy()` allows READ and asks a person before WRITE and EXECUTE. `rules` maps a tool name
+    to a fixed `Decision` or to `rule(tool, arguments, context) -> Decision`. `grants` maps a
+    role to the categories it may run without approval. `defaults` overrides a category's
+    default decision, e.g. `defaults={Category.EXECUTE: Deny("No code runs here.")}`.
+    """
+
+    stage = "validated"
+    name = "policy"
+
+    def __init__(
+        self,
+        *,
+        rules: Mapping[str, Rule] | None = None,
+        grants: Mapping[str, Iterable[Category | str]] | None = None,
+        defaults: Mapping[Category | str, Decision] | None = None,
+    ) -> None:
+        self.rules = dict(rules or {})
+        for name, rule in self.rules.items():
+            if not (isinstance(rule, DECISIONS) or callable(rule)):
+                raise ValueError(
+                    f"Policy(rules={{{name!r}: {rule!r}}}): a rule is Allow(), Deny(reason), "
+                    "NeedsApproval(reason) or a function (tool, arguments, context) -> one."
+                )
+        self.grants = {role: _categories(role, cats) for role, cats in (grants or {}).items()}
+        self.defaults: dict[Category, Decision] = {
+            Category.READ: Allow(),
+            Category.WRITE: NeedsApproval(),
+            Category.EXECUTE: NeedsApproval(),
+        }
+        for category, decision in (defaults or {}).items():
+            if not isinstance(decision, DECISIONS):
+                raise ValueError(
+                    f"Policy(defaults={{{category!r}: {decision!r}}}): give Allow(), "
+                    "Deny(reason) or NeedsApproval(reason)."
+                )
+            self.defaults[_category(category)] = decision
+
+    def __repr__(self) -> str:
+        return f"Policy(rules={sorted(self.rules)}, grants={sorted(self.grants)})"
+
+    def decide(
+        self,
+        tool: Tool,
+        call_or_arguments: Call | Mapping[str, Any] | None = None,
+        context: Mapping[str, Any] | None = None,
+    ) -> Decision:
+        """Allow, Deny or NeedsApproval for `tool` with these arguments and caller; never raises."""
+        if isinstance(call_or_arguments, Call):
+            arguments: Mapping[str, Any] | None = call_or_arguments.values
+            context = call_or_arguments.context if context is None else context
+        else:
+            arguments = call_or_arguments
+        try:
+            return self._decide(tool, arguments, context or _EMPTY, listing=False)
+        except Exception as exc:
+            return _failed(tool, "the policy", exc)
+
+    def visible(self, tool: Tool, context: Mapping[str, Any] | None = None) -> bool:
+        """May this caller see `tool` in a listing? (Steps 1-3 and fixed rules; never raises.)"""
+        try:
+            decision = self._decide(tool, None, context or _EMPTY, listing=True)
+        except Exception:
+            return False
+        return not isinstance(decision, Deny)
+
+    def _decide(
+        self,
+        tool: Tool,
+        arguments: Mapping[str, Any] | None,
+        context: Mapping[str, Any],
+        *,
+        listing: bool,
+    ) -> Decision:
+        name = tool.name
+        refused = refusal(tool, context)
+        if refused is not None:
+            return Deny(refused)
+        category = Category(tool.category)
+        roles = caller_roles(context)
+        rule = self.rules.get(name)
+        if rule is not None and not isinstance(rule, DECISIONS):
+            if listing:
+                return Allow()
+            try:
+                rule = rule(tool, arguments, context)
+            except Exception as exc:
+                return _failed(tool, "its rule", exc)
+            if not isinstance(rule, DECISIONS):
+                return Deny(
+                    f"The rule for {name!r} answered {type(rule).__name__}, not Allow, Deny or "
+                    "NeedsApproval, so the call is refused."
+                )
+        if rule is not None:
+            return rule
+        decision = self.defaults[category]
+        if isinstance(decision, NeedsApproval):
+            granted = sorted(r for r in roles if category in self.grants.get(r, ()))
+            if granted:
+                return Allow(f"The role {granted[0]!r} may run {category.value} tools.")
+            if decision == NeedsApproval():
+                return NeedsApproval(
+                    f"{name!r} is a {category.value} tool: it changes something, so a person "
+                    "must approve these arguments first."
+                )
+        return decision
+
+    async def __call__(self, call: Call, call_next: Next) -> ToolResult:
+        tool = call.tool
+        assert tool is not None
+        decision = self.decide(tool, call)
+        if isinstance(decision, Allow):
+            with approval.deciding(tool.name, call.call_id):
+                return decided(await call_next(call), "allow")
+        if isinstance(decision, Deny):
+            return denied(tool.name, decision.reason)
+        key = approval.arguments_hash(tool.name, call.values)
+        human = approval.human_decision(call.call_id, key)
+        if human is None:
+            return required(tool, call, decision.reason, key)
+        if not human.approved:
+            return denied(tool.name, human.reason, by_human=True)
+        with approval.deciding(tool.name, call.call_id):
+            return decided(await call_next(call), "approved", approved_by=human.by)
+
+
+def decide(
+    tool: Tool,
+    call_or_arguments: Call | Mapping[str, Any] | None = None,
+    context: Mapping[str, Any] | None = None,
+    *,
+    policy: Policy | None = None,
+) -> Decision:
+    """The decision of `policy` (the default `Policy()` when None) for one call; never raises."""
+    return (policy or _DEFAULT).decide(tool, call_or_arguments, context)
+
+
+def _failed(tool: Any, what: str, exc: BaseException) -> Deny:
+    return Deny(
+        f"The call to {getattr(tool, 'name', '?')!r} is refused because {what} failed "
+        f"({type(exc).__name__}); a policy that cannot decide says no."
+    )
+
+
+def _category(value: Any) -> Category:
+    try:
+        return Category(value)
+    except ValueError:
+        raise ValueError(
+            f"{value!r} is not a category; use Category.READ, Category.WRITE or Category.EXECUTE."
+        ) from None
+
+
+def _categories(role: str, categories: Any) -> frozenset[Category]:
+    if isinstance(categories, str) or not isinstance(categories, Iterable):
+        categories = [categories]
+    try:
+        return frozenset(_category(c) for c in categories)
+    except ValueError as exc:
+        raise ValueError(f"Policy(grants={{{role!r}: ...}}): {exc}") from None
+
+
+_DEFAULT = Policy()
