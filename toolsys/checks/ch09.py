@@ -12,6 +12,7 @@ not exist at all.
 from __future__ import annotations
 
 import copy
+import json
 import math
 from collections.abc import Callable
 from typing import Any
@@ -461,7 +462,14 @@ class _Session:
         return export_tools([*shown, self.search], target, strict=strict)
 
     async def aexecute(self, name: str, arguments: Any = None, **ids: Any) -> ToolResult:
-        got = _dispatch(self.student, self.registry, self.core, self.loaded, name, arguments or {})
+        if isinstance(arguments, str):  # the loop passes the model's JSON text as it came
+            try:
+                arguments = json.loads(arguments)
+            except ValueError:
+                arguments = {}
+        if not isinstance(arguments, dict):
+            arguments = {}
+        got = _dispatch(self.student, self.registry, self.core, self.loaded, name, arguments)
         if got["ok"]:
             return ToolResult.success(got.get("value"), tool=name)
         error = got.get("error") or {}
