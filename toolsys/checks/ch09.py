@@ -328,6 +328,12 @@ _RANK_CASES: list[tuple[list[str], int, str]] = [
 ]
 
 
+_FORMULA = (
+    " Check the formula: idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len(doc) / avg_len)), "
+    "k1 = 1.2, b = 0.75, summed over the distinct query terms."
+)
+
+
 def _pairs(got: Any, what: str) -> list[tuple[str, float]]:
     shape = "a list of (name, score) tuples"
     if type(got) is not list or not all(
@@ -370,7 +376,7 @@ def _check_rank(student: Callable[..., Any]) -> None:
             [name for name, _ in got],
             [name for name, _ in expected],
             what=f"{what}: the names",
-            hint=why,
+            hint=why + _FORMULA,
         )
         for (name, score), (_, right) in zip(got, expected, strict=True):
             if not math.isclose(score, right, abs_tol=1e-3):
@@ -378,8 +384,7 @@ def _check_rank(student: Callable[..., Any]) -> None:
                     f"{what}: the score of {name!r} is wrong.",
                     expected=right,
                     got=score,
-                    hint=why + " Check the formula: idf * tf * (k1 + 1) / (tf + k1 * "
-                    "(1 - b + b * len(doc) / avg_len)), k1 = 1.2, b = 0.75.",
+                    hint=why + _FORMULA,
                 )
         expect_equal(documents, DOCUMENTS, what="DOCUMENTS after rank", hint="Do not change them.")
 
