@@ -506,7 +506,7 @@ class _Session:
 )
 def _check_dispatch(student: Callable[..., Any]) -> None:
     registry, ran = _catalog()
-    core, loaded = ["math_calculate"], []
+    core, loaded = ["math_calculate"], list[str]()
     query = {"query": "refund a payment", "k": 3}
     got = _dispatch(student, registry, core, loaded, SEARCH, query)
     expected = [hit.name for hit in registry.search("refund a payment", 3)]
