@@ -6,9 +6,11 @@ registry (+ execution layers) -> loop -> models, tools, widgets, checks, cli.
 """
 
 from toolsys._redact import add_secret, add_secret_name, add_secret_pattern, redact, redact_secrets
+from toolsys.components import BaseTool, Toolkit
 from toolsys.errors import ErrorCode, ErrorInfo, ToolDefinitionError, ToolError
 from toolsys.execution import Call, Layer, ToolExecutor
 from toolsys.export import LintIssue, StrictSchemaError
+from toolsys.injection import Context, Depends
 from toolsys.isolate import Subprocess
 from toolsys.partial import Partial
 from toolsys.registry import Registry, discover
@@ -17,8 +19,11 @@ from toolsys.spec import Category, Param, ToolSpec
 from toolsys.tool import Tool
 
 __all__ = [
+    "BaseTool",
     "Call",
     "Category",
+    "Context",
+    "Depends",
     "ErrorCode",
     "ErrorInfo",
     "Layer",
@@ -34,6 +39,7 @@ __all__ = [
     "ToolExecutor",
     "ToolResult",
     "ToolSpec",
+    "Toolkit",
     "add_secret",
     "add_secret_name",
     "add_secret_pattern",

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import functools
 import json
 import logging
 from collections.abc import Awaitable, Callable, Mapping
@@ -59,6 +60,14 @@ MAX_INT_DIGITS = 1_000
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 _log = logging.getLogger("toolsys")
+
+VALIDATED: contextvars.ContextVar[list[Call] | None] = contextvars.ContextVar(
+    "toolsys_validated", default=None
+)
+"""Set by a "received" layer (an audit log) around `call_next` to a list: the call, once
+validated (and again if a layer rewrote it), is appended, so the layer learns the tool's
+category and the validated arguments. Not seen by tools: a tool calling a registry is another call.
+"""
 
 
 class Call(NamedTuple):
@@ -287,17 +296,23 @@ def invoke(tool: Tool, arguments: BaseModel) -> ToolResult:
     return ToolResult(True, value, None, {})
 
 
-async def ainvoke(call: Call) -> ToolResult:
-    """Call the tool of a validated call: awaited when async, on a thread when `offload`."""
+async def ainvoke(call: Call, dependencies: Mapping[str, Any] = _EMPTY) -> ToolResult:
+    """Call the tool of a validated call: awaited when async, on a thread when `offload`.
+
+    A tool with injected parameters gets them from `call.context` and `dependencies`.
+    """
     tool, arguments = call.tool, call.arguments
     assert tool is not None and arguments is not None
+    run: Callable[[BaseModel], Any] = tool.call
+    if tool.injected:
+        run = functools.partial(tool.call, context=call.context, dependencies=dependencies)
     try:
         if tool.is_async:
-            value = await tool.call(arguments)
+            value = await run(arguments)
         elif call.offload:
-            value = await _on_thread(tool.call, arguments)
+            value = await _on_thread(run, arguments)
         else:
-            value = tool.call(arguments)
+            value = run(arguments)
         if type(value) is CoroutineType:  # a sync-looking callable that returned a coroutine
             value = await value
     except ToolError as exc:
@@ -423,6 +438,7 @@ def build_handler(
     lookup: Callable[[str], Tool | None],
     available: Callable[[], list[str]],
     coerce: Callable[[], bool],
+    dependencies: Mapping[str, Any] = _EMPTY,
 ) -> Next:
     """The whole path as one async function: received layers, prepare, validated layers, invoke."""
 
@@ -441,10 +457,18 @@ def build_handler(
         prepared = prepare(call)  # again only if a layer replaced the name or arguments
         if isinstance(prepared, ToolResult):
             return prepared
+        seen = VALIDATED.get()
+        if seen is not None and prepared is not call:
+            seen.append(prepared)
+        # While the tool runs: composites find the running path (`running()`), and a tool that
+        # calls another registry does not add to this call's audit record (VALIDATED off).
         token = _running.set((handler, prepared))
+        hidden = VALIDATED.set(None) if seen is not None else None
         try:
-            return await ainvoke(prepared)
+            return await ainvoke(prepared, dependencies)
         finally:
+            if hidden is not None:
+                VALIDATED.reset(hidden)
             _running.reset(token)
 
     inner: Next = run_tool
@@ -453,7 +477,12 @@ def build_handler(
 
     async def core(call: Call) -> ToolResult:
         prepared = prepare(call)
-        return prepared if isinstance(prepared, ToolResult) else await inner(prepared)
+        if isinstance(prepared, ToolResult):
+            return prepared
+        seen = VALIDATED.get()
+        if seen is not None:
+            seen.append(prepared)
+        return await inner(prepared)
 
     handler: Next = core
     for layer in reversed([x for x in layers if layer_stage(x) == "received"]):

@@ -16,13 +16,14 @@ import importlib
 import pkgutil
 import time
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
-from types import MappingProxyType, ModuleType
+from types import ModuleType
 from typing import Any, overload
 
 from pydantic import BaseModel
 
 from toolsys import failures
 from toolsys._sync import run_sync
+from toolsys.components import BaseTool, as_tool
 from toolsys.errors import ToolDefinitionError
 from toolsys.execution import (
     Arguments,
@@ -37,6 +38,7 @@ from toolsys.execution import (
     validate,
 )
 from toolsys.export import LintIssue, export_tools, lint
+from toolsys.injection import caller_context
 from toolsys.namespaces import Namespace, include
 from toolsys.result import ToolResult
 from toolsys.spec import Category, ToolSpec
@@ -56,14 +58,16 @@ class Registry:
         self._exports: dict[tuple[str, bool], builtins.list[dict[str, Any]]] = {}
         self._layers: builtins.list[Layer] = []
         self.coerce = coerce
+        self._dependencies: dict[str, Any] = {}
         self._rebuild()
         for layer in layers or []:
             self.use(layer)
 
     # -- registration -------------------------------------------------------------------------
 
-    def add(self, tool: Tool, *, replace: bool = False) -> Tool:
-        """Register a built `Tool`. Every other way of registering ends here."""
+    def add(self, tool: Tool | BaseTool, *, replace: bool = False) -> Tool:
+        """Register a built `Tool` or a `BaseTool` instance. Every other way ends here."""
+        tool = as_tool(tool)
         key = normalize(tool.name)
         existing = self._normalized.get(key)
         if existing is not None and not replace:
@@ -156,6 +160,10 @@ class Registry:
         from toolsys.lazy import lazy_tool
 
         return self.add(lazy_tool(name, **manifest), replace=replace)
+
+    def provide(self, **dependencies: Any) -> None:
+        """Give tools their dependencies: `Annotated[T, Depends("db")]` gets `provide(db=...)`."""
+        self._dependencies.update(dependencies)
 
     def unregister(self, name: str) -> Tool:
         tool = self.get(name)
@@ -304,7 +312,9 @@ class Registry:
         return names.index(name)
 
     def _rebuild(self) -> None:
-        self._handler = build_handler(self._layers, self._lookup, self.names, lambda: self.coerce)
+        self._handler = build_handler(
+            self._layers, self._lookup, self.names, lambda: self.coerce, self._dependencies
+        )
 
     def execute(
         self,
@@ -324,7 +334,7 @@ class Registry:
         """
         start = time.perf_counter()
         tool = self._tools.get(name) if type(name) is str else None
-        if self._layers or (tool is not None and tool.is_async):
+        if self._layers or (tool is not None and (tool.is_async or tool.injected)):
             return run_sync(
                 self.aexecute(
                     name,
@@ -370,7 +380,7 @@ class Registry:
         call = Call(
             name if type(name) is str else _shown_name(name),
             arguments,
-            context=MappingProxyType(dict(context)) if context else _NO_CONTEXT,
+            context=caller_context(context),
             run_id=run_id,
             step=step,
             call_id=call_id,
@@ -385,9 +395,6 @@ class Registry:
 
     def _lookup(self, name: str) -> Tool | None:
         return self._tools.get(name)
-
-
-_NO_CONTEXT: Mapping[str, Any] = MappingProxyType({})
 
 
 class _Named:

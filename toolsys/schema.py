@@ -17,8 +17,9 @@ from __future__ import annotations
 import inspect
 import sys
 import typing
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from types import FrameType, GenericAlias
 from typing import Annotated, Any, Literal
 
@@ -28,6 +29,7 @@ from pydantic.fields import FieldInfo
 
 from toolsys.docstrings import parse_docstring
 from toolsys.errors import ToolDefinitionError
+from toolsys.injection import Injection, injection
 from toolsys.spec import Param
 
 _JSON_TO_PYTHON: dict[str, Any] = {
@@ -49,7 +51,8 @@ class ArgumentsModel:
 
     `aliases` maps the model's field names to the implementation's parameter names (they differ
     only when a parameter name would shadow a Pydantic attribute, like `json` or `copy`);
-    `positional` names, in order, the fields that must be passed by position (`def f(x, /)`).
+    `positional` names, in order, the fields that must be passed by position (`def f(x, /)`);
+    `injected` the parameters filled by the registry, never by the model (`toolsys.injection`).
     """
 
     model: type[BaseModel]
@@ -57,6 +60,7 @@ class ArgumentsModel:
     aliases: dict[str, str]
     diagnostics: tuple[str, ...] = ()
     positional: tuple[str, ...] = ()
+    injected: Mapping[str, Injection] = dataclass_field(default_factory=dict)
 
 
 def _python_type(param: Param) -> Any:
@@ -198,7 +202,17 @@ def model_from_function(fn: Callable[..., Any], name: str) -> ArgumentsModel:
     fields: dict[str, Any] = {}
     aliases: dict[str, str] = {}
     positional: list[str] = []
+    injected: dict[str, Injection] = {}
     for param in signature.parameters.values():
+        how = injection(hints.get(param.name), param.name)
+        if how is not None:  # filled by the registry, by keyword: not an argument of the model
+            if param.kind is param.POSITIONAL_ONLY:
+                raise ToolDefinitionError(
+                    f"Tool {name!r}: parameter {param.name!r} is injected, so it is passed by "
+                    "keyword; move it after the '/' in the signature."
+                )
+            injected[param.name] = how
+            continue
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
             raise ToolDefinitionError(
                 f"Tool {name!r}: parameter {param.name!r} is {param.kind.description}; a model can "
@@ -230,7 +244,9 @@ def model_from_function(fn: Callable[..., Any], name: str) -> ArgumentsModel:
                 f"{_qualname(fn)}; rename or remove it."
             )
     model = _create(name, fields)
-    return ArgumentsModel(model, doc.description, aliases, tuple(diagnostics), tuple(positional))
+    return ArgumentsModel(
+        model, doc.description, aliases, tuple(diagnostics), tuple(positional), injected
+    )
 
 
 def json_schema(model: type[BaseModel]) -> dict[str, Any]:

@@ -8,6 +8,7 @@ things up. How the validator is held to what the schema promises is in `toolsys/
 from __future__ import annotations
 
 import dataclasses
+import functools
 import inspect
 import math
 import os
@@ -29,9 +30,11 @@ from toolsys._agreement import (
 )
 from toolsys._readonly import freeze
 from toolsys.errors import ToolDefinitionError
+from toolsys.injection import Injection, injected_params, injected_values
 from toolsys.isolate import Subprocess
 from toolsys.schema import (
     ArgumentsModel,
+    _type_hints,
     field_name,
     json_schema,
     model_from_function,
@@ -75,6 +78,9 @@ class Tool:
     default when None), `idempotent` (a repeat cannot double a side effect; None means True for
     READ tools, False for WRITE and EXECUTE) and `isolate` (a `Subprocess`: run each call in a
     child process whose whole process group is killed at the deadline).
+
+    `injected` names the implementation's parameters the registry fills at call time from the
+    caller's context or its provided dependencies (`toolsys.injection`); the model never sees them.
     """
 
     name: str
@@ -95,6 +101,7 @@ class Tool:
     timeout: float | None = None
     idempotent: bool = None  # type: ignore[assignment]  # None: decided by the category
     isolate: Subprocess | None = None
+    injected: Mapping[str, Injection] = field(default_factory=dict, repr=False)
     validator: SchemaValidator = field(init=False, repr=False)
     accepts_anything: bool = field(init=False, repr=False)
 
@@ -159,13 +166,23 @@ class Tool:
             check_json(parse_json(text))
         return model
 
-    def call(self, arguments: BaseModel) -> Any:
+    def call(
+        self,
+        arguments: BaseModel,
+        context: Mapping[str, Any] | None = None,
+        dependencies: Mapping[str, Any] | None = None,
+    ) -> Any:
         """Call the implementation with the arguments the model sent; for an async or isolated
         tool this returns the coroutine.
 
         An argument the model left out is left out of the call too, so the implementation's own
         default applies, unless the spec declared a default for it (that one is passed).
+        Injected parameters come from `context` and `dependencies` (a ToolError when missing).
         """
+        if self.injected:
+            values = injected_values(self.name, self.injected, context, dependencies)
+            fn = functools.partial(self.fn, **values)
+            return dataclasses.replace(self, fn=fn, injected={}).call(arguments)
         if self.isolate is not None:
             return self.isolate.run(dataclasses.replace(self, isolate=None).call, arguments)
         if self.pass_model:
@@ -215,6 +232,7 @@ def _build(
     aliases: Mapping[str, str] | None = None,
     positional: tuple[tuple[str, Any], ...] = (),
     declared_defaults: frozenset[str] = frozenset(),
+    injected: Mapping[str, Injection] | None = None,
     timeout: float | None = None,
     idempotent: bool | None = None,
     isolate: str | Subprocess | None = None,
@@ -250,6 +268,7 @@ def _build(
         null_means_default=null_means_default,
         positional=positional,
         declared_defaults=declared_defaults,
+        injected=dict(injected or {}),
         **_execution_options(name, timeout, idempotent, isolate),
     )
 
@@ -322,6 +341,7 @@ def tool_from_function(
         source="function",
         aliases=built.aliases,
         positional=tuple((f, built.model.model_fields[f].default) for f in built.positional),
+        injected=built.injected,
         **options,
     )
 
@@ -354,8 +374,16 @@ def _from_model(
         diagnostics=[],
         source="model",
         pass_model=True,
+        injected=injected_params(_hints(fn)),
         **options,
     )
+
+
+def _hints(fn: Callable[..., Any]) -> dict[str, Any]:
+    try:
+        return _type_hints(fn)
+    except Exception:  # an unresolvable hint: nothing is injected, as before
+        return {}
 
 
 def _closed(model: type[BaseModel]) -> type[BaseModel]:

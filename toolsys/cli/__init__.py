@@ -1,15 +1,16 @@
 """The `toolsys` command line: one click group, one module per family of subcommands.
 
 `chat` holds the agent-loop commands (chat, tools, explain), `notebooks` the ones that run
-notebooks (check, exercises, execute). Adding a family is adding a module with a `COMMANDS`
-list and naming it below. Every refusal is one line and exit code 2 (see `_errors`).
+notebooks (check, exercises, execute), `audit` the audit-log group (verify, show, stats),
+`mcp` the MCP server (mcp serve). Adding a family is adding a module with a `COMMANDS` list and
+naming it below. Every refusal is one line and exit code 2 (see `_errors`).
 """
 
 from __future__ import annotations
 
 import click
 
-from toolsys.cli import chat, notebooks
+from toolsys.cli import audit, chat, mcp, notebooks
 from toolsys.cli._errors import OneLineErrors
 
 
@@ -19,6 +20,6 @@ def main() -> None:
     """toolsys: engineer an LLM agent's tool system (offline by default)."""
 
 
-for _family in (notebooks, chat):
+for _family in (notebooks, chat, audit, mcp):
     for _command in _family.COMMANDS:
         main.add_command(_command)

@@ -61,7 +61,7 @@ class OneLineErrors(click.Group):
         try:
             code = super().main(arguments, prog_name, complete_var, False, **extra)
         except click.UsageError as exc:
-            where = exc.ctx.info_name if exc.ctx is not None and exc.ctx.parent else None
+            where = _command_path(exc.ctx)
             more = f"toolsys {where} --help" if where else "toolsys --help"
             _fail(where, f"{exc.format_message()} See `{more}`.")
         except click.ClickException as exc:
@@ -73,3 +73,12 @@ class OneLineErrors(click.Group):
             shown = f" ({name if len(name) <= 80 else name[:77] + '...'})" if name else ""
             _fail(command, f"{exc.strerror or exc}{shown}; give another path or value")
         sys.exit(code or 0)
+
+
+def _command_path(context: click.Context | None) -> str | None:
+    """The subcommand's names under `toolsys` ("audit verify"), None for the group itself."""
+    names = []
+    while context is not None and context.parent is not None:
+        names.append(context.info_name or "")
+        context = context.parent
+    return " ".join(reversed(names)) or None

@@ -1,0 +1,298 @@
+"""A tamper-evident audit log: one JSON line per tool call, whatever happened, hash-chained.
+
+    from toolsys.governance import AuditLog
+    registry = Registry(layers=[AuditLog("audit.jsonl"), policy, Retry(), Timeout(10)])
+
+Put it first: it is a "received" layer, so it sees every call as the model sent it, including
+unknown tools and invalid arguments, and every outcome the layers inside produce (denied,
+approved, retried, timed out, crashed, replayed). It learns the tool's category and the
+validated arguments from the execute path (`toolsys.execution.VALIDATED`). A call cancelled
+while it runs is recorded as CANCELLED before the cancellation goes on.
+
+Each record: `v, seq, ts, run_id, step, call_id, user, roles, tool, category, validated,
+arguments, decision, approved_by, outcome, ok, message, duration_ms, attempt, retries, replayed,
+prev, hash`. `decision` is what a policy layer put in `result.meta["decision"]` ("allow",
+"deny", "needs_approval", "approved", "denied_by_human"), "none" without one. `outcome` is "ok"
+or the error code. The chain (`seq`, `prev`, `hash`) is described in `toolsys.governance._chain`.
+
+What is kept out (see `toolsys.governance._scrub`): the value under an argument key that names
+a secret (`redact_keys`: password, token, api_key, card...: any key containing one of them,
+case and `-`/`_` ignored), and that same value wherever else it appears in the record; every
+secret `toolsys._redact` knows (the environment's, known token shapes, `add_secret`...).
+Results are not recorded, only the error code and (redacted) message of a failure. Arguments
+longer than `max_argument_chars` are kept as their size and SHA-256.
+
+Threads, parallel async calls, several AuditLog objects and several processes may write one
+file: each record is one whole line and the chain never forks (see `toolsys.governance._journal`).
+
+Failing closed. A call that cannot be recorded must not happen unseen:
+- if the log cannot be opened or continued (no such folder, no permission, a cut last line),
+  the call is refused *before it runs* with AUDIT_UNAVAILABLE, as data; opening is tried again
+  at the next call, so fixing the folder is enough;
+- if writing a record fails after the call ran, its result is withheld: the model gets
+  AUDIT_UNAVAILABLE saying the call finished and must not be repeated, the `toolsys` logger
+  gets an ERROR, and every later call is refused until `reopen()` (a disk that failed once is
+  not trusted to record the next write).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import os
+import time
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
+from typing import IO, Any
+
+from toolsys._redact import redact_secrets
+from toolsys._sendable import sendable
+from toolsys.errors import ErrorCode, ErrorInfo
+from toolsys.execution import VALIDATED, Call, Next, decode
+from toolsys.governance._chain import VerifyResult, read, verify
+from toolsys.governance._journal import Journal
+from toolsys.governance._scrub import DEFAULT_REDACT_KEYS, Redactor
+from toolsys.result import ToolResult
+from toolsys.tool import Tool
+
+__all__ = ["DECISIONS", "DEFAULT_REDACT_KEYS", "AuditLog", "VerifyResult", "read", "verify"]
+
+DECISIONS = frozenset({"allow", "deny", "needs_approval", "approved", "denied_by_human"})
+_log = logging.getLogger("toolsys")
+
+
+class AuditLog:
+    """`AuditLog(path_or_stream, *, redact_keys=DEFAULT_REDACT_KEYS, fsync=False)`.
+
+    A path is opened in append mode at the first call and its chain continued; a stream (an
+    open file, `io.StringIO`, `sys.stdout`) starts a new chain. `fsync=True` forces each record
+    to disk before the result is returned (slower; survives a power cut). `clock` gives `ts`.
+    """
+
+    stage = "received"
+    name = "audit"
+
+    def __init__(
+        self,
+        target: str | os.PathLike[str] | IO[Any],
+        *,
+        redact_keys: Iterable[str] = DEFAULT_REDACT_KEYS,
+        fsync: bool = False,
+        max_argument_chars: int = 8000,
+        clock: Any = time.time,
+    ) -> None:
+        self._redactor = Redactor(redact_keys)
+        if type(max_argument_chars) is not int or max_argument_chars < 100:
+            raise ValueError(
+                f"AuditLog(max_argument_chars={max_argument_chars!r}): give a whole number >= 100."
+            )
+        self.max_argument_chars = max_argument_chars
+        self.clock = clock
+        self._journal = Journal(target, fsync=fsync)
+
+    def __repr__(self) -> str:
+        return f"AuditLog({self._journal.path or self._journal.stream!r})"
+
+    @property
+    def path(self) -> str | None:
+        """The file written, None for a stream."""
+        return self._journal.path
+
+    def verify(self) -> VerifyResult:
+        """`verify(self.path)`: check this log's file."""
+        if self.path is None:
+            raise ValueError("This AuditLog writes to a stream; verify the file it was saved to.")
+        return verify(self.path)
+
+    def records(self) -> list[dict[str, Any]]:
+        """`read(self.path)`: every record of this log's file."""
+        if self.path is None:
+            raise ValueError("This AuditLog writes to a stream; read the file it was saved to.")
+        return read(self.path)
+
+    def reopen(self) -> None:
+        """Forget a failed write and open the file again at the next call (after a fix)."""
+        self._journal.close()
+        self._journal.failed = None
+
+    def close(self) -> None:
+        self._journal.close()
+
+    async def __call__(self, call: Call, call_next: Next) -> ToolResult:
+        why = self._journal.ready()
+        if why is not None:
+            return _refused(why)
+        seen: list[Call] = []
+        token = VALIDATED.set(seen)
+        start = time.perf_counter()
+        try:
+            result = await call_next(call)
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            self._write(call, seen, None, time.perf_counter() - start)
+            raise
+        finally:
+            VALIDATED.reset(token)
+        why = self._write(call, seen, result, time.perf_counter() - start)
+        if why is None:
+            return result
+        return _withheld(result, why)
+
+    def _write(
+        self, call: Call, seen: list[Call], result: ToolResult | None, seconds: float
+    ) -> str | None:
+        """Append the record of this call; None, or why it could not be written."""
+        try:
+            try:
+                record = self.record(call, seen[-1] if seen else None, result, seconds)
+            except Exception as exc:  # a value no record can hold: the call is still recorded
+                record = self._fallback(call, result, seconds, exc)
+            self._journal.append(record)
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            raise
+        except BaseException as exc:
+            why = f"writing a record failed: {getattr(exc, 'strerror', None) or exc}"
+            _log.error("audit log %r: %s; refusing calls until reopen()", self.path, why)
+            self._journal.failed = why
+            return why
+        return None
+
+    def record(
+        self, call: Call, final: Call | None, result: ToolResult | None, seconds: float
+    ) -> dict[str, Any]:
+        """The record of one call (without seq, prev and hash, which the chain adds).
+
+        `final` is the call as validated (None when it never was); `result` None means the
+        call was cancelled while it ran.
+        """
+        tool = final.tool if final is not None else None
+        arguments = final.values if final is not None else _decoded(call.raw_arguments)
+        clean, also = self._redactor.scrub(arguments)
+        meta = result.meta if result is not None else {}
+        decision = meta.get("decision")
+        attempt = meta.get("attempt", final.attempt if final is not None else 1)
+        attempt = attempt if type(attempt) is int and attempt >= 1 else 1
+        if result is None:
+            outcome, message = str(ErrorCode.CANCELLED), "The run was cancelled during the call."
+        elif result.ok:
+            outcome, message = "ok", None
+        else:
+            error = result.error
+            outcome = str(error.code) if error is not None else str(ErrorCode.EXECUTION_ERROR)
+            message = error.message if error is not None else None
+        context = call.context
+        scrub = self._redactor.cleaner(also)
+        told = {  # what came from outside: redacted
+            "run_id": call.run_id,
+            "call_id": call.call_id,
+            "user": context.get("user"),
+            "roles": _roles(context.get("roles")),
+            "tool": tool.name if tool is not None else call.name,
+            "approved_by": meta.get("approved_by"),
+            "outcome": outcome,
+            "message": message,
+        }
+        record = {key: sendable(value, scrub) for key, value in told.items()}
+        record.update(  # what this layer itself decided: nothing secret in it
+            v=1,
+            ts=_timestamp(self.clock()),
+            step=sendable(call.step),
+            category=_category(tool),
+            validated=final is not None,
+            decision=decision if isinstance(decision, str) and decision in DECISIONS else "none",
+            ok=result is not None and result.ok,
+            duration_ms=round(seconds * 1000, 3),
+            attempt=attempt,
+            retries=attempt - 1,
+            replayed=meta.get("replayed") is True,
+            arguments=self._arguments(sendable(clean, scrub)),
+        )
+        return record
+
+    def _fallback(
+        self, call: Call, result: ToolResult | None, seconds: float, exc: Exception
+    ) -> dict[str, Any]:
+        """A record without arguments or identity, for a call whose full record failed."""
+        _log.error("audit log: recording %r fully failed", call.name, exc_info=exc)
+        ok = result is not None and result.ok
+        outcome = "ok" if ok else str(ErrorCode.CANCELLED)
+        if result is not None and not ok:
+            outcome = str(result.error.code if result.error else ErrorCode.EXECUTION_ERROR)
+        return sendable(
+            {
+                "v": 1,
+                "ts": _timestamp(time.time()),
+                "run_id": call.run_id,
+                "call_id": call.call_id,
+                "tool": call.name,
+                "outcome": outcome,
+                "ok": ok,
+                "duration_ms": round(seconds * 1000, 3),
+                "record_error": f"{type(exc).__name__}: the full record could not be built",
+            },
+            redact_secrets,
+        )
+
+    def _arguments(self, arguments: Any) -> Any:
+        text = json.dumps(arguments, sort_keys=True, ensure_ascii=True)
+        if len(text) <= self.max_argument_chars:
+            return arguments
+        digest = hashlib.sha256(text.encode("ascii")).hexdigest()
+        return {"omitted": "too long", "chars": len(text), "sha256": digest}
+
+
+def _decoded(raw: Any) -> Any:
+    """The arguments as sent, decoded from JSON text where they are text."""
+    if isinstance(raw, str | bytes | bytearray):
+        value = decode("arguments", raw)
+        if isinstance(value, ToolResult):  # not JSON: keep the text (redacted later)
+            text = raw if isinstance(raw, str) else bytes(raw).decode("utf-8", "replace")
+            return {"unparsed": text}
+        return value
+    if isinstance(raw, Mapping):
+        return dict(raw)
+    return {} if raw is None else raw
+
+
+def _roles(roles: Any) -> list[str]:
+    if roles is None:
+        return []
+    if isinstance(roles, str):
+        return [roles]
+    try:
+        return sorted(str(role) for role in roles)
+    except TypeError:
+        return [str(roles)]
+
+
+def _category(tool: Tool | None) -> str | None:
+    return None if tool is None else str(tool.category)
+
+
+def _timestamp(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="milliseconds")
+
+
+def _refused(why: str) -> ToolResult:
+    error = ErrorInfo(
+        ErrorCode.AUDIT_UNAVAILABLE,
+        f"This call was not run: it could not be recorded in the audit log ({why}).",
+        "Tell the user that actions are paused until the audit log works again; do not retry "
+        "this call now.",
+    )
+    return ToolResult.failure(error, audit_error=why)
+
+
+def _withheld(result: ToolResult, why: str) -> ToolResult:
+    outcome = "ok" if result.ok or result.error is None else result.error.code
+    error = ErrorInfo(
+        ErrorCode.AUDIT_UNAVAILABLE,
+        f"The call finished ({outcome}) but could not be recorded in the audit log, so its "
+        "result is withheld. Whatever it did stands.",
+        "Do not repeat this call. Tell the user that actions are paused until the audit log "
+        "works again.",
+        details={"finished": True},
+    )
+    meta = {**result.meta, "audit_error": why}
+    return ToolResult(False, None, error, meta, result.exception)

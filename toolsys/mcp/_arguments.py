@@ -1,0 +1,146 @@
+"""The argument model of an imported tool: the server's JSON Schema, checked in our registry.
+
+An imported tool keeps the server's schema unchanged (it is what the model is shown), so its
+arguments cannot be a model generated from type hints. Instead a small Pydantic model carries
+them as they are and checks them with `jsonschema` against that schema; every problem becomes a
+Pydantic error (`missing`, `extra_forbidden`, or "Input should be ..."), so the registry's own
+INVALID_ARGUMENTS message (toolsys/failures.py) names the path, the bad value and the fix before
+anything is sent to the server.
+
+One repair first: a value that arrived as stringified JSON where the schema wants an object or an
+array (`"filter": "{\"a\": 1}"`, a mistake models and some hosts make) is decoded.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+from pydantic_core import InitErrorDetails, PydanticCustomError
+
+if TYPE_CHECKING:
+    from jsonschema import ValidationError as Violation  # type: ignore[import-untyped]
+
+_MAX_PROBLEMS = 10
+_TYPES = {
+    "string": "a string",
+    "integer": "an integer",
+    "number": "a number",
+    "boolean": "true or false",
+    "array": "a list",
+    "object": "an object",
+    "null": "null",
+}
+_WORDS = {
+    "type": lambda v: " or ".join(_TYPES.get(t, str(t)) for t in _listed(v)),
+    "enum": lambda v: "one of " + ", ".join(json.dumps(x) for x in v),
+    "const": lambda v: f"exactly {json.dumps(v)}",
+    "minimum": lambda v: f">= {v}",
+    "maximum": lambda v: f"<= {v}",
+    "exclusiveMinimum": lambda v: f"> {v}",
+    "exclusiveMaximum": lambda v: f"< {v}",
+    "minLength": lambda v: f"at least {v} characters long",
+    "maxLength": lambda v: f"at most {v} characters long",
+    "minItems": lambda v: f"a list of at least {v} items",
+    "maxItems": lambda v: f"a list of at most {v} items",
+    "pattern": lambda v: f"a string matching {v!r}",
+}
+
+
+def arguments_model(name: str, schema: Mapping[str, Any]) -> type[BaseModel]:
+    """A model that accepts exactly what `schema` accepts, and says why not in our words."""
+    # heavy to import: only when a server is imported
+    from jsonschema.validators import validator_for  # type: ignore[import-untyped]
+
+    plain = json.loads(json.dumps(schema))
+    checker = validator_for(plain)(plain)
+
+    class Arguments(BaseModel):
+        model_config = ConfigDict(extra="allow", title=name)
+
+        @model_validator(mode="before")
+        @classmethod
+        def _check(cls, data: Any) -> Any:
+            if isinstance(data, Mapping):
+                data = decode_stringified(dict(data), plain)
+            errors = sorted(checker.iter_errors(data), key=lambda e: [str(p) for p in e.path])
+            problems = [line for error in errors for line in _lines(error)]
+            if problems:
+                raise ValidationError.from_exception_data(name, problems[:_MAX_PROBLEMS])
+            return data
+
+    Arguments.__name__ = Arguments.__qualname__ = f"{name}_arguments"
+    return Arguments
+
+
+def schema_problem(schema: Mapping[str, Any]) -> str | None:
+    """Why `schema` cannot be shown to a model as a tool's arguments, or None when it can.
+
+    (That it is an object schema, MCP itself checks: the SDK refuses any other listing.)
+    """
+    from jsonschema.exceptions import SchemaError  # type: ignore[import-untyped]
+    from jsonschema.validators import validator_for
+
+    plain = json.loads(json.dumps(schema))
+    try:
+        validator_for(plain).check_schema(plain)
+    except SchemaError as exc:
+        return f"its input schema is not valid JSON Schema ({exc.message})"
+    return None
+
+
+def decode_stringified(data: dict[str, Any], schema: Mapping[str, Any]) -> dict[str, Any]:
+    """Top-level values sent as JSON text where the schema wants an object or array, decoded."""
+    properties = schema.get("properties")
+    if not isinstance(properties, Mapping):
+        return data
+    for key, value in data.items():
+        wanted = _kinds(properties.get(key))
+        if not isinstance(value, str) or "string" in wanted or not wanted & {"object", "array"}:
+            continue
+        try:
+            decoded = json.loads(value)
+        except ValueError:
+            continue
+        if ("object" in wanted and isinstance(decoded, dict)) or (
+            "array" in wanted and isinstance(decoded, list)
+        ):
+            data[key] = decoded
+    return data
+
+
+def _listed(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else [value]
+
+
+def _kinds(schema: Any) -> set[str]:
+    if not isinstance(schema, Mapping):
+        return set()
+    kind = schema.get("type")
+    kinds = set(kind) if isinstance(kind, list) else {kind} if isinstance(kind, str) else set()
+    for option in schema.get("anyOf", ()):
+        kinds |= _kinds(option)
+    return kinds
+
+
+def _lines(error: Violation) -> list[InitErrorDetails]:
+    """One jsonschema error as Pydantic line errors the registry's message builder reads."""
+    path = tuple(error.path)
+    instance = error.instance
+    if error.validator == "required" and isinstance(instance, Mapping):
+        missing = [key for key in error.validator_value if key not in instance]
+        return [{"type": "missing", "loc": (*path, key), "input": instance} for key in missing]
+    if error.validator == "additionalProperties" and isinstance(instance, Mapping):
+        known = error.schema.get("properties", {}) if isinstance(error.schema, Mapping) else {}
+        extra = [key for key in instance if key not in known]
+        if extra:
+            return [
+                {"type": "extra_forbidden", "loc": (*path, key), "input": instance[key]}
+                for key in extra
+            ]
+    describe = _WORDS.get(str(error.validator))
+    words = describe(error.validator_value) if describe else f"valid: {error.message}"
+    custom = PydanticCustomError("mcp_schema", "Input should be {expected}", {"expected": words})
+    return [{"type": custom, "loc": path, "input": instance}]
