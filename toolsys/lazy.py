@@ -19,6 +19,9 @@ Decisions:
   attribute not being a tool) is a TOOL_LOAD_FAILED envelope with no traceback and no path; the
   developer's exception is kept on `result.exception` (as the cause) and logged. It is not cached:
   the next call tries again, so a fixed environment needs no restart.
+
+Lesson: `notebooks/09_composition.ipynb` shows a lazy tool exported with 0 imports, imported
+by its first call, and a broken loader answered with TOOL_LOAD_FAILED.
 """
 
 from __future__ import annotations

@@ -16,6 +16,9 @@ may therefore not contain `__` or start or end with `_`. The registry's own coll
   `other` are not seen, and the including registry's layers (not `other`'s) run its calls.
 - `registry.namespace("billing")` is a view: it registers with the prefix and lists, gets,
   exports and executes by the short name, within the namespace only.
+
+Lesson: `notebooks/09_composition.ipynb` builds the prefix merge by hand and compares its names
+with `include`'s.
 """
 
 from __future__ import annotations

@@ -20,6 +20,9 @@ those tools' names: build from `registry.get(...)` so that a layer keyed on regi
 
     from toolsys.compose import parallel, pipeline, step, when
     registry.add(pipeline("lookup_then_refund", [find_order, refund], description="..."))
+
+Lesson: `notebooks/09_composition.ipynb` chains tools by hand (and loses the inner error and
+the category), builds a pipeline combinator, and compares it with `pipeline` on the same calls.
 """
 
 from toolsys.compose._children import Step, step

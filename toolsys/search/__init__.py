@@ -7,6 +7,10 @@
   user queries (`catalog`), for benchmarks/bench_search.py and the chapter.
 
 Pure Python: importing it adds no dependency (`import toolsys` does not import it at all).
+
+Lesson: `notebooks/09_composition.ipynb` measures the full listing of the catalog, builds BM25
+by hand and compares it with `search` on every labelled query, and runs deferred export with
+the offline model.
 """
 
 from toolsys.search.bm25 import BM25, Hit, recall_at, stem, tokenize

@@ -1,0 +1,237 @@
+"""Chapter 09 checks reject the hand-written composites, merges, rankers and dispatchers a student
+is likely to write.
+
+Each wrong answer is the solution notebook's own answer with one change (`tests/solution_code`),
+or a version written the way the lesson's counter-examples are. The references are the package's
+own pieces, so passing them here also proves that the package passes its own checks.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from tests.solution_code import answer, reference, verdict
+from toolsys import Category
+from toolsys.checks import Status
+from toolsys.checks.ch09 import DOCUMENTS
+from toolsys.search import tokenize
+from toolsys.tool import tool_from_function
+
+IDS = ["9.1", "9.2", "9.3", "9.4"]
+
+
+@pytest.mark.parametrize("exercise_id", IDS)
+def test_the_solution_and_the_package_pass(exercise_id: str) -> None:
+    verdict(exercise_id, answer(exercise_id), Status.PASSED)
+    verdict(exercise_id, reference(exercise_id), Status.PASSED)
+
+
+@pytest.mark.parametrize("exercise_id", IDS)
+def test_a_half_finished_answer_is_not_done(exercise_id: str) -> None:
+    def stub(*args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(f"Exercise {exercise_id}")
+
+    verdict(exercise_id, stub, Status.NOT_DONE)
+
+
+# -- 9.1 -------------------------------------------------------------------------------------
+
+_BRANCHES = 'then=registry.get("refund"), otherwise=registry.get("escalate")'
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        (('arguments["amount"] <= 100', 'arguments["amount"] < 100'), "100 included"),
+        ((_BRANCHES, 'then=registry.get("escalate"), otherwise=registry.get("refund")'), "at most"),
+    ],
+    ids=["boundary-excluded", "branches-swapped"],
+)
+def test_a_wrong_condition_is_rejected(change: tuple[str, str], words: str) -> None:
+    assert words in verdict("9.1", answer("9.1", change)).text()
+
+
+def test_a_function_that_calls_the_tools_is_not_a_composite() -> None:
+    def by_hand(registry):
+        def refund_or_escalate(order_id: str, amount: float) -> Any:
+            name = "refund" if amount <= 100 else "escalate"
+            return registry.execute(name, {"order_id": order_id, "amount": amount}).value
+
+        return refund_or_escalate
+
+    assert "should return a Tool" in verdict("9.1", by_hand).text()
+
+
+def test_a_hand_chained_tool_reads_as_read() -> None:
+    def chained(registry):
+        def refund_or_escalate(order_id: str, amount: float) -> Any:
+            name = "refund" if amount <= 100 else "escalate"
+            return registry.execute(name, {"order_id": order_id, "amount": amount}).value
+
+        return tool_from_function(refund_or_escalate)
+
+    assert "highest of its children" in verdict("9.1", chained).text()
+
+
+def test_a_hand_chained_tool_that_bypasses_the_layers_is_rejected() -> None:
+    def bypass(registry):
+        refund, escalate = registry.get("refund"), registry.get("escalate")
+
+        def refund_or_escalate(order_id: str, amount: float) -> Any:
+            chosen = refund if amount <= 100 else escalate
+            return chosen.fn(order_id=order_id, amount=amount)
+
+        return tool_from_function(refund_or_escalate, category=Category.EXECUTE)
+
+    assert "the calls a layer saw" in verdict("9.1", bypass).text()
+
+
+def test_a_hand_chained_tool_that_loses_the_inner_error_is_rejected() -> None:
+    def lossy(registry):
+        def refund_or_escalate(order_id: str, amount: float) -> Any:
+            name = "refund" if amount <= 100 else "escalate"
+            result = registry.execute(name, {"order_id": order_id, "amount": amount})
+            if not result.ok:
+                raise RuntimeError("refund failed")
+            return result.value
+
+        return tool_from_function(refund_or_escalate, category=Category.EXECUTE)
+
+    assert "passes its child's error on" in verdict("9.1", lossy).text()
+
+
+# -- 9.2 -------------------------------------------------------------------------------------
+
+_PREFIX_RULE = 'if not re.fullmatch(r"[A-Za-z0-9-]+(_[A-Za-z0-9-]+)*", prefix):'
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        (('f"{prefix}__{name}"', 'f"{prefix}_{name}"'), "two underscores"),
+        (('f"{prefix}__{name}"', 'f"{prefix}.{name}"'), "two underscores"),
+        ((_PREFIX_RULE, "if not prefix:"), "accept only letters"),
+        ((_PREFIX_RULE, 'if not re.fullmatch(r"[A-Za-z0-9_-]+", prefix):'), "start or end"),
+        (("len(name) > 64", "len(name) > 65"), "at most 64"),
+        (("if name in target:", "if False:"), "'billing__refund' is taken"),
+    ],
+    ids=[
+        "single-underscore",
+        "dot-separator",
+        "prefix-unchecked",
+        "prefix-edges-unchecked",
+        "length-off-by-one",
+        "collision-overwrites",
+    ],
+)
+def test_a_wrong_merge_is_rejected(change: tuple[str, str], words: str) -> None:
+    assert words in verdict("9.2", answer("9.2", change)).text()
+
+
+def test_a_merge_that_adds_tools_before_it_finds_the_collision_is_rejected() -> None:
+    def partial(target, other, prefix):
+        if not re.fullmatch(r"[A-Za-z0-9-]+(_[A-Za-z0-9-]+)*", prefix):
+            raise ValueError(f"bad prefix {prefix!r}")
+        for name, tool in other.items():
+            full = f"{prefix}__{name}"
+            if len(full) > 64 or full in target:
+                raise ValueError(f"{full!r} is taken or too long")
+            target[full] = tool
+
+    assert "All or nothing" in verdict("9.2", partial).text()
+
+
+# -- 9.3 -------------------------------------------------------------------------------------
+
+
+def test_the_documents_are_already_tokens_so_the_reference_ranks_them_as_given() -> None:
+    for terms in DOCUMENTS.values():
+        assert tokenize(" ".join(terms)) == terms
+
+
+_SCORE = "idf * tf * (k1 + 1) / (tf + norm)"
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        (
+            (
+                "math.log(1 + (count - df + 0.5) / (df + 0.5))",
+                "math.log((count - df + 0.5) / (df + 0.5))",
+            ),
+            "still counts",
+        ),
+        (("k1, b = 1.2, 0.75", "k1, b = 1.2, 0.0"), "Check the formula"),
+        ((_SCORE, "idf * tf"), "Check the formula"),
+        (("for term in set(query):", "for term in query:"), "counts once"),
+        (("key=lambda item: (-item[1], item[0])", "key=lambda item: -item[1]"), "ordered by name"),
+        (("[:k]", ""), "at most k"),
+        (("if tf:", "if True:"), "still counts"),
+    ],
+    ids=[
+        "idf-without-one",
+        "no-length-normalisation",
+        "no-saturation",
+        "repeated-query-terms",
+        "ties-in-insertion-order",
+        "k-ignored",
+        "zero-scores-kept",
+    ],
+)
+def test_a_wrong_ranking_is_rejected(change: tuple[str, str], words: str) -> None:
+    assert words in verdict("9.3", answer("9.3", change)).text()
+
+
+def test_a_ranking_of_the_wrong_shape_is_rejected() -> None:
+    def names_only(query, documents, k):
+        return sorted(name for name, terms in documents.items() if set(query) & set(terms))[:k]
+
+    assert "(name, score) tuples" in verdict("9.3", names_only).text()
+
+
+# -- 9.4 -------------------------------------------------------------------------------------
+
+_NOT_LOADED = "if name in registry and name not in core and name not in loaded:"
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        ((_NOT_LOADED, "if name not in core and name not in loaded:"), "only the registry says"),
+        ((_NOT_LOADED, "if False:"), "only the order of steps"),
+        (('"retryable": True,', '"retryable": False,'), "only the order of steps"),
+        (("loaded.append(hit.name)", "pass"), "Append each name found"),
+        (("if hit.name not in core and hit.name not in loaded:", "if True:"), "not appended again"),
+        (('arguments.get("k", 5)', "5"), "the search_tools envelope"),
+        (
+            ('"Call search_tools with a few words describing the task first."', '"Try again."'),
+            "suggest calling search_tools",
+        ),
+    ],
+    ids=[
+        "unknown-name-not-loaded",
+        "no-refusal",
+        "not-retryable",
+        "search-loads-nothing",
+        "duplicates-loaded",
+        "k-ignored",
+        "no-suggestion",
+    ],
+)
+def test_a_wrong_dispatcher_is_rejected(change: tuple[str, str], words: str) -> None:
+    assert words in verdict("9.4", answer("9.4", change)).text()
+
+
+def test_a_dispatcher_that_shows_every_tool_is_rejected() -> None:
+    solution = answer("9.4")
+
+    def everything(registry, core, loaded, name, arguments):
+        if name == "search_tools":
+            return solution(registry, core, loaded, name, arguments)
+        return registry.execute(name, arguments).to_dict()
+
+    assert "only the order of steps" in verdict("9.4", everything).text()
