@@ -140,24 +140,28 @@ def _crash_and_resume(
     crashed: resuming the same saved run again must not refund a second time.
     """
     paused = run_agent(model(), registry(), prompt, context=context)
+    if paused.status != "awaiting_approval":
+        return [paused]
     saved = paused.to_json()
     outcome.approvals += len(paused.pending)
     approve = [pending.call_id for pending in paused.pending]
     runs = [paused]
     for _ in range(2):
-        runs.append(
-            resume_agent(model(), registry(), Transcript.from_json(saved), approve=approve)
-        )
+        runs.append(resume_agent(model(), registry(), Transcript.from_json(saved), approve=approve))
     return runs
 
 
 def _problems(scenario: Scenario, outcome: Outcome, audit: Path) -> list[str]:
     problems: list[str] = []
     if _plain(outcome.changes) != _plain(dict(scenario.changes)):
-        problems.append(f"changes: expected {_plain(dict(scenario.changes))}, got "
-                        f"{_plain(outcome.changes)}")
+        problems.append(
+            f"changes: expected {_plain(dict(scenario.changes))}, got {_plain(outcome.changes)}"
+        )
     if outcome.approvals != scenario.asks:
         problems.append(f"approvals asked: expected {scenario.asks}, got {outcome.approvals}")
+    names = [call.name for run in outcome.transcripts for call in run.tool_calls]
+    if not _in_order(scenario.called, names):
+        problems.append(f"tools called: expected {list(scenario.called)} in order, got {names}")
     seen = {
         event.result.error.code
         for run in outcome.transcripts
@@ -178,6 +182,11 @@ def _problems(scenario: Scenario, outcome: Outcome, audit: Path) -> list[str]:
     if checked is not None and not checked.ok:
         problems.append(f"audit log: {checked}")
     return problems
+
+
+def _in_order(wanted: tuple[str, ...], names: list[str]) -> bool:
+    remaining = iter(names)
+    return all(any(name == want for name in remaining) for want in wanted)
 
 
 def run_all(

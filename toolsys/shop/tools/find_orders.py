@@ -18,7 +18,7 @@ Status = Literal["placed", "shipped", "delivered", "cancelled"]
 def find_orders(
     shop: Annotated[Shop, Depends("shop")],
     ctx: Context,
-    customer_id: str | None = None,
+    customer_id: Annotated[str, Field(pattern=r"^C\d{3}$")] | None = None,
     status: Status | None = None,
     limit: Annotated[int, Field(ge=1, le=20)] = 10,
 ) -> list[dict[str, object]]:
