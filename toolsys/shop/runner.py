@@ -144,7 +144,7 @@ def _crash_and_resume(
         return [paused]
     saved = paused.to_json()
     outcome.approvals += len(paused.pending)
-    approve = [pending.call_id for pending in paused.pending]
+    approve = [pending.id for pending in paused.pending]
     runs = [paused]
     for _ in range(2):
         runs.append(resume_agent(model(), registry(), Transcript.from_json(saved), approve=approve))

@@ -37,7 +37,7 @@ class Scenario:
     """The person's answer to every approval asked; None: the run must not ask for any."""
     asks: int = 0
     called: tuple[str, ...] = ()
-    """Tools the conversation must call, in this order (retries and other calls may come between)."""
+    """Tools the conversation must call, in this order (other calls may come between)."""
     codes: frozenset[str] = frozenset()
     """Error codes that must appear among the tool results."""
     absent: tuple[str, ...] = ()
