@@ -121,9 +121,9 @@ def run_scenario(scenario: Scenario, workdir: Path, *, seed: int = 0) -> Outcome
             continue
         chosen = approver if scenario.human is not None else None
         run = run_agent(model(), tools, prompt, context=context, approver=chosen)
+        outcome.transcripts.append(run)
         if run.status == "awaiting_approval":
             outcome.approvals += len(run.pending)
-        outcome.transcripts.append(run)
     outcome.calls, outcome.violations = watch.calls, watch.violations
     outcome.changes = changes(before, snapshot(shop))
     outcome.problems = _problems(scenario, outcome, audit)
