@@ -147,7 +147,19 @@ def _crash_and_resume(
     approve = [pending.id for pending in paused.pending]
     runs = [paused]
     for _ in range(2):
-        runs.append(resume_agent(model(), registry(), Transcript.from_json(saved), approve=approve))
+        resumed = Transcript.from_json(saved)
+        # The caller again: a saved run never carries its permissions (resumed without them,
+        # the refund is ORDER_NOT_FOUND for a caller who is nobody).
+        runs.append(
+            resume_agent(
+                model(),
+                registry(),
+                resumed,
+                approve=approve,
+                context=context,
+                approved_by="manager on duty",
+            )
+        )
     return runs
 
 
