@@ -162,9 +162,10 @@ def create(path: str | Path, *, seed: int = 12, customers: int = 8, orders: int 
         stale.unlink(missing_ok=True)
     shop = Shop(path)
     rng = random.Random(seed)
-    with shop.reading() as conn:
-        conn.executescript(SCHEMA)
     with shop.transaction() as conn:
+        for statement in SCHEMA.split(";"):
+            if statement.strip():
+                conn.execute(statement)
         for n in range(1, customers + 1):
             first, last = _FIRST[(n - 1) % len(_FIRST)], _LAST[(n * 5) % len(_LAST)]
             address = f"{rng.randint(1, 99)} {rng.choice(_STREETS)}, {rng.choice(_CITIES)}"
