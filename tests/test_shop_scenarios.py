@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from toolsys.models.scripted import calls, text
 from toolsys.shop import _access, runner
 from toolsys.shop.runner import report, run_all, run_scenario
-from toolsys.shop.scenarios import SCENARIOS, Scenario
+from toolsys.shop.scenarios import MANAGER, SCENARIOS, Scenario
 
 
 def _named(name: str) -> Scenario:
@@ -27,12 +28,13 @@ def test_every_scenario_passes_and_no_invariant_breaks(tmp_path: Path) -> None:
     table = report(outcomes)
     assert all(o.passed for o in outcomes), table
     assert sum(len(o.violations) for o in outcomes) == 0, table
-    assert sum(o.calls for o in outcomes) >= len(outcomes), table
-    assert table.endswith(f"{len(outcomes)}/{len(outcomes)} scenarios pass; 0 invariant violations.")
+    assert table.endswith(
+        f"{len(outcomes)}/{len(outcomes)} scenarios pass; 0 invariant violations."
+    )
 
 
-def test_every_scenario_names_the_tools_it_must_call() -> None:
-    assert all(s.called for s in SCENARIOS if s.name != "a customer cannot send emails")
+def test_every_scenario_names_the_tools_it_must_call_or_must_not_see() -> None:
+    assert all(s.called or s.hidden for s in SCENARIOS)
 
 
 def test_a_row_filter_left_out_fails_the_scenarios_that_guard_it(
@@ -48,20 +50,26 @@ def test_a_row_filter_left_out_fails_the_scenarios_that_guard_it(
         assert not outcome.passed, name
 
 
-def test_a_second_refund_the_scenario_does_not_expect_is_caught(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    scenario = _named("asking twice refunds once")
+def test_a_double_refund_fails_the_scenario(tmp_path: Path) -> None:
+    refund = {"order_id": "ORD-1003", "amount": 10, "reason": "goodwill"}
     twice = dataclasses.replace(
-        scenario,
-        prompts=(
-            "Refund 10 on order ORD-1003 as goodwill",
-            'Refund 10 on order ORD-1003 as goodwill with idempotency key "again"',
+        _named("asking twice refunds once"),
+        prompts=("Refund 10 on order ORD-1003 as goodwill",),
+        script=(
+            calls(("refund_order", {**refund, "idempotency_key": "a"})),
+            calls(("refund_order", {**refund, "idempotency_key": "b"})),
+            text("Refunded twice."),
         ),
     )
     outcome = run_scenario(twice, tmp_path)
     assert not outcome.passed
-    assert any("changes" in problem for problem in outcome.problems)
+    assert any(problem.startswith("changes") for problem in outcome.problems)
+
+
+def test_a_tool_offered_to_the_wrong_caller_fails_the_scenario(tmp_path: Path) -> None:
+    scenario = dataclasses.replace(_named("an agent cannot run reports"), caller=MANAGER)
+    outcome = run_scenario(scenario, tmp_path)
+    assert any(problem.startswith("offered") for problem in outcome.problems)
 
 
 def test_a_broken_invariant_after_a_call_fails_the_scenario(
@@ -97,7 +105,7 @@ def test_a_tampered_audit_log_fails_the_scenario(
 ) -> None:
     real = runner.verify
 
-    def tampered(path: Path):  # noqa: ANN202
+    def tampered(path: Path):
         lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
         lines[0] = lines[0].replace("cancel_order", "refund_order")
         path.write_text("".join(lines), encoding="utf-8")

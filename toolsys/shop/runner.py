@@ -126,7 +126,11 @@ def run_scenario(scenario: Scenario, workdir: Path, *, seed: int = 0) -> Outcome
             outcome.approvals += len(run.pending)
     outcome.calls, outcome.violations = watch.calls, watch.violations
     outcome.changes = changes(before, snapshot(shop))
+    offered = {tool["function"]["name"] for tool in tools.export(context=scenario.caller)}
     outcome.problems = _problems(scenario, outcome, audit)
+    outcome.problems += [
+        f"offered {name} to this caller" for name in scenario.hidden if name in offered
+    ]
     outcome.passed = not outcome.problems
     return outcome
 

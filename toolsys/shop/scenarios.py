@@ -38,6 +38,8 @@ class Scenario:
     asks: int = 0
     called: tuple[str, ...] = ()
     """Tools the conversation must call, in this order (other calls may come between)."""
+    hidden: tuple[str, ...] = ()
+    """Tools this caller must not even be offered (`registry.export(context=caller)`)."""
     codes: frozenset[str] = frozenset()
     """Error codes that must appear among the tool results."""
     absent: tuple[str, ...] = ()
@@ -201,6 +203,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         "a customer cannot send emails",
         CHLOE,
         ('Email customer C001 with subject "Hi" and body "Your order is cancelled"',),
+        hidden=("send_email",),
     ),
     Scenario(
         "a manager's report needs approval and reads only",
@@ -224,6 +227,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         AGENT,
         ('Run the report "SELECT * FROM payments"',),
         absent=("4111",),
+        hidden=("run_report",),
     ),
     Scenario(
         "a customer reads own order",

@@ -13,7 +13,7 @@ from toolsys.shop.db import Shop
 from toolsys.shop.tools import shop_tool
 
 
-@shop_tool(category=Category.WRITE)
+@shop_tool(category=Category.WRITE, roles={"agent", "manager"})
 def send_email(
     shop: Annotated[Shop, Depends("shop")],
     ctx: Context,
