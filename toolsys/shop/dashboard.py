@@ -105,7 +105,7 @@ class ShopDashboard(SummaryBox):
         }
 
     def _refresh(self) -> None:
-        if not hasattr(self, "rows"):
+        if not hasattr(self, "panel"):  # the panel draws once while it is being built
             return
         parts = []
         for name, rows in self.tables().items():
