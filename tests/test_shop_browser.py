@@ -22,8 +22,8 @@ CELLS = [
         "def board():\n"
         "    shop = create(pathlib.Path(tempfile.mkdtemp()) / 'shop.db')\n"
         "    registry, model = build(shop), client()\n"
-        "    run = run_agent(model, registry,\n"
-        "                    'Refund 59 on order ORD-1003 because it arrived damaged', context=CHLOE)\n"
+        "    prompt = 'Refund 59 on order ORD-1003 because it arrived damaged'\n"
+        "    run = run_agent(model, registry, prompt, context=CHLOE)\n"
         "    return ShopDashboard(shop, run, client=model, registry=registry, context=CHLOE)"
     ),
     "board()",
