@@ -67,12 +67,14 @@ def emails(text: str) -> list[tuple[Span, str]]:
 
 
 def ids(text: str) -> list[tuple[Span, str]]:
-    """Identifier-like tokens: '#1234', 'A-1042', 'ORD7', '1042'."""
+    """Identifier-like tokens: '#1234', 'A-1042', 'ORD7', '1042'; not dates, nor '19' of '19.90'."""
     found = re.finditer(r"#?\b(?=[A-Za-z0-9-]*\d)[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*\b", text)
     return [
         (m.span(), m.group().lstrip("#"))
         for m in found
         if not re.fullmatch(r"#?\d{4}-\d\d-\d\d", m.group())
+        and not re.match(r"[.,]\d", text[m.end() : m.end() + 2])
+        and not re.search(r"\d[.,]$", text[max(0, m.start() - 2) : m.start()])
     ]
 
 

@@ -170,9 +170,17 @@ def _emails(a: Ask) -> Found | None:
 
 
 def _id(a: Ask) -> Found | None:
+    """The first identifier, preferring one the schema's `pattern` accepts (ORD-1003, not 19)."""
     found = a.fresh(ev.ids(a.text))
     if not found:
         return None
+    pattern = a.schema.get("pattern")
+    if isinstance(pattern, str):
+        try:
+            fitting = [f for f in found if re.search(pattern, f[1])]
+        except re.error:
+            fitting = []
+        found = fitting or found
     span, value = found[0]
     if a.schema.get("type") == "integer" and value.isdigit():
         return Found(span, int(value), "identifier (a token with a digit)")

@@ -1,0 +1,86 @@
+"""The shop's agent: every tool on one registry, with every layer of the book switched on.
+
+Read top to bottom, this is the capstone's answer to "what does a production tool layer look
+like": the audit log outermost (it sees every call, whatever happens inside), hooks that keep
+card numbers and e-mail addresses out of what the model reads, the policy that decides who may
+run what (and when a person must approve), then the robustness layers around each tool.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from toolsys import Category, Registry
+from toolsys.governance import Allow, AuditLog, Decision, Hooks, NeedsApproval, Policy
+from toolsys.layers import Retry, Timeout
+from toolsys.result import ToolResult
+from toolsys.shop.db import Shop
+from toolsys.shop.tools import tools
+from toolsys.tool import Tool
+
+REFUND_LIMIT = 50.0
+"""A customer may refund up to this much on their own order without asking anyone."""
+GRANTS = {"customer": {Category.WRITE}, "agent": {Category.WRITE}, "manager": {Category.WRITE}}
+"""Who may change data without approval (refunds have their own rule; EXECUTE is never granted)."""
+_CARD = re.compile(r"\b(?:\d[ -]?){12,15}\d\b")
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+
+
+def refund_rule(limit: float = REFUND_LIMIT) -> Callable[..., Decision]:
+    """Managers refund freely; a customer up to `limit` on their own order; anyone else asks."""
+
+    def rule(tool: Tool, arguments: Mapping[str, Any] | None, context: Mapping[str, Any]):
+        roles = set(context.get("roles") or ())
+        if "manager" in roles:
+            return Allow()
+        amount = (arguments or {}).get("amount", 0)
+        if "customer" in roles and isinstance(amount, int | float) and amount <= limit:
+            return Allow()
+        return NeedsApproval(f"a refund of {amount} needs a manager's approval")
+
+    return rule
+
+
+def _hide_personal(value: Any) -> Any:
+    if isinstance(value, str):
+        return _EMAIL.sub("[email hidden]", _CARD.sub("[card hidden]", value))
+    if isinstance(value, list):
+        return [_hide_personal(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _hide_personal(item) for key, item in value.items()}
+    return value
+
+
+def hide_personal(call: Any, result: ToolResult) -> ToolResult:
+    """After-hook: card numbers and e-mail addresses never reach the model."""
+    if not result.ok:
+        return result
+    return ToolResult(
+        True, _hide_personal(result.value), None, result.meta, result.exception, result.notice
+    )
+
+
+def build(
+    shop: Shop,
+    *,
+    audit: str | Path | None = None,
+    layers: list[Any] | None = None,
+    refund_limit: float = REFUND_LIMIT,
+    timeout: float = 2.0,
+) -> Registry:
+    """A registry of every shop tool bound to `shop`, with audit, hooks, policy and robustness.
+
+    `layers` are added innermost, just around the tools (the scenario runner's fault injection
+    and invariant checks go there).
+    """
+    policy = Policy(rules={"refund_order": refund_rule(refund_limit)}, grants=GRANTS)
+    stack: list[Any] = [AuditLog(audit)] if audit is not None else []
+    stack += [Hooks(after=[hide_personal]), policy, Retry(seed=0), Timeout(seconds=timeout)]
+    registry = Registry(layers=stack + list(layers or []))
+    registry.provide(shop=shop)
+    for fn, options in tools():
+        registry.register(fn, **options)
+    return registry
