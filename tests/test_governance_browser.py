@@ -3,28 +3,12 @@ reaches the model. Skipped when Chromium is not installed (as tests/test_browser
 
 from __future__ import annotations
 
-import json
-import os
-import secrets
-import signal
-import subprocess
-import sys
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tests.test_browser import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
-    LAB_SETTINGS,
-    WAIT_MS,
-    _free_port,
-    _open,
-    _run_all,
-    _wait_until_up,
-    _write_notebook,
-)
+from tests.lab import notebook_page
 
 CELLS = [
     (
@@ -61,53 +45,10 @@ CELLS = [
 @pytest.fixture(scope="module")
 def page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """The approval notebook, served by its own JupyterLab and run top to bottom once."""
-    if not CHROMIUM.exists():
-        pytest.skip("Chromium not found at /usr/bin/chromium; apt-get install -y chromium")
-    from playwright.sync_api import expect, sync_playwright
-
     tmp = tmp_path_factory.mktemp("approval-lab")
-    _write_notebook(tmp / "root" / "approval.ipynb", CELLS)
-    for plugin, values in LAB_SETTINGS.items():
-        path = tmp / "settings" / f"{plugin}.jupyterlab-settings"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(values))
-    port, token = _free_port(), secrets.token_hex(16)
-    env = {
-        **os.environ,
-        "JUPYTERLAB_SETTINGS_DIR": str(tmp / "settings"),
-        "JUPYTERLAB_WORKSPACES_DIR": str(tmp / "workspaces"),
-        "JUPYTER_RUNTIME_DIR": str(tmp / "runtime"),
-    }
-    log = (tmp / "lab.log").open("wb")
-    process = subprocess.Popen(
-        [
-            sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root",
-            f"--port={port}", "--ServerApp.ip=127.0.0.1", f"--ServerApp.token={token}",
-            f"--ServerApp.root_dir={tmp / 'root'}", "--ServerApp.port_retries=0",
-        ],
-        env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-    )  # fmt: skip
-    notebook = f"http://127.0.0.1:{port}/lab/tree/approval.ipynb?token={token}&reset"
-    try:
-        _wait_until_up(f"http://127.0.0.1:{port}/api/status?token={token}", process)
-        expect.set_options(timeout=WAIT_MS)
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-            try:
-                opened = _open(browser, notebook)
-                _run_all(opened, len(CELLS))
-                opened.locator(".toolsys-approval-panel").nth(1).wait_for()
-                yield opened
-            finally:
-                browser.close()
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=5)
-        log.close()
+    with notebook_page(tmp, CELLS, ".toolsys-approval-panel") as opened:
+        opened.locator(".toolsys-approval-panel").nth(1).wait_for()
+        yield opened
 
 
 @pytest.mark.timeout(240)
