@@ -13,10 +13,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolsys import Category, ErrorCode, Registry, ToolError, ToolResult
-from toolsys.execution import MAX_DEPTH, MAX_INT_DIGITS, Call, Next
+from toolsys.execution import Call, Next
 from toolsys.loop import run_agent
 from toolsys.models import ScriptedModel
 from toolsys.models.scripted import calls, text
+from toolsys.stages import MAX_DEPTH, MAX_INT_DIGITS
 from toolsys.tool import tool_from_function
 
 

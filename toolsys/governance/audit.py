@@ -50,11 +50,12 @@ from typing import IO, Any
 from toolsys._redact import redact_secrets
 from toolsys._sendable import sendable
 from toolsys.errors import ErrorCode, ErrorInfo
-from toolsys.execution import VALIDATED, Call, Next, decode
+from toolsys.execution import VALIDATED, Call, Next
 from toolsys.governance._chain import VerifyResult, read, verify
 from toolsys.governance._journal import Journal
 from toolsys.governance._scrub import DEFAULT_REDACT_KEYS, Redactor
 from toolsys.result import ToolResult
+from toolsys.stages import decode
 from toolsys.tool import Tool
 
 __all__ = ["DECISIONS", "DEFAULT_REDACT_KEYS", "AuditLog", "VerifyResult", "read", "verify"]
