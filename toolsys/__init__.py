@@ -7,13 +7,14 @@ registry (+ execution layers) -> loop -> models, tools, widgets, checks, cli.
 
 from toolsys._redact import add_secret, add_secret_name, add_secret_pattern, redact, redact_secrets
 from toolsys.components import BaseTool, Toolkit
+from toolsys.discovery import discover
 from toolsys.errors import ErrorCode, ErrorInfo, ToolDefinitionError, ToolError
 from toolsys.execution import Call, Layer, ToolExecutor
 from toolsys.export import LintIssue, StrictSchemaError
 from toolsys.injection import Context, Depends
 from toolsys.isolate import Subprocess
 from toolsys.partial import Partial
-from toolsys.registry import Registry, discover
+from toolsys.registry import Registry
 from toolsys.result import ToolResult
 from toolsys.spec import Category, Param, ToolSpec
 from toolsys.tool import Tool

@@ -12,11 +12,8 @@ notebooks/02_registry.ipynb (a small registry).
 from __future__ import annotations
 
 import builtins
-import importlib
-import pkgutil
 import time
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
-from types import ModuleType
 from typing import Any, overload
 
 from pydantic import BaseModel
@@ -421,31 +418,3 @@ def _shown_name(name: object) -> str:
         return repr(name)[:100]
     except Exception:
         return f"<{type(name).__name__}>"
-
-
-def discover(package: str | ModuleType) -> list[str]:
-    """Import every module of a package folder so the tools they define register themselves.
-
-    "Adding a tool is adding a file": drop `my_tool.py` next to the others and it is found.
-    Modules whose names start with `_` are skipped. If some modules fail to import, the others
-    are still imported and one error then names every failure.
-    """
-    module = importlib.import_module(package) if isinstance(package, str) else package
-    paths = getattr(module, "__path__", None)
-    if paths is None:
-        raise ValueError(f"{module.__name__!r} is a module, not a package folder; pass a package.")
-    imported: list[str] = []
-    failed: list[str] = []
-    for info in sorted(pkgutil.iter_modules(paths), key=lambda i: i.name):
-        if info.name.startswith("_"):
-            continue
-        name = f"{module.__name__}.{info.name}"
-        try:
-            importlib.import_module(name)
-        except Exception as exc:
-            failed.append(f"{name}: {type(exc).__name__}: {exc}")
-        else:
-            imported.append(name)
-    if failed:
-        raise ImportError("Some tool modules failed to import:\n  " + "\n  ".join(failed))
-    return imported
