@@ -17,6 +17,8 @@ _LIMIT = 300
 class ToolTestFailure(AssertionError):
     """A toolsys.testing check failed; the message has sent / got / expected lines."""
 
+    __module__ = "toolsys.testing"  # how pytest names it: the public home, not this file
+
 
 def shown(value: Any, limit: int = _LIMIT) -> str:
     """`value` as JSON when it is JSON, else its repr; cut to `limit` characters."""

@@ -19,6 +19,8 @@ A JSON Schema validator judges every sample and mutation against the exported sc
 so a quirk of the generator can never fail a correct tool. Where toolsys reads JSON on purpose
 as a strict-mode model means it (`null` for an omittable argument means "left out", 2.0 is an
 integer: toolsys/_agreement.py), those readings are not counted as disagreements.
+
+Chapter 11 uses it, and its exercises build it by hand: notebooks/11_testing.ipynb.
 """
 
 from __future__ import annotations

@@ -10,6 +10,8 @@ The canary is shaped like no key and named like no secret on purpose: redaction
 (toolsys/_redact.py) removes what looks like a secret, and the canary stands for the secrets
 that do not look like one (a database URL, an internal host name), which only a tool that never
 dumps its environment keeps out of a message.
+
+Chapter 11 uses it, and its exercises build it by hand: notebooks/11_testing.ipynb.
 """
 
 from __future__ import annotations

@@ -16,6 +16,8 @@ model and cases give the same report, byte for byte (`sha256()`).
     report = selection_eval(models.client(), registry, SHIPPED)
     print(report)                 # rates, then every miss: prompt, chosen, expected
     report.require(top1=0.95)     # fail the test below 95 %, naming the misses
+
+Chapter 11 uses it, and its exercises build it by hand: notebooks/11_testing.ipynb.
 """
 
 from __future__ import annotations

@@ -13,6 +13,8 @@ evaluators name them:
 
 Each expected item is a tool name, a `(name, arguments)` pair or a `{"name", "arguments"}` dict;
 the actual calls come from a `Transcript`, or any list of such items.
+
+Chapter 11 uses it, and its exercises build it by hand: notebooks/11_testing.ipynb.
 """
 
 from __future__ import annotations
