@@ -7,6 +7,7 @@ import copy
 import dataclasses
 import os
 import socket
+import sys
 from typing import Literal
 
 import pytest
@@ -392,3 +393,9 @@ def test_bad_case_files_are_refused_with_the_line(tmp_path) -> None:
         load_cases(path)
     with pytest.raises(ValueError, match=r"no cases file 'missing.jsonl'"):
         load_cases(tmp_path / "missing.jsonl")
+
+
+def test_without_hypothesis_the_agreement_check_says_what_to_install(monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "hypothesis", None)  # what `import hypothesis` then raises
+    with pytest.raises(ToolTestFailure, match=r"pip install 'toolsys\[testing\]'"):
+        assert_schema_agrees(search, samples=5)

@@ -180,3 +180,9 @@ def test_each_helper_fails_with_sent_got_expected_and_no_internals(
     for label in ("sent:", "got:", "expected:"):
         assert re.search(rf"^E +{label}", report, re.M), report
     assert "toolsys/testing/" not in report and "hypothesis" not in report, report
+
+
+def test_the_plugin_loads_nothing_heavy_into_every_pytest_run() -> None:
+    from tests.test_import_light import HEAVY, _loaded_after
+
+    assert _loaded_after("import toolsys.testing.plugin", HEAVY) == []
