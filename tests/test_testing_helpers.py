@@ -399,3 +399,9 @@ def test_without_hypothesis_the_agreement_check_says_what_to_install(monkeypatch
     monkeypatch.setitem(sys.modules, "hypothesis", None)  # what `import hypothesis` then raises
     with pytest.raises(ToolTestFailure, match=r"pip install 'toolsys\[testing\]'"):
         assert_schema_agrees(search, samples=5)
+
+
+def test_a_schema_nothing_can_read_is_reported_not_crashed() -> None:
+    broken = _drifted({"properties.query.pattern": "(unclosed"})
+    with pytest.raises(ToolTestFailure, match="search: its exported schema cannot be read"):
+        assert_schema_agrees(broken, samples=5)
