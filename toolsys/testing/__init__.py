@@ -18,8 +18,8 @@
 Each helper fails with one AssertionError saying what was sent, what came back and what was
 expected, and pytest shows it without our frames (`__tracebackhide__`). The pytest plugin
 (`toolsys.testing.plugin`, loaded automatically once toolsys is installed) adds two opt-in
-fixtures, `scripted` and `no_network`. `assert_schema_agrees` needs hypothesis and jsonschema
-(`pip install 'toolsys[testing]'`); the rest needs nothing more than toolsys.
+fixtures, `scripted` and `no_network`. `assert_schema_agrees` needs hypothesis (`pip install
+'toolsys[testing]'`); the rest needs nothing more than toolsys.
 
 Chapter 11 uses each of them, and its exercises build them by hand: notebooks/11_testing.ipynb.
 """

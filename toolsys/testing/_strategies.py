@@ -5,7 +5,7 @@ internal (`many.more`) that hypothesis 6.170 no longer has, so it fails on its f
 schema (checked 2026-11-30). The subset a tool's schema uses is small: types, enums and const,
 anyOf/oneOf/allOf, properties with required and additionalProperties, items and prefixItems,
 numeric and length limits, patterns and a few formats. A generated value need not be perfect:
-`assert_schema_agrees` keeps only what the `jsonschema` library accepts, so this module has to
+`assert_schema_agrees` keeps only what a JSON Schema validator accepts, so this module has to
 be broad, not exact.
 """
 
