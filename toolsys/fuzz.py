@@ -33,13 +33,17 @@ _ABSOLUTE_PATH = re.compile(r"(?<![\w.<>-])/(?:home|root|Users|etc|var|opt|srv|w
 
 @dataclass
 class FuzzReport:
-    """What one fuzz run saw: how many calls, and each broken promise (the first 50 kept)."""
+    """What one fuzz run saw: how many calls, and each broken promise (the first 50 kept).
+
+    `sent[i]` shows the arguments of the call behind `problems[i]`, to reproduce it.
+    """
 
     calls: int = 0
     escapes: int = 0
     unsendable: int = 0
     leaks: int = 0
     problems: list[str] = field(default_factory=list)
+    sent: list[str] = field(default_factory=list)
 
     @property
     def clean(self) -> bool:
@@ -50,7 +54,9 @@ class FuzzReport:
         self.escapes += other.escapes
         self.unsendable += other.unsendable
         self.leaks += other.leaks
-        self.problems.extend(other.problems[: 50 - len(self.problems)])
+        room = 50 - len(self.problems)
+        self.problems.extend(other.problems[:room])
+        self.sent.extend(other.sent[:room])
 
     def note(self, kind: str, text: str) -> None:
         setattr(self, kind, getattr(self, kind) + 1)
@@ -105,15 +111,26 @@ def fuzz_tool(
         arguments = next(arguments_stream)
         report.calls += 1
         label = f"{name} call {index}"
+        noted = len(report.problems)
         try:
             result = registry.execute(name, arguments)
         except BaseException as exc:  # the promise under test: nothing may get here
             if isinstance(exc, KeyboardInterrupt):
                 raise
             report.note("escapes", f"{label}: {type(exc).__name__}: {exc}"[:300])
-            continue
-        check_message(result, planted, report, label)
+        else:
+            check_message(result, planted, report, label)
+        report.sent.extend([_shown(arguments)] * (len(report.problems) - noted))
     return report
+
+
+def _shown(arguments: Any) -> str:
+    """The arguments of one call as short, printable text (some have no working repr)."""
+    try:
+        text = repr(arguments)
+    except Exception:
+        text = f"<{type(arguments).__name__} with a broken repr>"
+    return text if len(text) <= 200 else text[:199] + "…"
 
 
 # --- what a hostile caller sends ---------------------------------------------------------------
