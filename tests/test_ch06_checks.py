@@ -7,18 +7,12 @@ from typing import Any
 
 import pytest
 
-from tests.solution_code import answer, reference, verdict
+from tests.solution_code import answer, verdict
 from toolsys import ToolResult, models
 from toolsys.checks import Status
 from toolsys.loop import run_agent
 
 IDS = ["6.1", "6.2", "6.3", "6.4", "6.5"]
-
-
-@pytest.mark.parametrize("exercise_id", IDS)
-def test_the_solution_and_the_reference_pass(exercise_id: str) -> None:
-    verdict(exercise_id, answer(exercise_id), Status.PASSED)
-    verdict(exercise_id, reference(exercise_id), Status.PASSED)
 
 
 @pytest.mark.parametrize("exercise_id", IDS)
