@@ -33,6 +33,8 @@ Failing closed. A call that cannot be recorded must not happen unseen:
   AUDIT_UNAVAILABLE saying the call finished and must not be repeated, the `toolsys` logger
   gets an ERROR, and every later call is refused until `reopen()` (a disk that failed once is
   not trusted to record the next write).
+
+Chapter 08 builds the hash chain by hand first: notebooks/08_governance.ipynb.
 """
 
 from __future__ import annotations

@@ -19,6 +19,8 @@ the policy. A hook inside the policy that rewrites arguments the policy already 
 refused (PERMISSION_DENIED), so a rewrite can never slip past an approval.
 `Hook(fn, tools={...}, categories={...})` limits one hook; `Hooks(..., tools=, categories=)`
 limits them all. A hook may be sync or async.
+
+Chapter 08 redacts a result with an after-hook: notebooks/08_governance.ipynb.
 """
 
 from __future__ import annotations

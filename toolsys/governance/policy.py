@@ -19,6 +19,8 @@ Anything that raises or answers nonsense along the way (a rule, `available`, a m
 are the tool's own checks (`toolsys.access`), which the listing applies too.
 When the tools are listed, rules that are functions are not called (there are no arguments
 yet): a listing hides what steps 1-3 or a fixed `Deny` rule refuse.
+
+Chapter 08 builds a category policy by hand first: notebooks/08_governance.ipynb.
 """
 
 from __future__ import annotations

@@ -1,0 +1,228 @@
+"""Chapter 08 checks reject the governance code that fails open.
+
+Each wrong answer is the solution notebook's own answer with one change (`tests/solution_code`),
+or a version written the way the bugs the chapter cites were written (an approval matched by
+position, a verification of the last line only). The references are the package's own pieces,
+so passing them here also proves that the package passes its own checks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+import pytest
+
+from tests.solution_code import answer, reference, verdict
+from toolsys.checks import Status
+
+IDS = ["8.1", "8.2", "8.3", "8.4"]
+
+
+@pytest.mark.parametrize("exercise_id", IDS)
+def test_the_solution_and_the_package_pass(exercise_id: str) -> None:
+    verdict(exercise_id, answer(exercise_id), Status.PASSED)
+    verdict(exercise_id, reference(exercise_id), Status.PASSED)
+
+
+@pytest.mark.parametrize("exercise_id", IDS)
+def test_a_half_finished_answer_is_not_done(exercise_id: str) -> None:
+    def stub(*args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(f"Exercise {exercise_id}")
+
+    verdict(exercise_id, stub, Status.NOT_DONE)
+
+
+# -- 8.1 -------------------------------------------------------------------------------------
+
+_CLOSED = 'if category not in ("read", "write", "execute"):\n        return "deny"'
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        ((_CLOSED, _CLOSED.replace('"deny"', '"allow"')), "fail closed"),
+        (("if category not in", "if category.lower() not in"), "fail closed"),
+        (("    if tool in rules:\n        return rules[tool]\n", ""), "A rule for this tool"),
+        (('if category == "read":', 'if category in ("read", "execute"):'), "READ is 'allow'"),
+        (
+            ("for role in roles)", "for role in grants)"),
+            "the caller's own roles",
+        ),
+        (("grants.get(role, set())", "grants[role]"), "raised KeyError"),
+    ],
+    ids=[
+        "unknown-category-allowed",
+        "category-case-ignored",
+        "rules-ignored",
+        "execute-allowed",
+        "grants-of-anyone",
+        "missing-grant-crashes",
+    ],
+)
+def test_a_wrong_policy_is_rejected(change: tuple[str, str], words: str) -> None:
+    assert words in verdict("8.1", answer("8.1", change)).text()
+
+
+def test_a_policy_that_reads_the_default_before_the_rule_is_rejected() -> None:
+    def default_first(tool, category, roles, rules, grants):
+        if category not in ("read", "write", "execute"):
+            return "deny"
+        if category == "read":
+            return "allow"
+        if any(category in grants.get(role, set()) for role in roles):
+            return "allow"
+        return rules.get(tool, "needs_approval")
+
+    assert "A rule for this tool" in verdict("8.1", default_first).text()
+
+
+# -- 8.2 -------------------------------------------------------------------------------------
+
+_MATCH = 'if approvals.get(c["id"]) == key(c["tool"], c["arguments"])'
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        (
+            (
+                f"for c in calls {_MATCH}",
+                'for c, k in zip(calls, approvals.values()) if k == key(c["tool"], c["arguments"])',
+            ),
+            "never by position",
+        ),
+        ((_MATCH, 'if c["id"] in approvals'), "the arguments the person saw"),
+        (("sort_keys=True,", ""), "sort_keys=True"),
+        (('{"tool": tool, "arguments": arguments}', "arguments"), "canonical JSON"),
+        (('separators=(",", ":"), ', ""), "canonical JSON"),
+    ],
+    ids=[
+        "matched-by-position",
+        "id-only",
+        "unsorted-json",
+        "tool-not-hashed",
+        "spaces-in-json",
+    ],
+)
+def test_a_wrong_gate_is_rejected(change: tuple[str, str], words: str) -> None:
+    assert words in verdict("8.2", answer("8.2", change)).text()
+
+
+def test_langchains_positional_matching_approves_the_wrong_call_and_is_rejected() -> None:
+    def by_position(calls, approvals):  # one answer per call, paired by index (langchain#37093)
+        answers = list(approvals)
+        return [c["id"] for i, c in enumerate(calls) if i < len(answers)]
+
+    assert "never by position" in verdict("8.2", by_position).text()
+
+
+# -- 8.3 -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        (("if tool.roles is not None and", "if tool.roles and"), "empty roles set means nobody"),
+        (
+            ("roles = {roles} if isinstance(roles, str) else set(roles)", "roles = set(roles)"),
+            "not the letters",
+        ),
+        (
+            ("if tool.available(context) is not True:", "if not tool.available(context):"),
+            "`is True`",
+        ),
+        (('roles = context.get("roles") or set()', 'roles = context["roles"]'), "raised KeyError"),
+        (
+            (
+                "            except Exception:\n                continue\n",
+                "            finally:\n                pass\n",
+            ),
+            "raised KeyError",
+        ),
+    ],
+    ids=[
+        "empty-roles-for-everyone",
+        "string-as-letters",
+        "truthy-available",
+        "roles-required",
+        "available-errors-escape",
+    ],
+)
+def test_a_wrong_role_filter_is_rejected(change: tuple[str, str], words: str) -> None:
+    assert words in verdict("8.3", answer("8.3", change)).text()
+
+
+def test_a_role_filter_that_returns_names_is_rejected() -> None:
+    solution = answer("8.3")
+
+    def names(tools, context):
+        return [tool.name for tool in solution(tools, context)]
+
+    assert "Tool objects" in verdict("8.3", names).text()
+
+
+def test_a_role_filter_that_ignores_available_is_rejected() -> None:
+    def roles_only(tools, context):
+        roles = context.get("roles") or set()
+        roles = {roles} if isinstance(roles, str) else set(roles)
+        return [t for t in tools if t.roles is None or t.roles & roles]
+
+    assert "available" in verdict("8.3", roles_only).text()
+
+
+# -- 8.4 -------------------------------------------------------------------------------------
+
+_LINK = (
+    '            if record["prev"] != prev or record["seq"] != number:\n'
+    "                return number\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        ((_LINK, ""), "A deleted line breaks the link"),
+        (("sort_keys=True, ", ""), "canonical form"),
+        (("(ValueError, KeyError, TypeError, AttributeError)", "(KeyError,)"), "raised"),
+    ],
+    ids=["hashes-without-links", "unsorted-json", "cut-line-crashes"],
+)
+def test_a_wrong_verification_is_rejected(change: tuple[str, str], words: str) -> None:
+    assert words in verdict("8.4", answer("8.4", change)).text()
+
+
+def _canonical_hash(record: dict) -> str:
+    body = {k: v for k, v in record.items() if k != "hash"}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def test_a_verification_of_the_last_line_only_is_rejected() -> None:
+    def last_only(lines):
+        if not lines:
+            return None
+        record = json.loads(lines[-1])
+        return None if record["hash"] == _canonical_hash(record) else len(lines)
+
+    assert "not only the last line" in verdict("8.4", last_only).text()
+
+
+def test_a_verification_that_hashes_the_line_as_written_is_rejected() -> None:
+    def as_written(lines):
+        prev = "0" * 64
+        for number, line in enumerate(lines, start=1):
+            try:
+                record = json.loads(line)
+            except ValueError:
+                return number
+            text = line.replace(f',"hash":"{record["hash"]}"', "")
+            if hashlib.sha256(text.encode()).hexdigest() != record["hash"]:
+                return number
+            if record["prev"] != prev or record["seq"] != number:
+                return number
+            prev = record["hash"]
+        return None
+
+    assert "canonical form" in verdict("8.4", as_written).text()
