@@ -24,8 +24,8 @@ help:
 	@echo "make lab        set up .venv if needed and open JupyterLab on the welcome notebook"
 	@echo "make test       set up .venv if needed and run every test (unit tests, notebooks, checks)"
 	@echo "make fuzz       the long fuzz run: 10,000 hostile calls per tool, exits 1 on any broken promise"
-	@echo "make bench      benchmarks/bench_core.py and bench_layers.py: execute against a bare"
-	@echo "                pydantic call, and the robustness layers against the bare registry"
+	@echo "make bench      every benchmarks/bench_*.py: execute against a bare pydantic call and"
+	@echo "                peers, each layer family against the bare registry, search quality"
 	@echo "make notebooks  re-execute lessons and solutions in place, then regenerate exercises"
 	@echo "make exercises  regenerate exercises/ from the markers in solutions/"
 	@echo "make lint       ruff check (everything), ruff format --check (Python files), mypy toolsys"
@@ -59,9 +59,11 @@ fuzz: export TOOLSYS_OFFLINE := 1
 fuzz: setup
 	$(BIN)/python benchmarks/fuzz.py --calls 10000
 
+BENCHMARKS := $(sort $(wildcard benchmarks/bench_*.py))
+
+bench: export TOOLSYS_OFFLINE := 1
 bench: setup
-	$(BIN)/python benchmarks/bench_core.py
-	$(BIN)/python benchmarks/bench_layers.py
+	$(foreach bench,$(BENCHMARKS),$(BIN)/python $(bench) &&) true
 
 notebooks: export TOOLSYS_OFFLINE := 1
 notebooks: setup
