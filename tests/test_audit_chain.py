@@ -290,3 +290,14 @@ def test_a_head_that_is_not_a_hash_is_refused(tmp_path: Path, head: str) -> None
     write_log(path, 1)
     with pytest.raises(AuditFileError, match="is not a record hash"):
         verify(path, head=head)
+
+
+def test_a_fixed_clock_and_timer_give_a_byte_identical_log(tmp_path: Path) -> None:
+    def log(path: Path) -> bytes:
+        registry = Registry(layers=[AuditLog(path, clock=lambda: 0.0, timer=lambda: 1.0)])
+        registry.register(lambda a, b: a + b, name="add")
+        for n in range(3):
+            registry.execute("add", {"a": n, "b": 1})
+        return path.read_bytes()
+
+    assert log(tmp_path / "a.jsonl") == log(tmp_path / "b.jsonl")

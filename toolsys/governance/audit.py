@@ -71,7 +71,8 @@ class AuditLog:
 
     A path is opened in append mode at the first call and its chain continued; a stream (an
     open file, `io.StringIO`, `sys.stdout`) starts a new chain. `fsync=True` forces each record
-    to disk before the result is returned (slower; survives a power cut). `clock` gives `ts`.
+    to disk before the result is returned (slower; survives a power cut). `clock` gives `ts` and
+    `timer` the durations: fixed ones give a byte-identical log for the same calls (a lesson).
     """
 
     stage = "received"
@@ -85,6 +86,7 @@ class AuditLog:
         fsync: bool = False,
         max_argument_chars: int = 8000,
         clock: Any = time.time,
+        timer: Any = time.perf_counter,
     ) -> None:
         self._redactor = Redactor(redact_keys)
         if type(max_argument_chars) is not int or max_argument_chars < 100:
@@ -92,7 +94,7 @@ class AuditLog:
                 f"AuditLog(max_argument_chars={max_argument_chars!r}): give a whole number >= 100."
             )
         self.max_argument_chars = max_argument_chars
-        self.clock = clock
+        self.clock, self.timer = clock, timer
         self._journal = Journal(target, fsync=fsync)
 
     def __repr__(self) -> str:
@@ -129,15 +131,15 @@ class AuditLog:
             return _refused(why)
         seen: list[Call] = []
         token = VALIDATED.set(seen)
-        start = time.perf_counter()
+        start = self.timer()
         try:
             result = await call_next(call)
         except (asyncio.CancelledError, KeyboardInterrupt):
-            self._write(call, seen, None, time.perf_counter() - start)
+            self._write(call, seen, None, self.timer() - start)
             raise
         finally:
             VALIDATED.reset(token)
-        why = self._write(call, seen, result, time.perf_counter() - start)
+        why = self._write(call, seen, result, self.timer() - start)
         if why is None:
             return result
         return _withheld(result, why)
