@@ -301,8 +301,7 @@ def _check_catching_scenario(student: Callable[[], Scenario]) -> None:
     correct = _run(scenario, build)
     expect_true(
         correct.passed,
-        "Your scenario fails on the correct agent: "
-        + "; ".join(correct.problems)[:600],
+        "Your scenario fails on the correct agent: " + "; ".join(correct.problems)[:600],
         hint="A scenario states what the correct shop does; only the bugged one may fail it.",
     )
     bugged = _run(scenario, planted_bug)
@@ -326,11 +325,11 @@ def split_proof_rule(shop: Shop, limit: float = 50.0) -> Callable[..., Decision]
             return Allow()
         arguments = arguments or {}
         amount, order = arguments.get("amount", 0), arguments.get("order_id")
-        (row,) = shop.rows(
-            "SELECT COALESCE(SUM(amount_cents), 0) AS cents FROM refunds WHERE order_id = ?",
-            order,
-        )
-        total = int(row["cents"]) + round(float(amount) * 100)  # type: ignore[call-overload]
+        with shop.reading() as conn:
+            (cents,) = conn.execute(
+                "SELECT COALESCE(SUM(amount_cents), 0) FROM refunds WHERE order_id = ?", (order,)
+            ).fetchone()
+        total = int(cents) + round(float(amount) * 100)
         if "customer" in roles and total <= round(limit * 100):
             return Allow()
         return NeedsApproval(f"refunds of {total / 100:.2f} on {order} need a manager")
@@ -422,8 +421,9 @@ def _log() -> tuple[str, ...]:
             registry.execute("get_order", {"order_id": order}, context=CHLOE)
         for amount in (10, 60, 5):
             arguments = {"order_id": "ORD-1003", "amount": amount, "reason": "goodwill"}
-            registry.execute("refund_order", arguments | {"idempotency_key": f"k{amount}"},
-                             context=CHLOE)
+            registry.execute(
+                "refund_order", arguments | {"idempotency_key": f"k{amount}"}, context=CHLOE
+            )
         return tuple(path.read_text(encoding="utf-8").splitlines())
 
 
@@ -441,10 +441,10 @@ def _tamperings() -> list[tuple[str, list[str]]]:
         ("line 6 edited", edited),
         ("line 6 edited and its hash recomputed", resealed),
         ("line 3 deleted", lines[:2] + lines[3:]),
-        ("lines 4 and 5 swapped", lines[:3] + [lines[4], lines[3]] + lines[5:]),
-        ("a forged line inserted after line 2", lines[:2] + [_reseal(forged)] + lines[2:]),
-        ("a forged first line inserted", [_reseal(first)] + lines),
-        ("the first line edited", [lines[0].replace('"C003"', '"C004"')] + lines[1:]),
+        ("lines 4 and 5 swapped", [*lines[:3], lines[4], lines[3], *lines[5:]]),
+        ("a forged line inserted after line 2", [*lines[:2], _reseal(forged), *lines[2:]]),
+        ("a forged first line inserted", [_reseal(first), *lines]),
+        ("the first line edited", [lines[0].replace('"C003"', '"C004"'), *lines[1:]]),
     ]
 
 
