@@ -4,6 +4,7 @@ Read top to bottom, this is the capstone's answer to "what does a production too
 like": the audit log outermost (it sees every call, whatever happens inside), hooks that keep
 card numbers and e-mail addresses out of what the model reads, the policy that decides who may
 run what (and when a person must approve), then the robustness layers around each tool.
+Lesson: notebooks/12_capstone.ipynb builds this agent one layer at a time.
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ def hide_personal(call: Any, result: ToolResult) -> ToolResult:
 def build(
     shop: Shop,
     *,
-    audit: str | Path | None = None,
+    audit: str | Path | AuditLog | None = None,
     layers: list[Any] | None = None,
     refund_limit: float = REFUND_LIMIT,
     timeout: float = 2.0,
@@ -74,10 +75,12 @@ def build(
     """A registry of every shop tool bound to `shop`, with audit, hooks, policy and robustness.
 
     `layers` are added innermost, just around the tools (the scenario runner's fault injection
-    and invariant checks go there).
+    and invariant checks go there). `audit` is a path or an `AuditLog` of your own (e.g. one
+    with a fixed `clock=`).
     """
     policy = Policy(rules={"refund_order": refund_rule(refund_limit)}, grants=GRANTS)
-    stack: list[Any] = [AuditLog(audit)] if audit is not None else []
+    log = audit if isinstance(audit, AuditLog) or audit is None else AuditLog(audit)
+    stack: list[Any] = [log] if log is not None else []
     stack += [Hooks(after=[hide_personal]), policy, Retry(seed=0), Timeout(seconds=timeout)]
     registry = Registry(layers=stack + list(layers or []))
     registry.provide(shop=shop)

@@ -4,7 +4,7 @@
 the scenario expects, how many calls and approvals it took, and any invariant broken after any
 call (`InvariantWatch`, the innermost layer). `run_all` runs the list and `report` prints the
 table a lesson shows. A scenario passes only when every check holds; each failed check is a line
-in `problems` that says what was expected and what happened.
+in `problems` that says what was expected and what happened. Lesson: notebooks/12_capstone.ipynb.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import re
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -91,8 +91,14 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def run_scenario(scenario: Scenario, workdir: Path, *, seed: int = 0) -> Outcome:
-    """Run one scenario on a fresh shop in `workdir` and check everything it promises."""
+def run_scenario(
+    scenario: Scenario, workdir: Path, *, seed: int = 0, builder: Callable[..., Any] = build
+) -> Outcome:
+    """Run one scenario on a fresh shop in `workdir` and check everything it promises.
+
+    `builder` makes the agent's registry (`toolsys.shop.agent.build` and its keywords): pass
+    one with a planted bug to see which scenarios catch it.
+    """
     outcome = Outcome(scenario.name, tasks=len(scenario.prompts))
     slug = _slug(scenario.name)
     shop = create(workdir / f"{slug}.db")
@@ -102,7 +108,7 @@ def run_scenario(scenario: Scenario, workdir: Path, *, seed: int = 0) -> Outcome
 
     def registry() -> Any:
         faults = [TimeoutAfterWrite()] if scenario.fault == "timeout_after_write" else []
-        return build(shop, audit=audit, layers=[*faults, watch], timeout=0.3 if faults else 2.0)
+        return builder(shop, audit=audit, layers=[*faults, watch], timeout=0.3 if faults else 2.0)
 
     def approver(pending: PendingCall) -> bool | str:
         outcome.approvals += 1
@@ -216,13 +222,16 @@ def run_all(
 
 
 def report(outcomes: list[Outcome]) -> str:
-    """The table a lesson prints: one line per scenario, then the totals."""
-    width = max(len(o.scenario) for o in outcomes)
-    lines = [f"{'scenario':<{width}}  result  calls/task  approvals  invariant violations"]
+    """The table a lesson prints: one line per scenario, then the totals.
+
+    The numbers come first and the name last, so a line stays within 100 characters: result,
+    calls per task, approvals asked, invariant violations, scenario.
+    """
+    lines = ["result  calls/task  asked  broken  scenario"]
     for o in outcomes:
         lines.append(
-            f"{o.scenario:<{width}}  {'pass' if o.passed else 'FAIL':<6}  "
-            f"{o.calls / o.tasks:>10.1f}  {o.approvals:>9}  {len(o.violations):>20}"
+            f"{'pass' if o.passed else 'FAIL':<6}  {o.calls / o.tasks:>10.1f}  "
+            f"{o.approvals:>5}  {len(o.violations):>6}  {o.scenario}"
         )
         lines += [f"    - {problem}" for problem in o.problems]
     passed = sum(o.passed for o in outcomes)
