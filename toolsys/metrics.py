@@ -12,6 +12,10 @@ numbers are on the command line: `toolsys audit stats FILE`.
 
 Latencies are `duration_ms` as the audit log measured it (all attempts of a call together);
 p95 is the nearest-rank percentile. matplotlib is imported only by `plot_usage`.
+
+Chapter 11 uses it on a seeded batch of offline-model runs, finds the tool with the most
+INVALID_ARGUMENTS and shows the rate drop once its description is fixed:
+notebooks/11_testing.ipynb.
 """
 
 from __future__ import annotations
