@@ -31,6 +31,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
+SOLUTIONS = ROOT / "solutions"
 WELCOME = NOTEBOOKS / "00_welcome.ipynb"
 SCHEMAS = NOTEBOOKS / "03_schemas.ipynb"
 ERRORS = NOTEBOOKS / "04_errors.ipynb"
@@ -244,7 +245,12 @@ def _cell(path: Path, needle: str) -> dict[str, Any]:
 PACKAGE_FORMATS = re.compile(r"^(ToolCall|Result|Answer) |^offline teaching model|^None of the")
 
 
-@pytest.mark.parametrize("path", [WELCOME, ERRORS], ids=lambda p: p.stem)
+# Every lesson and every solution, so a new chapter is covered; exercises are generated from the
+# solutions, so they follow.
+EDITED = sorted(NOTEBOOKS.glob("*.ipynb")) + sorted(SOLUTIONS.glob("*.ipynb"))
+
+
+@pytest.mark.parametrize("path", EDITED, ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_no_code_line_in_the_lesson_runs_past_the_editor(path: Path) -> None:
     long = [
         f"cell {index}: {len(line)} characters: {line[:60]}..."
