@@ -15,11 +15,8 @@ from __future__ import annotations
 import json
 import os
 import re
-import secrets
-import signal
 import socket
 import subprocess
-import sys
 import textwrap
 import time
 import urllib.request
@@ -397,43 +394,16 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[str], st
         pytest.skip(
             "Chromium not found at /usr/bin/chromium; install it with: apt-get install -y chromium"
         )
+    from tests.lab import serve  # here, not at the top: tests.lab imports this module
+
     tmp = tmp_path_factory.mktemp("lab")
     root = tmp / "root"
     _write_notebook(root / "widgets.ipynb", NOTEBOOK_CELLS)
     _write_cleared(WELCOME, root / WELCOME.name)
     for lesson in (SCHEMAS, ERRORS):
         (root / lesson.name).write_bytes(lesson.read_bytes())
-    for plugin, values in LAB_SETTINGS.items():
-        path = tmp / "settings" / f"{plugin}.jupyterlab-settings"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(values))
-    port, token = _free_port(), secrets.token_hex(16)
-    env = {
-        **os.environ,
-        "JUPYTERLAB_SETTINGS_DIR": str(tmp / "settings"),
-        "JUPYTERLAB_WORKSPACES_DIR": str(tmp / "workspaces"),
-        "JUPYTER_RUNTIME_DIR": str(tmp / "runtime"),
-    }
-    log = (tmp / "lab.log").open("wb")
-    process = subprocess.Popen(
-        [
-            sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root",
-            f"--port={port}", "--ServerApp.ip=127.0.0.1", f"--ServerApp.token={token}",
-            f"--ServerApp.root_dir={root}", "--ServerApp.port_retries=0",
-        ],
-        env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-    )  # fmt: skip
-    try:
-        _wait_until_up(f"http://127.0.0.1:{port}/api/status?token={token}", process)
-        yield lambda name: f"http://127.0.0.1:{port}/lab/tree/{name}?token={token}&reset"
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:  # the server and the kernels it started
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=5)
-        log.close()
+    with serve(tmp, root) as url_for:
+        yield url_for
 
 
 @pytest.fixture(scope="module")
