@@ -270,3 +270,24 @@ def test_an_injected_positional_only_parameter_is_refused() -> None:
 
     with pytest.raises(ToolDefinitionError, match="injected"):
         Registry().register(bad)
+
+
+def test_a_call_binds_injected_values_without_building_a_new_tool(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import toolsys.tool
+
+    registry = Registry()
+    registry.provide(db={"rows": 3})
+
+    @registry.tool
+    def count(ctx: Context, db: Annotated[dict, Depends()]) -> int:
+        """Count the rows."""
+        return db["rows"]
+
+    built: list[str] = []
+    real = toolsys.tool.accepts_anything
+    monkeypatch.setattr(toolsys.tool, "accepts_anything", lambda s: built.append("x") or real(s))
+    results = [registry.execute("count", {}, context={"user": "ada"}) for _ in range(3)]
+    assert [r.value for r in results] == [3, 3, 3]
+    assert built == []  # a new Tool per call re-checked the whole schema each time

@@ -187,30 +187,31 @@ class Tool:
         default applies, unless the spec declared a default for it (that one is passed).
         Injected parameters come from `context` and `dependencies` (a ToolError when missing).
         """
-        if self.injected:
+        fn = self.fn
+        if self.injected:  # bound per call: building a new Tool would re-check the schema
             values = injected_values(self.name, self.injected, context, dependencies)
-            fn = functools.partial(self.fn, **values)
-            return dataclasses.replace(self, fn=fn, injected={}).call(arguments)
+            fn = functools.partial(fn, **values)
         if self.isolate is not None:
-            return self.isolate.run(dataclasses.replace(self, isolate=None).call, arguments)
+            plain = dataclasses.replace(self, fn=fn, isolate=None, injected={})
+            return self.isolate.run(plain.call, arguments)
         if self.pass_model:
-            return self.fn(arguments)
+            return fn(arguments)
         values = arguments.__dict__
         given = arguments.__pydantic_fields_set__
         if len(given) != len(values):
             values = {k: v for k, v in values.items() if k in given or k in self.declared_defaults}
         if self.positional:
-            return self._call_positional(values)
+            return self._call_positional(fn, values)
         if not self.aliases:
-            return self.fn(**values)
-        return self.fn(**{self.aliases[key]: value for key, value in values.items()})
+            return fn(**values)
+        return fn(**{self.aliases[key]: value for key, value in values.items()})
 
-    def _call_positional(self, values: dict[str, Any]) -> Any:
+    def _call_positional(self, fn: Callable[..., Any], values: dict[str, Any]) -> Any:
         names = [name for name, _ in self.positional]
         last = max((i for i, name in enumerate(names) if name in values), default=-1)
         head = [values.get(name, default) for name, default in self.positional[: last + 1]]
         rest = {self.aliases.get(k, k): v for k, v in values.items() if k not in names}
-        return self.fn(*head, **rest)
+        return fn(*head, **rest)
 
 
 def _is_async(fn: Callable[..., Any]) -> bool:
