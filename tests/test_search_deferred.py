@@ -5,10 +5,12 @@ real openai client with the offline model."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
-from toolsys import Param, Registry, ToolSpec
+from toolsys import Category, Param, Registry, ToolSpec
+from toolsys.governance import Policy
 from toolsys.loop import ToolCallEvent, ToolResultEvent, run_agent
 from toolsys.models import ScriptedModel, calls, client, text
 from toolsys.search import SEARCH_TOOL, Deferred, catalog_registry
@@ -194,3 +196,47 @@ def test_the_offline_model_searches_once_and_then_says_nothing_fits(catalog: Reg
     called = [e.name for e in transcript.events if isinstance(e, ToolCallEvent)]
     assert called == [SEARCH_TOOL]
     assert transcript.status == "completed" and "fits this request" in (transcript.answer or "")
+
+
+def _staff_only_registry(*layers: Any) -> Registry:
+    registry = Registry(layers=list(layers))
+
+    @registry.tool
+    def get_time() -> str:
+        """Tell the current time."""
+        return "12:00"
+
+    @registry.tool(category=Category.WRITE, roles={"manager"})
+    def refund_order(order_id: str) -> str:
+        """Refund an order to the customer's card."""
+        return order_id
+
+    @registry.tool
+    def track_order(order_id: str) -> str:
+        """Track where an order is on its way."""
+        return order_id
+
+    return registry
+
+
+def test_a_caller_is_never_shown_or_searched_into_a_tool_hidden_from_them() -> None:
+    registry = _staff_only_registry()
+    customer = {"user": "ana", "roles": ["customer"]}
+    shown = registry.export("openai", deferred=True, core=["refund_order"], context=customer)
+    assert [t["function"]["name"] for t in shown] == ["search_tools"]
+    session = registry.deferred(core=["get_time"])
+    found = session.execute("search_tools", {"query": "refund order"}, context=customer)
+    assert "refund_order" not in json.dumps(found.value) and "refund_order" not in session.loaded
+    manager = {"user": "mia", "roles": ["manager"]}
+    found = session.execute("search_tools", {"query": "refund order"}, context=manager)
+    assert "refund_order" in session.loaded
+    names = [t["function"]["name"] for t in session.export(context=customer)]
+    assert "refund_order" not in names
+
+
+def test_a_hidden_tool_called_by_name_is_not_told_to_search() -> None:
+    session = _staff_only_registry(Policy()).deferred()
+    result = session.execute("refund_order", {"order_id": "A1"}, context={"roles": ["customer"]})
+    assert result.error.code == "PERMISSION_DENIED"
+    loaded = session.execute("track_order", {"order_id": "A1"}, context={"roles": ["customer"]})
+    assert loaded.error.code == "TOOL_NOT_LOADED"

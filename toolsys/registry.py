@@ -234,7 +234,7 @@ class Registry:
         shows first.
         """
         if deferred:
-            return self.deferred(core).export(target, strict=strict)
+            return self.deferred(core).export(target, strict=strict, context=context)
         if context is not None:
             return export_for(self, self._tools.values(), self._layers, target, strict, context)
         key = (target, strict)

@@ -13,6 +13,10 @@ the export again before every request.
 A call to a tool that exists but was not found yet gets TOOL_NOT_LOADED (retryable, with a
 suggestion to search), never UNKNOWN_TOOL: the name is right, only the order of steps is not.
 Everything else (unknown names, bad arguments, the layers) is the registry's, unchanged.
+
+With the caller's `context` (the loop passes its own), the session lists, and a search finds,
+only the tools the registry would export to that caller (`registry.export(context=...)`: roles,
+availability, the policy): search never reveals a tool the caller may not see.
 """
 
 from __future__ import annotations
@@ -40,6 +44,9 @@ class Searchable(Protocol):
 
     def __iter__(self) -> Any: ...
     def __contains__(self, name: object) -> bool: ...
+    def export(
+        self, target: str = "openai", *, context: Mapping[str, Any] | None = None
+    ) -> list[dict[str, Any]]: ...
     def get(self, name: str) -> Tool: ...
     def search(self, query: Any, k: int = 5) -> list[Hit]: ...
     async def aexecute(
@@ -74,6 +81,7 @@ class Deferred:
         self.loaded: list[str] = []  # found by search, in the order found
         self._search = _search_tool(self, k)
         self._exports: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+        self._allowed: frozenset[str] | None = None  # the caller's tools during a search
 
     @property
     def visible(self) -> list[str]:
@@ -81,9 +89,18 @@ class Deferred:
         shown = set(self.core) | set(self.loaded)
         return [tool.name for tool in self.registry if tool.name in shown]
 
-    def export(self, target: str = "openai", *, strict: bool = False) -> list[dict[str, Any]]:
-        """What the model sees now: the visible tools, then `search_tools`. Cached per tool set."""
+    def export(
+        self,
+        target: str = "openai",
+        *,
+        strict: bool = False,
+        context: Mapping[str, Any] | None = None,
+    ) -> list[dict[str, Any]]:
+        """What the model sees now: the visible tools (those this caller may use, with
+        `context`), then `search_tools`. Cached per tool set."""
         shown = set(self.core) | set(self.loaded)
+        if context is not None:
+            shown &= self.allowed(context)
         tools = [tool for tool in self.registry if tool.name in shown]
         key = (target, strict, *(id(tool) for tool in tools))
         cached = self._exports.get(key)
@@ -92,9 +109,18 @@ class Deferred:
             self._exports = {key: cached}
         return cached
 
+    def allowed(self, context: Mapping[str, Any]) -> frozenset[str]:
+        """The names of the tools the registry exports to this caller."""
+        listed = self.registry.export("openai", context=context)
+        return frozenset(tool["function"]["name"] for tool in listed)
+
     def search_tools(self, query: str, k: int) -> dict[str, Any]:
         """Run a search for the model and load what it found (the body of `search_tools`)."""
-        hits = self.registry.search(query_text(query), k)
+        hits = self.registry.search(
+            query_text(query), MAX_FOUND if self._allowed is not None else k
+        )
+        if self._allowed is not None:
+            hits = [hit for hit in hits if hit.name in self._allowed][:k]
         for hit in hits:
             if hit.name not in self.core and hit.name not in self.loaded:
                 self.loaded.append(hit.name)
@@ -110,15 +136,24 @@ class Deferred:
         return {"query": query, "found": found, "note": note}
 
     async def aexecute(self, name: str, arguments: Arguments = None, **ids: Any) -> ToolResult:
-        """Run `search_tools` here, refuse a known tool not loaded yet, pass the rest on."""
+        """Run `search_tools` here, refuse a known tool not loaded yet, pass the rest on (a tool
+        hidden from this caller too: the registry's layers answer for it, as without search)."""
+        context = ids.get("context")
         if name == SEARCH_TOOL:
             validated = validate(self._search, arguments)
-            result = (
-                validated if isinstance(validated, ToolResult) else invoke(self._search, validated)
-            )
+            self._allowed = None if context is None else self.allowed(context)
+            try:
+                result = (
+                    validated
+                    if isinstance(validated, ToolResult)
+                    else invoke(self._search, validated)
+                )
+            finally:
+                self._allowed = None
             result.meta["tool"] = SEARCH_TOOL
             return result
-        if type(name) is str and name in self.registry and name not in set(self.visible):
+        hidden = context is not None and type(name) is str and name not in self.allowed(context)
+        if type(name) is str and name in self.registry and name not in self.visible and not hidden:
             refused = failure(failures.tool_not_loaded, name, SEARCH_TOOL)
             refused.meta["tool"] = name
             return refused
