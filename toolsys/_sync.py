@@ -4,11 +4,15 @@ Why: `registry.execute(...)` and `run_agent(...)` are called from plain function
 cells, where an event loop is already running in the thread and `asyncio.run` refuses to start.
 Starting a new loop in a new thread for every call costs ~190 µs and moves thread-bound resources
 (a sqlite connection) to another thread. Instead each thread keeps one private loop, and a call's
-first step runs at once, the way Python 3.12's eager tasks do: most tool calls finish in that step
-(a sync tool behind layers that only await the next layer), so no loop iteration is paid. A call
-that really waits (an async tool, a back-off sleep, a deadline) is then finished on the same
-private loop, in the same thread. The task is a real `asyncio.Task`: `current_task()`,
-`asyncio.timeout()` and cancellation behave as they do anywhere else.
+first step runs at once, in the caller's frame: most tool calls finish in that step (a sync tool
+behind layers that only await the next layer), so neither a task nor a loop iteration is paid.
+
+A first step still runs inside a real task, the thread's *host* task, so `current_task()`,
+`asyncio.timeout()` and task groups work in it. When the call has to wait (an async tool, a
+back-off sleep, a deadline), the host task takes the suspended coroutine over and finishes it on
+the same private loop, in the same thread; a timeout set in the first step cancels the host,
+which is the task that is then running the call, so it behaves as it does anywhere else. Each
+call runs in its own copy of the caller's context variables, as a task would.
 
 Inside a running loop (a notebook) the caller's loop is blocked while this runs, as it is for any
 blocking call; use `await registry.aexecute(...)` to run async tools on the notebook's own loop.
@@ -20,94 +24,143 @@ import asyncio
 import contextlib
 import contextvars
 import threading
+import types
 from asyncio import events
-from collections.abc import Callable, Coroutine
+from asyncio.tasks import _enter_task, _leave_task  # what a task does around each of its steps
+from collections.abc import Awaitable, Callable, Coroutine, Generator
 from typing import Any, TypeVar
 
 T = TypeVar("T")
-
-
-class _EagerLoop(asyncio.SelectorEventLoop):
-    """A private loop that hands back the first callback scheduled while `capture` is set."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.captured: list[tuple[Callable[..., Any], tuple[Any, ...], Any]] | None = None
-
-    def call_soon(  # type: ignore[override]
-        self, callback: Callable[..., Any], *args: Any, context: contextvars.Context | None = None
-    ) -> asyncio.Handle | None:
-        captured = self.captured
-        if captured is not None and not captured:
-            captured.append((callback, args, context))
-            return None  # Task.__init__, the only caller while capturing, ignores the handle
-        return super().call_soon(callback, *args, context=context)
+_SWEEP_EVERY = 256
+_Job = tuple[contextvars.Context, Coroutine[Any, Any, Any], Any, "asyncio.Future[Any]"]
 
 
 class _Private:
-    """One thread's loop; closed when the thread ends and its thread-local data is dropped."""
+    """One thread's loop and host task; the loop is closed when the thread's data is dropped."""
 
     def __init__(self) -> None:
-        self.loop = _EagerLoop()
+        self.loop = asyncio.SelectorEventLoop()
         self.depth = 0
+        self.jobs: asyncio.Queue[_Job] = asyncio.Queue()
+        self.host = self.loop.create_task(_serve(self.jobs), name="toolsys-host")
+        self.quick_calls = 0
+
+    def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        loop = self.loop
+        if self.host.done() or self.host.cancelling():
+            self.host = loop.create_task(_serve(self.jobs), name="toolsys-host")
+        host = self.host
+        context = contextvars.copy_context()
+        previous = events._get_running_loop()
+        events._set_running_loop(loop)
+        _enter_task(loop, host)
+        try:
+            waiting_on = context.run(coroutine.send, None)
+        except StopIteration as finished:
+            self.quick_calls += 1
+            if not self.quick_calls % _SWEEP_EVERY and loop._scheduled:  # type: ignore[attr-defined]
+                self._sweep(previous)
+            return finished.value
+        finally:
+            _leave_task(loop, host)
+            events._set_running_loop(previous)
+        done: asyncio.Future[T] = loop.create_future()
+        self.jobs.put_nowait((context, coroutine, waiting_on, done))
+        return self._wait(done, previous)
+
+    def _wait(self, done: asyncio.Future[T], previous: asyncio.AbstractEventLoop | None) -> T:
+        events._set_running_loop(None)
+        try:
+            return self.loop.run_until_complete(done)
+        except BaseException:
+            if not done.done():  # an interrupt arrived mid-call: nothing is left pending
+                self.host.cancel()
+                with contextlib.suppress(BaseException):  # the interrupt is the one that matters
+                    self.loop.run_until_complete(self.host)
+            raise
+        finally:
+            events._set_running_loop(previous)
+
+    def _sweep(self, previous: asyncio.AbstractEventLoop | None) -> None:
+        """Calls that finished at once may leave cancelled timers (a deadline that was not
+        needed) on the loop, which only drops them when it runs: let it run once."""
+        _leave_task(self.loop, self.host)
+        try:
+            self._wait(self.loop.create_task(asyncio.sleep(0)), previous)
+        finally:
+            events._set_running_loop(self.loop)
+            _enter_task(self.loop, self.host)
 
     def __del__(self) -> None:
-        if not self.loop.is_closed():
-            self.loop.close()  # its selector and self-pipe are file descriptors
+        loop = self.loop
+        if loop.is_closed():
+            return
+        if events._get_running_loop() is None:
+            self.host.cancel()  # not left pending: the loop's tasks end before it closes
+            with contextlib.suppress(BaseException):
+                loop.run_until_complete(self.host)
+        loop.close()  # its selector and self-pipe are file descriptors
+
+
+async def _serve(jobs: asyncio.Queue[_Job]) -> None:
+    """The host task: finish each call whose first step had to wait, one after another."""
+    while True:
+        context, coroutine, waiting_on, done = await jobs.get()
+        try:
+            value = await _resume(context, coroutine, waiting_on)
+        except asyncio.CancelledError:
+            done.cancel()
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise  # the host itself was cancelled (an interrupt): `run` makes a new one
+        except (KeyboardInterrupt, SystemExit):
+            raise  # out of run_until_complete, as from any task
+        except BaseException as exc:
+            done.set_exception(exc)
+        else:
+            done.set_result(value)
+
+
+@types.coroutine
+def _resume(
+    context: contextvars.Context, coroutine: Coroutine[Any, Any, T], waiting_on: Any
+) -> Generator[Any, Any, T]:
+    """Continue a started coroutine inside the awaiting task: what it waits on is waited on here,
+    and what the task is sent or thrown (a cancellation) goes on to the coroutine."""
+    step: Callable[[Any], Any]
+    while True:
+        try:
+            sent = yield waiting_on
+        except BaseException as exc:
+            step, argument = coroutine.throw, exc
+        else:
+            step, argument = coroutine.send, sent
+        try:
+            waiting_on = context.run(step, argument)
+        except StopIteration as finished:
+            return finished.value
 
 
 _local = threading.local()
 
 
-def _private() -> _Private:
-    private: _Private | None = getattr(_local, "private", None)
-    if private is None or private.loop.is_closed():
-        private = _local.private = _Private()
-    return private
-
-
-def run_sync(coroutine: Coroutine[Any, Any, T]) -> T:
-    """The coroutine's result (or exception), computed in this thread on its private loop."""
-    state = _private()
+def run_sync(awaitable: Awaitable[T]) -> T:
+    """The awaitable's result (or exception), computed in this thread on its private loop."""
+    coroutine = awaitable if type(awaitable) is types.CoroutineType else _awaiting(awaitable)
+    state: _Private | None = getattr(_local, "private", None)
+    if state is None or state.loop.is_closed():
+        state = _local.private = _Private()
     if state.depth:  # called from code this function is already running: use a fresh loop
         return _in_new_thread(coroutine)
-    loop = state.loop
-    previous = events._get_running_loop()
     state.depth += 1
     try:
-        loop.captured = []
-        try:
-            task = asyncio.Task(coroutine, loop=loop)  # what create_task does, minus its checks
-            first_step = loop.captured[0]
-        finally:
-            loop.captured = None
-        callback, args, context = first_step
-        events._set_running_loop(loop)
-        try:
-            context.run(callback, *args) if context is not None else callback(*args)
-        finally:
-            events._set_running_loop(previous)
-        if not task.done():
-            events._set_running_loop(None)
-            try:
-                loop.run_until_complete(task)
-            except BaseException:
-                _cancel(loop, task)
-                raise
-            finally:
-                events._set_running_loop(previous)
-        return task.result()
+        return state.run(coroutine)
     finally:
         state.depth -= 1
 
 
-def _cancel(loop: _EagerLoop, task: asyncio.Task[Any]) -> None:
-    """An interrupt arrived mid-call: cancel the task so nothing is left pending on the loop."""
-    if task.done():
-        return
-    task.cancel()
-    with contextlib.suppress(BaseException):  # the interrupt being raised is the one that matters
-        loop.run_until_complete(task)
+async def _awaiting(awaitable: Awaitable[T]) -> T:
+    return await awaitable
 
 
 def _in_new_thread(coroutine: Coroutine[Any, Any, T]) -> T:

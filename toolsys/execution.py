@@ -303,6 +303,10 @@ async def _on_thread(fn: Callable[..., Any], *args: Any) -> Any:
     return await future
 
 
+async def _at_once(result: ToolResult) -> ToolResult:
+    return result
+
+
 # --- layers ------------------------------------------------------------------------------------
 
 
@@ -339,32 +343,69 @@ def build_handler(
     coerce: Callable[[], bool],
     dependencies: Mapping[str, Any] = _EMPTY,
 ) -> Next:
-    """The whole path as one async function: received layers, prepare, validated layers, invoke."""
+    """The whole path as one async function: received layers, prepare, validated layers, invoke.
+
+    Written for the common case (a call valid as sent, a sync tool, layers that only await the
+    next one): each stage is entered once, and a sync tool is called in `run_tool`'s own frame.
+    """
 
     def prepare(call: Call) -> Call | ToolResult:
-        tool = call.tool if call.tool is not None else resolve(call.name, lookup, available)
-        if isinstance(tool, ToolResult):
-            return tool
-        if call.arguments is not None and call.tool is tool:
+        tool = call.tool
+        if tool is None:
+            name = call.name
+            tool = lookup(name) if type(name) is str else None
+            if tool is None:
+                return resolve(name, lookup, available)  # type: ignore[return-value]
+        elif call.arguments is not None:
             return call
         arguments = validate(tool, call.raw_arguments, coerce=coerce())
-        if isinstance(arguments, ToolResult):
+        if type(arguments) is ToolResult:
             return arguments
-        return call.validated(tool, arguments)
+        return call.validated(tool, arguments)  # type: ignore[arg-type]
+
+    def prepared(call: Call) -> Call | ToolResult:
+        """`prepare`, telling a listening audit layer (VALIDATED) what the call became."""
+        ready = prepare(call)
+        seen = VALIDATED.get()
+        if seen is not None and type(ready) is Call:
+            seen.append(ready)
+        return ready
 
     async def run_tool(call: Call) -> ToolResult:
-        prepared = prepare(call)  # again only if a layer replaced the name or arguments
-        if isinstance(prepared, ToolResult):
-            return prepared
-        seen = VALIDATED.get()
-        if seen is not None and prepared is not call:
-            seen.append(prepared)
+        if call.arguments is None or call.tool is None:  # a layer replaced name or arguments
+            ready = prepared(call)
+            if type(ready) is ToolResult:
+                return ready
+            call = ready  # type: ignore[assignment]
+        tool = call.tool
+        assert tool is not None
         # While the tool runs: composites find the running path (`running()`), and a tool that
         # calls another registry does not add to this call's audit record (VALIDATED off).
-        token = _running.set((handler, prepared))
-        hidden = VALIDATED.set(None) if seen is not None else None
+        token = _running.set((handler, call))
+        hidden = VALIDATED.set(None) if VALIDATED.get() is not None else None
         try:
-            return await ainvoke(prepared, dependencies)
+            if tool.is_async or call.offload or tool.injected:
+                return await ainvoke(call, dependencies)
+            arguments: Any = call.arguments
+            try:
+                values = arguments.__dict__
+                if tool.by_keyword and len(arguments.__pydantic_fields_set__) == len(values):
+                    value = tool.fn(**values)  # the common case of `tool.call`, inlined
+                else:
+                    value = tool.call(arguments)
+                if type(value) is CoroutineType:  # a sync-looking callable returned a coroutine
+                    value = await value
+            except ToolError as exc:
+                return _tool_error(exc)
+            except asyncio.CancelledError as exc:
+                if _really_cancelled():
+                    raise
+                return crashed(tool, exc)
+            except KeyboardInterrupt:
+                raise
+            except BaseException as exc:
+                return crashed(tool, exc)
+            return ToolResult(True, value, None, {})
         finally:
             if hidden is not None:
                 VALIDATED.reset(hidden)
@@ -375,16 +416,13 @@ def build_handler(
     for layer in reversed(validated):
         inner = guard_layer(layer, inner)
 
-    async def core(call: Call) -> ToolResult:
-        prepared = prepare(call)
-        if isinstance(prepared, ToolResult):
-            return prepared
-        seen = VALIDATED.get()
-        if seen is not None:
-            seen.append(prepared)
-        return await inner(prepared)
+    def core(call: Call) -> Awaitable[ToolResult]:  # not a coroutine: one frame less per call
+        ready = prepared(call)
+        if type(ready) is ToolResult:
+            return _at_once(ready)
+        return inner(ready)  # type: ignore[arg-type]
 
-    handler: Next = core
+    handler: Next = core if validated else run_tool
     for layer in reversed([x for x in layers if layer_stage(x) == "received"]):
         handler = guard_layer(layer, handler)
     return handler

@@ -340,17 +340,8 @@ class Registry:
         start = time.perf_counter()
         tool = self._tools.get(name) if type(name) is str else None
         if self._layers or (tool is not None and (tool.is_async or tool.injected)):
-            return run_sync(
-                self.aexecute(
-                    name,
-                    arguments,
-                    context=context,
-                    run_id=run_id,
-                    step=step,
-                    call_id=call_id,
-                    idempotency_key=idempotency_key,
-                )
-            )
+            call = _call(name, arguments, context, run_id, step, call_id, idempotency_key)
+            return _finished(call, run_sync(self._handler(call)), start)
         if tool is None:
             name = name if type(name) is str else _shown_name(name)
             result = resolve(name, self._lookup, self.names)
@@ -381,21 +372,8 @@ class Registry:
         `idempotency_key` reaches the layers on the call (see `toolsys.layers.Idempotency`).
         """
         start = time.perf_counter()
-        call = Call(
-            name if type(name) is str else _shown_name(name),
-            arguments,
-            context=caller_context(context),
-            run_id=run_id,
-            step=step,
-            call_id=call_id,
-            idempotency_key=idempotency_key,
-        )
-        result = await self._handler(call)
-        meta = {"tool": call.name, "attempt": 1, **result.meta}
-        meta["duration_ms"] = (time.perf_counter() - start) * 1000
-        return ToolResult(
-            result.ok, result.value, result.error, meta, result.exception, result.notice
-        )
+        call = _call(name, arguments, context, run_id, step, call_id, idempotency_key)
+        return _finished(call, await self._handler(call), start)
 
     def _lookup(self, name: str) -> Tool | None:
         return self._tools.get(name)
@@ -410,6 +388,28 @@ class _Named:
 
     def __call__(self, call: Call, call_next: Next) -> Awaitable[ToolResult]:
         return self.layer(call, call_next)
+
+
+def _call(
+    name: object,
+    arguments: Arguments,
+    context: Mapping[str, Any] | None,
+    run_id: str | None,
+    step: int | None,
+    call_id: str | None,
+    idempotency_key: str | None,
+) -> Call:
+    """The call as received (built positionally: this is on every layered call's path)."""
+    shown = name if type(name) is str else _shown_name(name)
+    fields = (shown, arguments, None, None, caller_context(context), run_id, step, call_id)
+    return tuple.__new__(Call, (*fields, 1, False, idempotency_key))
+
+
+def _finished(call: Call, result: ToolResult, start: float) -> ToolResult:
+    """The handler's result with this call's meta; a copy, as a layer may hand out a kept one."""
+    meta = {"tool": call.name, "attempt": 1, **result.meta}
+    meta["duration_ms"] = (time.perf_counter() - start) * 1000
+    return ToolResult(result.ok, result.value, result.error, meta, result.exception, result.notice)
 
 
 def _shown_name(name: object) -> str:
