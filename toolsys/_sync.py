@@ -32,6 +32,7 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 _SWEEP_EVERY = 256
+_WAITING: Any = object()
 _Job = tuple[contextvars.Context, Coroutine[Any, Any, Any], Any, "asyncio.Future[Any]"]
 
 
@@ -40,35 +41,37 @@ class _Private:
 
     def __init__(self) -> None:
         self.loop = asyncio.SelectorEventLoop()
-        self.depth = 0
         self.jobs: asyncio.Queue[_Job] = asyncio.Queue()
         self.host = self.loop.create_task(_serve(self.jobs), name="toolsys-host")
-        self.quick_calls = 0
+        self.until_sweep = _SWEEP_EVERY
 
-    def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
-        loop = self.loop
-        if self.host.done() or self.host.cancelling():
-            self.host = loop.create_task(_serve(self.jobs), name="toolsys-host")
-        host = self.host
+    def run(self, coroutine: Coroutine[Any, Any, T], previous: Any) -> T:
+        """Run the first step at once as the host task; wait on the loop only if it must."""
+        loop, host = self.loop, self.host
+        if host.done() or host.cancelling():  # spent by an interrupt
+            host = self.host = loop.create_task(_serve(self.jobs), name="toolsys-host")
         context = contextvars.copy_context()
-        previous = events._get_running_loop()
         events._set_running_loop(loop)
         _enter_task(loop, host)
         try:
             waiting_on = context.run(coroutine.send, None)
         except StopIteration as finished:
-            self.quick_calls += 1
-            if not self.quick_calls % _SWEEP_EVERY and loop._scheduled:  # type: ignore[attr-defined]
-                self._sweep(previous)
-            return finished.value
+            result: T = finished.value
+        else:
+            result = _WAITING
         finally:
             _leave_task(loop, host)
             events._set_running_loop(previous)
+        if result is not _WAITING:
+            self.until_sweep -= 1
+            if not self.until_sweep:
+                self._sweep(previous)
+            return result
         done: asyncio.Future[T] = loop.create_future()
         self.jobs.put_nowait((context, coroutine, waiting_on, done))
         return self._wait(done, previous)
 
-    def _wait(self, done: asyncio.Future[T], previous: asyncio.AbstractEventLoop | None) -> T:
+    def _wait(self, done: asyncio.Future[T], previous: Any) -> T:
         events._set_running_loop(None)
         try:
             return self.loop.run_until_complete(done)
@@ -81,15 +84,12 @@ class _Private:
         finally:
             events._set_running_loop(previous)
 
-    def _sweep(self, previous: asyncio.AbstractEventLoop | None) -> None:
+    def _sweep(self, previous: Any) -> None:
         """Calls that finished at once may leave cancelled timers (a deadline that was not
-        needed) on the loop, which only drops them when it runs: let it run once."""
-        _leave_task(self.loop, self.host)
-        try:
+        needed) on the loop, which drops them only when it runs: let it run once."""
+        self.until_sweep = _SWEEP_EVERY
+        if self.loop._scheduled:  # type: ignore[attr-defined]
             self._wait(self.loop.create_task(asyncio.sleep(0)), previous)
-        finally:
-            events._set_running_loop(self.loop)
-            _enter_task(self.loop, self.host)
 
     def __del__(self) -> None:
         loop = self.loop
@@ -150,13 +150,10 @@ def run_sync(awaitable: Awaitable[T]) -> T:
     state: _Private | None = getattr(_local, "private", None)
     if state is None or state.loop.is_closed():
         state = _local.private = _Private()
-    if state.depth:  # called from code this function is already running: use a fresh loop
+    previous = events._get_running_loop()
+    if previous is state.loop:  # called by a call this thread is running: use a fresh loop
         return _in_new_thread(coroutine)
-    state.depth += 1
-    try:
-        return state.run(coroutine)
-    finally:
-        state.depth -= 1
+    return state.run(coroutine, previous)
 
 
 async def _awaiting(awaitable: Awaitable[T]) -> T:

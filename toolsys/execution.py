@@ -349,7 +349,9 @@ def build_handler(
     next one): each stage is entered once, and a sync tool is called in `run_tool`'s own frame.
     """
 
-    def prepare(call: Call) -> Call | ToolResult:
+    def prepared(call: Call) -> Call | ToolResult:
+        """The call resolved and validated (or why not); a listening audit layer (VALIDATED)
+        is told what the call became."""
         tool = call.tool
         if tool is None:
             name = call.name
@@ -361,13 +363,9 @@ def build_handler(
         arguments = validate(tool, call.raw_arguments, coerce=coerce())
         if type(arguments) is ToolResult:
             return arguments
-        return call.validated(tool, arguments)  # type: ignore[arg-type]
-
-    def prepared(call: Call) -> Call | ToolResult:
-        """`prepare`, telling a listening audit layer (VALIDATED) what the call became."""
-        ready = prepare(call)
+        ready = tuple.__new__(Call, (call[0], call[1], tool, arguments, *call[4:]))
         seen = VALIDATED.get()
-        if seen is not None and type(ready) is Call:
+        if seen is not None:
             seen.append(ready)
         return ready
 

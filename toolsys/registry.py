@@ -318,7 +318,7 @@ class Registry:
 
     def _rebuild(self) -> None:
         self._handler = build_handler(
-            self._layers, self._lookup, self.names, lambda: self.coerce, self._dependencies
+            self._layers, self._tools.get, self.names, lambda: self.coerce, self._dependencies
         )
 
     def execute(
@@ -344,7 +344,7 @@ class Registry:
             return _finished(call, run_sync(self._handler(call)), start)
         if tool is None:
             name = name if type(name) is str else _shown_name(name)
-            result = resolve(name, self._lookup, self.names)
+            result = resolve(name, self._tools.get, self.names)
             assert isinstance(result, ToolResult)
         else:
             result = run_plain(tool, arguments, self.coerce)
@@ -374,9 +374,6 @@ class Registry:
         start = time.perf_counter()
         call = _call(name, arguments, context, run_id, step, call_id, idempotency_key)
         return _finished(call, await self._handler(call), start)
-
-    def _lookup(self, name: str) -> Tool | None:
-        return self._tools.get(name)
 
 
 class _Named:
