@@ -239,17 +239,23 @@ async def ainvoke(call: Call, dependencies: Mapping[str, Any] = _EMPTY) -> ToolR
     """
     tool, arguments = call.tool, call.arguments
     assert tool is not None and arguments is not None
-    run: Callable[[BaseModel], Any] = tool.call
-    if tool.injected:
-        run = functools.partial(tool.call, context=call.context, dependencies=dependencies)
     try:
-        if tool.is_async:
-            value = await run(arguments)
-        elif call.offload:
-            value = await _on_thread(run, arguments)
+        values = arguments.__dict__
+        if (
+            tool.by_keyword
+            and not (tool.injected or call.offload)
+            and (len(arguments.__pydantic_fields_set__) == len(values))
+        ):
+            value = tool.fn(**values)  # the common case of `tool.call`, inlined
         else:
-            value = run(arguments)
-        if type(value) is CoroutineType:  # a sync-looking callable that returned a coroutine
+            run: Callable[..., Any] = tool.call
+            if tool.injected:
+                run = functools.partial(run, context=call.context, dependencies=dependencies)
+            if call.offload and not tool.is_async:
+                value = await _on_thread(run, arguments)
+            else:
+                value = run(arguments)
+        if type(value) is CoroutineType:  # an async tool, or a callable that returned one
             value = await value
     except ToolError as exc:
         return _tool_error(exc)
@@ -382,28 +388,7 @@ def build_handler(
         token = _running.set((handler, call))
         hidden = VALIDATED.set(None) if VALIDATED.get() is not None else None
         try:
-            if tool.is_async or call.offload or tool.injected:
-                return await ainvoke(call, dependencies)
-            arguments: Any = call.arguments
-            try:
-                values = arguments.__dict__
-                if tool.by_keyword and len(arguments.__pydantic_fields_set__) == len(values):
-                    value = tool.fn(**values)  # the common case of `tool.call`, inlined
-                else:
-                    value = tool.call(arguments)
-                if type(value) is CoroutineType:  # a sync-looking callable returned a coroutine
-                    value = await value
-            except ToolError as exc:
-                return _tool_error(exc)
-            except asyncio.CancelledError as exc:
-                if _really_cancelled():
-                    raise
-                return crashed(tool, exc)
-            except KeyboardInterrupt:
-                raise
-            except BaseException as exc:
-                return crashed(tool, exc)
-            return ToolResult(True, value, None, {})
+            return await ainvoke(call, dependencies)
         finally:
             if hidden is not None:
                 VALIDATED.reset(hidden)
