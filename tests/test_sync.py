@@ -5,8 +5,11 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import threading
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from toolsys._sync import _local, run_sync
 
@@ -127,3 +130,79 @@ def test_run_sync_inside_a_running_loop_uses_its_own_loop() -> None:
         return run_sync(_answer())
 
     assert asyncio.run(cell()) == 42
+
+
+def test_a_call_that_cancels_its_own_task_and_waits_is_cancelled_and_nothing_hangs() -> None:
+    async def cancels_itself(wait: float | None) -> int:
+        task = asyncio.current_task()
+        assert task is not None
+        task.cancel()
+        if wait is not None:
+            await asyncio.sleep(wait)
+        return 1
+
+    assert run_sync(cancels_itself(None)) == 1  # it ended before it could be cancelled
+    for wait in (0, 0.001):
+        with pytest.raises(asyncio.CancelledError):
+            run_sync(cancels_itself(wait))
+        assert run_sync(_answer()) == 42
+
+
+OPS = ("sleep0", "sleep", "deadline_met", "deadline_missed", "group", "set_var", "raise")
+
+
+async def _program(ops: list[str], cancel_last: bool) -> str:
+    trail = []
+    for op in ops:
+        if op == "sleep0":
+            await asyncio.sleep(0)
+        elif op == "sleep":
+            await asyncio.sleep(0.0005)
+        elif op == "deadline_met":
+            async with asyncio.timeout(5):
+                await asyncio.sleep(0)
+        elif op == "deadline_missed":
+            try:
+                async with asyncio.timeout(0.0005):
+                    await asyncio.sleep(5)
+            except TimeoutError:
+                trail.append("timed out")
+        elif op == "group":
+            async with asyncio.TaskGroup() as group:
+                child = group.create_task(_answer())
+            trail.append(str(child.result()))
+        elif op == "set_var":
+            FLAG.set(f"{FLAG.get()}+")
+        elif op == "raise":
+            raise ValueError(",".join(trail))
+        trail.append(op)
+    if cancel_last:
+        task = asyncio.current_task()
+        assert task is not None
+        task.cancel()
+        await asyncio.sleep(0)
+    return f"{','.join(trail)}|{FLAG.get()}"
+
+
+def _outcome(run: Any) -> tuple[str, str]:
+    try:
+        return ("value", run())
+    except BaseException as exc:  # the outcome compared, whatever it is
+        return (type(exc).__name__, str(exc))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.lists(st.sampled_from(OPS), max_size=5), min_size=1, max_size=4),
+    st.lists(st.booleans(), min_size=4, max_size=4),
+)
+def test_any_sequence_of_calls_ends_as_it_would_in_its_own_task(
+    programs: list[list[str]], cancels: list[bool]
+) -> None:
+    for ops, cancel_last in zip(programs, cancels, strict=False):
+        ours = _outcome(lambda: run_sync(_program(ops, cancel_last)))
+        in_a_task = _outcome(lambda: asyncio.run(_program(ops, cancel_last)))
+        assert ours == in_a_task
+        assert FLAG.get() == "unset"  # nothing the call set leaked out
+    loop = _local.private.loop
+    assert all(task is _local.private.host for task in asyncio.all_tasks(loop))

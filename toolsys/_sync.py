@@ -62,6 +62,10 @@ class _Private:
         finally:
             _leave_task(loop, host)
             events._set_running_loop(previous)
+        if host.cancelling():  # the call cancelled its own task: as a task would, it is
+            self.host = loop.create_task(_serve(self.jobs), name="toolsys-host")
+            if result is _WAITING:  # cancelled where it waits (a call that ended, ended)
+                waiting_on = _Cancel(waiting_on)
         if result is not _WAITING:
             self.until_sweep -= 1
             if not self.until_sweep:
@@ -121,24 +125,38 @@ async def _serve(jobs: asyncio.Queue[_Job]) -> None:
             done.set_result(value)
 
 
+class _Cancel:
+    """What a call that cancelled its own task waits on: it is cancelled there first."""
+
+    def __init__(self, waiting_on: Any) -> None:
+        self.waiting_on = waiting_on
+
+
 @types.coroutine
 def _resume(
     context: contextvars.Context, coroutine: Coroutine[Any, Any, T], waiting_on: Any
 ) -> Generator[Any, Any, T]:
     """Continue a started coroutine inside the awaiting task: what it waits on is waited on here,
     and what the task is sent or thrown (a cancellation) goes on to the coroutine."""
-    step: Callable[[Any], Any]
+    step: Callable[[Any], Any] | None = None
+    argument: Any = None
+    if type(waiting_on) is _Cancel:
+        if isinstance(waiting_on.waiting_on, asyncio.Future):
+            waiting_on.waiting_on.cancel()
+        step, argument = coroutine.throw, asyncio.CancelledError()
     while True:
-        try:
-            sent = yield waiting_on
-        except BaseException as exc:
-            step, argument = coroutine.throw, exc
-        else:
-            step, argument = coroutine.send, sent
+        if step is None:
+            try:
+                sent = yield waiting_on
+            except BaseException as exc:
+                step, argument = coroutine.throw, exc
+            else:
+                step, argument = coroutine.send, sent
         try:
             waiting_on = context.run(step, argument)
         except StopIteration as finished:
             return finished.value
+        step = None
 
 
 _local = threading.local()
