@@ -184,9 +184,9 @@ async def _program(ops: list[str], cancel_last: bool) -> str:
     return f"{','.join(trail)}|{FLAG.get()}"
 
 
-def _outcome(run: Any) -> tuple[str, str]:
+def _outcome(runner: Any, ops: list[str], cancel_last: bool) -> tuple[str, str]:
     try:
-        return ("value", run())
+        return ("value", runner(_program(ops, cancel_last)))
     except BaseException as exc:  # the outcome compared, whatever it is
         return (type(exc).__name__, str(exc))
 
@@ -200,8 +200,8 @@ def test_any_sequence_of_calls_ends_as_it_would_in_its_own_task(
     programs: list[list[str]], cancels: list[bool]
 ) -> None:
     for ops, cancel_last in zip(programs, cancels, strict=False):
-        ours = _outcome(lambda: run_sync(_program(ops, cancel_last)))
-        in_a_task = _outcome(lambda: asyncio.run(_program(ops, cancel_last)))
+        ours = _outcome(run_sync, ops, cancel_last)
+        in_a_task = _outcome(asyncio.run, ops, cancel_last)
         assert ours == in_a_task
         assert FLAG.get() == "unset"  # nothing the call set leaked out
     loop = _local.private.loop
