@@ -515,7 +515,7 @@ def _plain(query: str, limit: int = 3) -> str:
 def test_the_sync_fast_path_gives_what_the_stages_give(
     fn: Any, args: Any, as_text: bool, coerce: bool
 ) -> None:
-    from toolsys.execution import invoke, run_plain, validate
+    from toolsys.invoke import invoke, run_plain, validate
     from toolsys.result import to_json
 
     tool = tool_from_function(fn)

@@ -24,7 +24,8 @@ building included. Only real cancellation (the caller's task being cancelled) an
 KeyboardInterrupt propagate.
 
 The first three stages (resolve, decode, validate) and the envelope builder `failure` live in
-`toolsys.stages`; this module invokes the tool and runs the layers around it.
+`toolsys.stages`, the last one (invoke) in `toolsys.invoke`; this module runs the layers around
+them.
 
 Chapter 04 builds this by hand first: notebooks/04_errors.ipynb.
 """
@@ -33,31 +34,21 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import functools
 import logging
 from collections.abc import Awaitable, Callable, Mapping
-from types import CoroutineType, MappingProxyType
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol
 
 from pydantic import BaseModel
-from pydantic_core import ValidationError
 
-from toolsys import _workers, failures
-from toolsys.errors import ToolError
+from toolsys import failures
+from toolsys.invoke import Arguments, _really_cancelled, ainvoke
 from toolsys.result import ToolResult
-from toolsys.stages import (
-    MAX_ARGUMENT_CHARS,
-    _tool_error,
-    crashed,
-    failure,
-    resolve,
-    validate,
-)
+from toolsys.stages import failure, resolve, validate
 
 if TYPE_CHECKING:
     from toolsys.tool import Tool
 
-Arguments = Mapping[str, Any] | str | bytes | bytearray | None
 Stage = Literal["received", "validated"]
 STAGES: tuple[Stage, ...] = ("received", "validated")
 
@@ -170,145 +161,6 @@ def layer_name(layer: Layer) -> str:
     return getattr(layer, "__name__", None) or type(layer).__name__
 
 
-def run_plain(tool: Tool, arguments: Arguments, coerce: bool = False) -> ToolResult:
-    """`validate` then `invoke`, for a sync tool without layers: the sync fast path.
-
-    The same stages, with the common case inlined (arguments valid as sent, a tool called with
-    keywords): a call costs little more than the validation itself. Anything else, a failure
-    included, takes the general stage functions, so the outcome is theirs.
-    """
-    model: Any = None
-    raw: Any = arguments  # narrowed by `kind`, which mypy does not follow
-    kind = type(raw)
-    if kind is dict and not coerce and not tool.accepts_anything:
-        if not tool.null_means_default or None not in raw.values():
-            try:
-                model = tool.validator.validate_python(raw, strict=True)
-            except ValidationError:
-                model = None
-    elif kind is str and not coerce and len(raw) <= MAX_ARGUMENT_CHARS:
-        try:
-            model = tool.validator.validate_json(raw or "{}", strict=True)
-        except ValidationError:
-            model = None
-        else:  # pydantic reads NaN and Infinity, JSON does not: `validate` refuses them
-            model = None if "NaN" in raw or "Infinity" in raw else model
-    if model is None:
-        model = validate(tool, arguments, coerce=coerce)
-        if type(model) is ToolResult:
-            return model
-    values = model.__dict__
-    if not tool.by_keyword or len(model.__pydantic_fields_set__) != len(values):
-        return invoke(tool, model)
-    try:
-        value = tool.fn(**values)
-        if type(value) is CoroutineType:
-            from toolsys._sync import run_sync
-
-            value = run_sync(value)
-    except ToolError as exc:
-        return _tool_error(exc)
-    except KeyboardInterrupt:
-        raise
-    except BaseException as exc:
-        return crashed(tool, exc)
-    return ToolResult(True, value, None, {})
-
-
-def invoke(tool: Tool, arguments: BaseModel) -> ToolResult:
-    """Call a tool synchronously (an async tool is run to completion); the result, never a raise."""
-    try:
-        value = tool.call(arguments)
-        if type(value) is CoroutineType:
-            from toolsys._sync import run_sync
-
-            value = run_sync(value)
-    except ToolError as exc:
-        return _tool_error(exc)
-    except KeyboardInterrupt:
-        raise
-    except BaseException as exc:
-        return crashed(tool, exc)
-    return ToolResult(True, value, None, {})
-
-
-async def ainvoke(call: Call, dependencies: Mapping[str, Any] = _EMPTY) -> ToolResult:
-    """Call the tool of a validated call: awaited when async, on a thread when `offload`.
-
-    A tool with injected parameters gets them from `call.context` and `dependencies`.
-    """
-    tool, arguments = call.tool, call.arguments
-    assert tool is not None and arguments is not None
-    try:
-        values = arguments.__dict__
-        if (
-            tool.by_keyword
-            and not (tool.injected or call.offload)
-            and (len(arguments.__pydantic_fields_set__) == len(values))
-        ):
-            value = tool.fn(**values)  # the common case of `tool.call`, inlined
-        else:
-            run: Callable[..., Any] = tool.call
-            if tool.injected:
-                run = functools.partial(run, context=call.context, dependencies=dependencies)
-            if call.offload and not tool.is_async:
-                value = await _on_thread(run, arguments)
-            else:
-                value = run(arguments)
-        if type(value) is CoroutineType:  # an async tool, or a callable that returned one
-            value = await value
-    except ToolError as exc:
-        return _tool_error(exc)
-    except asyncio.CancelledError as exc:
-        if _really_cancelled():
-            raise
-        return crashed(tool, exc)
-    except KeyboardInterrupt:
-        raise
-    except BaseException as exc:
-        return crashed(tool, exc)
-    return ToolResult(True, value, None, {})
-
-
-def _really_cancelled() -> bool:
-    """A CancelledError is real when our own task is being cancelled, not when a tool raised one."""
-    task = asyncio.current_task()
-    return task is not None and task.cancelling() > 0
-
-
-async def _on_thread(fn: Callable[..., Any], *args: Any) -> Any:
-    """Run `fn` on a worker thread; awaiting may stop early, the thread then runs on."""
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[Any] = loop.create_future()
-    context = contextvars.copy_context()
-
-    def settle(value: Any, error: BaseException | None) -> None:
-        if future.cancelled():
-            return
-        if error is not None:
-            future.set_exception(error)
-        else:
-            future.set_result(value)
-
-    def worker() -> Callable[[], None]:
-        try:
-            value = context.run(fn, *args)
-        except BaseException as exc:
-            error: BaseException | None = exc
-            value = None
-        else:
-            error = None
-
-        def notify() -> None:
-            if not loop.is_closed():
-                loop.call_soon_threadsafe(settle, value, error)
-
-        return notify
-
-    _workers.submit(worker)
-    return await future
-
-
 async def _at_once(result: ToolResult) -> ToolResult:
     return result
 
@@ -388,7 +240,8 @@ def build_handler(
         token = _running.set((handler, call))
         hidden = VALIDATED.set(None) if VALIDATED.get() is not None else None
         try:
-            return await ainvoke(call, dependencies)
+            arguments: Any = call.arguments
+            return await ainvoke(tool, arguments, call.context, call.offload, dependencies)
         finally:
             if hidden is not None:
                 VALIDATED.reset(hidden)

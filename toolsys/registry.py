@@ -32,10 +32,10 @@ from toolsys.execution import (
     layer_name,
     layer_stage,
     resolve,
-    run_plain,
 )
 from toolsys.export import LintIssue, export_tools, lint
 from toolsys.injection import caller_context
+from toolsys.invoke import run_plain
 from toolsys.namespaces import Namespace, include
 from toolsys.result import ToolResult
 from toolsys.spec import Category, ToolSpec

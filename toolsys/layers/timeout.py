@@ -33,9 +33,10 @@ from typing import Any, Protocol
 
 from toolsys import failures
 from toolsys.errors import ToolError
-from toolsys.execution import Call, Next, crashed, failure
+from toolsys.execution import Call, Next
 from toolsys.layers import _messages
 from toolsys.result import ToolResult
+from toolsys.stages import crashed, failure
 from toolsys.tool import Tool
 
 

@@ -26,12 +26,13 @@ from typing import Any, Protocol
 
 from toolsys import failures
 from toolsys._sync import run_sync
-from toolsys.execution import Arguments, failure, invoke, validate
 from toolsys.export import export_tools
+from toolsys.invoke import Arguments, invoke
 from toolsys.result import ToolResult
 from toolsys.search.bm25 import Hit
 from toolsys.search.index import query_text
 from toolsys.spec import Param, ToolSpec
+from toolsys.stages import failure, validate
 from toolsys.tool import Tool, tool_from_spec
 
 SEARCH_TOOL = "search_tools"

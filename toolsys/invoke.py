@@ -1,0 +1,175 @@
+"""The invoke stage: call the tool itself, and turn whatever it does into a ToolResult.
+
+    invoke    -> EXECUTION_ERROR     the tool raised (or its own ToolError code)
+
+Three ways in, one behaviour: `run_plain` (the sync fast path: validate and call, no layers),
+`invoke` (sync; an async tool is run to completion) and `ainvoke` (the layered path: awaited,
+or on a worker thread so that a deadline can leave it behind). Each inlines the common case, a
+tool called with its validated fields as keywords, because it is on every call. Only
+KeyboardInterrupt and a real cancellation of the caller's task propagate.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import functools
+from collections.abc import Callable, Mapping
+from types import CoroutineType
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel
+from pydantic_core import ValidationError
+
+from toolsys import _workers
+from toolsys.errors import ToolError
+from toolsys.result import ToolResult
+from toolsys.stages import MAX_ARGUMENT_CHARS, _tool_error, crashed, validate
+
+if TYPE_CHECKING:
+    from toolsys.tool import Tool
+
+Arguments = Mapping[str, Any] | str | bytes | bytearray | None
+
+
+def run_plain(tool: Tool, arguments: Arguments, coerce: bool = False) -> ToolResult:
+    """`validate` then `invoke`, for a sync tool without layers: the sync fast path.
+
+    The same stages, with the common case inlined (arguments valid as sent, a tool called with
+    keywords): a call costs little more than the validation itself. Anything else, a failure
+    included, takes the general stage functions, so the outcome is theirs.
+    """
+    model: Any = None
+    raw: Any = arguments  # narrowed by `kind`, which mypy does not follow
+    kind = type(raw)
+    if kind is dict and not coerce and not tool.accepts_anything:
+        if not tool.null_means_default or None not in raw.values():
+            try:
+                model = tool.validator.validate_python(raw, strict=True)
+            except ValidationError:
+                model = None
+    elif kind is str and not coerce and len(raw) <= MAX_ARGUMENT_CHARS:
+        try:
+            model = tool.validator.validate_json(raw or "{}", strict=True)
+        except ValidationError:
+            model = None
+        else:  # pydantic reads NaN and Infinity, JSON does not: `validate` refuses them
+            model = None if "NaN" in raw or "Infinity" in raw else model
+    if model is None:
+        model = validate(tool, arguments, coerce=coerce)
+        if type(model) is ToolResult:
+            return model
+    values = model.__dict__
+    if not tool.by_keyword or len(model.__pydantic_fields_set__) != len(values):
+        return invoke(tool, model)
+    try:
+        value = tool.fn(**values)
+        if type(value) is CoroutineType:
+            from toolsys._sync import run_sync
+
+            value = run_sync(value)
+    except ToolError as exc:
+        return _tool_error(exc)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:
+        return crashed(tool, exc)
+    return ToolResult(True, value, None, {})
+
+
+def invoke(tool: Tool, arguments: BaseModel) -> ToolResult:
+    """Call a tool synchronously (an async tool is run to completion); the result, never a raise."""
+    try:
+        value = tool.call(arguments)
+        if type(value) is CoroutineType:
+            from toolsys._sync import run_sync
+
+            value = run_sync(value)
+    except ToolError as exc:
+        return _tool_error(exc)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:
+        return crashed(tool, exc)
+    return ToolResult(True, value, None, {})
+
+
+async def ainvoke(
+    tool: Tool,
+    arguments: BaseModel,
+    context: Mapping[str, Any],
+    offload: bool,
+    dependencies: Mapping[str, Any],
+) -> ToolResult:
+    """Call a tool with validated arguments: awaited when async, on a thread when `offload`.
+
+    A tool with injected parameters gets them from `context` and `dependencies`.
+    """
+    try:
+        values = arguments.__dict__
+        if (
+            tool.by_keyword
+            and not (tool.injected or offload)
+            and (len(arguments.__pydantic_fields_set__) == len(values))
+        ):
+            value = tool.fn(**values)  # the common case of `tool.call`, inlined
+        else:
+            run: Callable[..., Any] = tool.call
+            if tool.injected:
+                run = functools.partial(run, context=context, dependencies=dependencies)
+            if offload and not tool.is_async:
+                value = await _on_thread(run, arguments)
+            else:
+                value = run(arguments)
+        if type(value) is CoroutineType:  # an async tool, or a callable that returned one
+            value = await value
+    except ToolError as exc:
+        return _tool_error(exc)
+    except asyncio.CancelledError as exc:
+        if _really_cancelled():
+            raise
+        return crashed(tool, exc)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:
+        return crashed(tool, exc)
+    return ToolResult(True, value, None, {})
+
+
+def _really_cancelled() -> bool:
+    """A CancelledError is real when our own task is being cancelled, not when a tool raised one."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
+
+
+async def _on_thread(fn: Callable[..., Any], *args: Any) -> Any:
+    """Run `fn` on a worker thread; awaiting may stop early, the thread then runs on."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Any] = loop.create_future()
+    context = contextvars.copy_context()
+
+    def settle(value: Any, error: BaseException | None) -> None:
+        if future.cancelled():
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(value)
+
+    def worker() -> Callable[[], None]:
+        try:
+            value = context.run(fn, *args)
+        except BaseException as exc:
+            error: BaseException | None = exc
+            value = None
+        else:
+            error = None
+
+        def notify() -> None:
+            if not loop.is_closed():
+                loop.call_soon_threadsafe(settle, value, error)
+
+        return notify
+
+    _workers.submit(worker)
+    return await future
