@@ -206,3 +206,35 @@ def test_any_sequence_of_calls_ends_as_it_would_in_its_own_task(
         assert FLAG.get() == "unset"  # nothing the call set leaked out
     loop = _local.private.loop
     assert all(task is _local.private.host for task in asyncio.all_tasks(loop))
+
+
+def test_a_tool_that_executes_a_layered_call_gets_its_answer_before_and_after_waiting() -> None:
+    from toolsys import Registry
+    from toolsys.execution import Call, Next
+    from toolsys.result import ToolResult
+
+    async def passthrough(call: Call, call_next: Next) -> ToolResult:
+        return await call_next(call)
+
+    registry = Registry(layers=[passthrough])
+
+    @registry.tool
+    def inner() -> int:
+        """The answer."""
+        return 42
+
+    @registry.tool
+    def outer() -> int:
+        """Asks inner, from inside a call this thread is running."""
+        result = registry.execute("inner")
+        return result.value + 1
+
+    @registry.tool
+    async def outer_later() -> int:
+        """Asks inner after waiting, while the host task is finishing this call."""
+        await asyncio.sleep(0.001)
+        return registry.execute("inner").value + 2
+
+    assert registry.execute("outer").value == 43
+    assert registry.execute("outer_later").value == 44
+    assert run_sync(_answer()) == 42
