@@ -1,6 +1,8 @@
 """Exercise checks: `check("2.1", my_function)` in a notebook, `@exercise(...)` for authors.
 
-Each chapter's checks live in `toolsys/checks/chNN.py` and are imported on first use.
+Each chapter's checks live in the package `toolsys/checks/chNN/`, one module per exercise
+(`exN.py`: the check of exercise NN.N, its cases and its reference); chapters are imported on
+first use.
 """
 
 from toolsys.checks._core import (

@@ -3,8 +3,8 @@
 Why this module exists: a check cell in an exercise notebook must give actionable feedback (what
 was expected, what came back, a hint) for a stub, a wrong answer, a crash or a hang alike, and the
 instructor's grader must be able to collect the same verdicts. Chapter authors register one check
-per exercise id with `@exercise(...)` in `toolsys/checks/chNN.py`; those modules are imported on
-first use.
+per exercise id with `@exercise(...)` in the chapter's package, one module per exercise
+(`toolsys/checks/chNN/exN.py`); each package is imported on first use.
 """
 
 from __future__ import annotations
@@ -191,7 +191,8 @@ def _origin(func: Callable[..., object]) -> str:
 
 
 def _discover() -> None:
-    """Import every `toolsys/checks/chNN.py` once, so their `@exercise` decorators register."""
+    """Import every chapter (`toolsys/checks/chNN/`, or a module `chNN.py`) once, so its
+    `@exercise` decorators register."""
     if _REGISTRY.discovered:
         return
     _REGISTRY.discovered = True

@@ -17,13 +17,13 @@ How it decides, each request, from the messages and tools alone (it keeps no mem
    dates, e-mails, names, symbols, and enum values named outright or by the meaning the
    description gives them ("desc: newest first" lets "the newest first" pick "desc"). No tool
    fits -> a plain-text answer saying so. A required argument the text does not give -> it asks
-   (it never guesses one).
+   (it never guesses one). This step is `_plan.plan`.
 2. **Replay.** The assistant turns and tool results since that user message are matched to the
    plan, task by task, in the order the model itself would have sent them.
 3. **Act.** A failed result whose text says how to fix the call (`_repair`) is retried with the
    corrected arguments, at most `max_retries` times per task; tasks not started yet are called
    (all at once, or one per turn when `parallel_tool_calls` is false); when nothing is left, it
-   answers with a short sentence quoting each result, and names what failed and why.
+   answers with a short sentence quoting each result, and names what failed and why (`_answers`).
 
 `tool_choice`: "none" -> text; "required" -> a call even when no tool matches well; a named
 function -> that function. As with real models, a forced choice forces a call on *every*
@@ -42,11 +42,10 @@ from __future__ import annotations
 import json
 import random
 import threading
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from toolsys.models import _imperfect, _search, transport
-from toolsys.models._arguments import fill, missing_required
+from toolsys.models import _answers, _imperfect, _search, transport
+from toolsys.models._arguments import missing_required
 from toolsys.models._messages import (
     by_name,
     content_text,
@@ -54,53 +53,13 @@ from toolsys.models._messages import (
     request_text,
     tool_turns,
 )
+from toolsys.models._plan import Task, plan
 from toolsys.models._repair import read_result, repair
-from toolsys.models._text import THRESHOLD, ToolScore, clause_spans, score_tools
 from toolsys.models.config import OFFLINE_MARK, OFFLINE_MODEL
 from toolsys.models.explanation import Explanation, Step, planned_call
 
 if TYPE_CHECKING:
     import openai
-
-
-@dataclass
-class Task:
-    """One thing the user asked for, and how far the conversation got with it."""
-
-    tool: str
-    args: dict[str, Any]
-    attempts: int = 0
-    status: str = "pending"  # pending -> retry / done / failed
-    next_call: tuple[str, str] | None = None  # (name, raw arguments) to send for a retry
-    sent: tuple[str, str] | None = None  # the last call actually sent
-    value: Any = None
-    error: str = ""
-    notes: list[str] = field(default_factory=list)
-    source: str = ""  # the text its arguments were read from: its clause(s) of the message
-    start: int = 0  # where that text starts in the message
-
-
-_GLUED = "no call of its own: {}, so it is read together with the previous clause"
-
-
-def _summary(value: Any, limit: int = 160) -> str:
-    """A result value as a short phrase: 646; 'temperature_c: 8, condition: cloudy'; titles."""
-    if isinstance(value, dict):
-        if isinstance(value.get("summary"), str):
-            return value["summary"]
-        text = ", ".join(f"{k}: {_summary(v, 40)}" for k, v in list(value.items())[:6])
-    elif isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
-        key = next((k for k in ("title", "name", "id") if k in value[0]), None)
-        text = "; ".join(str(v.get(key)) for v in value) if key else json.dumps(value)
-    elif isinstance(value, str):
-        text = value
-    else:
-        text = json.dumps(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _call_text(name: str, args: dict[str, Any]) -> str:
-    return f"{name}({', '.join(str(v) for v in args.values())})"
 
 
 class OfflineModel:
@@ -152,58 +111,10 @@ class OfflineModel:
     ) -> list[Task]:
         """The calls this request asks for, before any mistake: one Task per sub-request.
 
-        With a `trace` list, each clause's scores and what was made of it are appended to it.
+        With a `trace` list, each clause's scores and what was made of it are appended to it
+        (the planning itself is `_plan.plan`).
         """
-        by_name = {f["name"]: f for f in functions}
-
-        def task(tool: str, start: int, end: int) -> Task:
-            source = text[start:end]
-            return Task(tool, fill(by_name[tool], source, text), source=source, start=start)
-
-        def note(clause: str, scores: list[ToolScore], outcome: str) -> None:
-            if trace is not None:
-                trace.append(Step(clause, tuple(scores), outcome))
-
-        if isinstance(tool_choice, dict):
-            name = tool_choice["function"]["name"]
-            note(text, score_tools(text, functions), f"tool_choice names {name}: a call to it")
-            return [task(name, 0, len(text))]
-        tasks: list[Task] = []
-        for start, end in clause_spans(text):
-            clause = text[start:end]
-            scores = score_tools(clause, functions)
-            tool = scores[0].tool if scores and scores[0].score >= THRESHOLD else None
-            reached = f"{tool} reaches the threshold {THRESHOLD:g}" if tool else ""
-            if tool is None and not tasks:
-                note(clause, scores, f"no tool reaches the threshold {THRESHOLD:g}")
-                continue
-            if tool is None:  # "... and in Tokyo": the same tool, if it completes it
-                previous = by_name[tasks[-1].tool]
-                args = fill(previous, clause, clause)
-                if not args or missing_required(previous, args):  # "between 1 | and 100"
-                    tasks[-1] = task(previous["name"], tasks[-1].start, end)
-                    note(clause, scores, _GLUED.format(f"it does not complete {previous['name']}"))
-                    continue
-                tool, reached = previous["name"], f"it completes {previous['name']} on its own"
-            if tasks[-1:] and tasks[-1].tool == tool:
-                alone = fill(by_name[tool], clause, clause)
-                refines = not alone.keys() & tasks[-1].args.keys()  # "roll dice, | sides 20"
-                if refines or missing_required(by_name[tool], alone):  # "orders, | newest first"
-                    tasks[-1] = task(tool, tasks[-1].start, end)
-                    note(clause, scores, _GLUED.format(f"{tool} again, only adding to its call"))
-                    continue
-            tasks.append(task(tool, start, end))
-            note(clause, scores, f"{reached}: a call to {tool}")
-        unique = {(t.tool, json.dumps(t.args, sort_keys=True)): t for t in tasks}
-        if len(unique) < len(tasks) and trace is not None:
-            trace.append(Step(text, (), "the same call asked twice is sent once"))
-        tasks = list(unique.values())
-        if not tasks and tool_choice == "required":
-            scores = score_tools(text, functions)
-            tool = scores[0].tool
-            note(text, scores, f"tool_choice 'required': the best-ranked tool, a call to {tool}")
-            tasks = [task(tool, 0, len(text))]
-        return tasks
+        return plan(text, functions, tool_choice, trace)
 
     # --- 2. replay -----------------------------------------------------------------------
 
@@ -271,8 +182,8 @@ class OfflineModel:
             if found and choice == "auto":
                 return {"content": None, "tool_calls": found}
         if not functions or choice == "none":
-            return _text(
-                _without_tools(self.plan(user_text, functions) if functions else [], turns)
+            return _answers.text(
+                _answers.without_tools(self.plan(user_text, functions) if functions else [], turns)
             )
         parallel = request.get("parallel_tool_calls", True)
         tasks = self.plan(user_text, functions, choice)
@@ -296,11 +207,11 @@ class OfflineModel:
             }
         if not tasks:
             names = ", ".join(f["name"] for f in functions)
-            return _text(
+            return _answers.text(
                 f"None of the available tools ({names}) fits this request, and I can only "
                 f"answer by calling tools. {OFFLINE_MARK}"
             )
-        return _text(_answer(tasks))
+        return _answers.text(_answers.answer(tasks))
 
     # --- why ------------------------------------------------------------------------------
 
@@ -377,57 +288,3 @@ def _ask_for_missing(tasks: list[Task], functions: list[dict[str, Any]], choice:
             task.error = (
                 f"I need {', '.join(needed)} to use {task.tool}, and your message does not say"
             )
-
-
-def _text(content: str) -> dict[str, Any]:
-    return {"content": content, "tool_calls": []}
-
-
-def _without_tools(tasks: list[Task], turns: list[tuple[list[dict], dict[str, str]]]) -> str:
-    """The answer when no tool may be called: quote results so far, or say what it would call."""
-    done = []
-    for calls, results in turns:
-        for call in calls:
-            ok, value, error = read_result(results.get(call["id"], ""))
-            done.append(
-                Task(
-                    call["function"]["name"],
-                    {},
-                    status="done" if ok else "failed",
-                    sent=(call["function"]["name"], call["function"]["arguments"]),
-                    value=value,
-                    error=error,
-                )
-            )
-    if done:
-        return _answer(done)
-    if tasks:
-        wanted = ", ".join(_call_text(t.tool, t.args) for t in tasks)
-        return (
-            f"I may not call tools for this request; with tools I would call {wanted}. "
-            f"{OFFLINE_MARK}"
-        )
-    return f"I can only answer by calling tools, and no tool is available here. {OFFLINE_MARK}"
-
-
-def _answer(tasks: list[Task]) -> str:
-    """One short sentence per task: the value it returned, or what failed and why."""
-    sentences = []
-    for task in tasks:
-        shown = task.args
-        if task.sent:
-            try:
-                shown = json.loads(task.sent[1])
-            except json.JSONDecodeError:
-                shown = task.args
-        call = _call_text(task.sent[0] if task.sent else task.tool, shown)
-        if task.status == "done":
-            sentences.append(f"{call} = {_summary(task.value)}.")
-        elif task.sent is None:
-            sentences.append(f"{task.error}.")
-        else:
-            why = f" ({'; '.join(task.notes)})" if task.notes else ""
-            sentences.append(f"I could not complete {call}: {task.error.strip()}{why}.")
-    if not sentences:
-        sentences.append("I have no tool results to answer from.")
-    return " ".join(s.replace("..", ".") for s in sentences) + f" {OFFLINE_MARK}"

@@ -22,7 +22,9 @@ show the error a learner will meet. `max_tokens` cuts the reply short with `fini
 "length"`, mid-arguments if need be; `stream: true` answers with server-sent event chunks as
 the real endpoint does, which the SDK's own stream parser reads.
 
-Token counts in `usage` are approximate: one token per four characters of JSON, rounded up.
+The request checks (`validate`, `RequestError`) live in `_requests`; they are importable from
+here too. Token counts in `usage` are approximate: one token per four characters of JSON,
+rounded up.
 Chapter 06 uses this seam for streaming and protocol errors: notebooks/06_agent_loop.ipynb.
 """
 
@@ -36,6 +38,9 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Protocol
 
 from toolsys.models import config
+from toolsys.models._requests import ROLES as ROLES
+from toolsys.models._requests import SUPPORTED_PARAMS as SUPPORTED_PARAMS
+from toolsys.models._requests import RequestError, validate
 
 if TYPE_CHECKING:
     import httpx2
@@ -44,220 +49,11 @@ if TYPE_CHECKING:
 CREATED = int(config.FIXED_NOW.timestamp())
 """The fixed `created` timestamp of every response: no wall clock in a response body."""
 
-SUPPORTED_PARAMS = {
-    "model",
-    "messages",
-    "tools",
-    "tool_choice",
-    "parallel_tool_calls",
-    "stream",
-    "stream_options",
-    "temperature",
-    "top_p",
-    "max_tokens",
-    "max_completion_tokens",
-    "seed",
-    "user",
-    "metadata",
-    "store",
-    "n",
-}
-ROLES = {"system", "developer", "user", "assistant", "tool"}
-
-
-class RequestError(Exception):
-    """An error answered as OpenAI-style JSON: `{"error": {"message", "type", "param", "code"}}`."""
-
-    def __init__(
-        self, message: str, *, status: int = 400, param: str | None = None, code: str | None = None
-    ) -> None:
-        super().__init__(message)
-        self.message, self.status, self.param, self.code = message, status, param, code
-
-    def to_json(self) -> dict[str, Any]:
-        kind = "invalid_request_error" if self.status < 500 else "server_error"
-        return {
-            "error": {"message": self.message, "type": kind, "param": self.param, "code": self.code}
-        }
-
 
 class Backend(Protocol):
     name: str
 
     def reply(self, request: dict[str, Any]) -> dict[str, Any]: ...
-
-
-# --- request checks --------------------------------------------------------------------------
-
-
-def validate(body: Any) -> dict[str, Any]:
-    """Check that a request uses only what the protocol subset supports; raise RequestError."""
-    if not isinstance(body, dict):
-        raise RequestError("The request body must be a JSON object.")
-    unknown = sorted(set(body) - SUPPORTED_PARAMS)
-    if unknown:
-        raise RequestError(
-            f"Unsupported parameter '{unknown[0]}': the offline teaching model supports only "
-            f"{', '.join(sorted(SUPPORTED_PARAMS))}.",
-            param=unknown[0],
-            code="unsupported_parameter",
-        )
-    if not isinstance(body.get("model"), str) or not body["model"]:
-        raise RequestError("Missing required parameter 'model'.", param="model")
-    if body.get("n", 1) != 1:
-        raise RequestError("Only n=1 is supported.", param="n", code="unsupported_value")
-    for key in ("max_tokens", "max_completion_tokens"):
-        limit = body.get(key)
-        if limit is not None and (type(limit) is not int or limit < 1):
-            raise RequestError(
-                f"'{key}' must be an integer of at least 1, got {json.dumps(limit)}.", param=key
-            )
-    _validate_messages(body.get("messages"))
-    names = _validate_tools(body.get("tools"))
-    _validate_tool_choice(body.get("tool_choice"), names)
-    if not isinstance(body.get("parallel_tool_calls", True), bool):
-        raise RequestError("'parallel_tool_calls' must be a boolean.", param="parallel_tool_calls")
-    return body
-
-
-def _validate_messages(messages: Any) -> None:
-    """Refuse a conversation the real API refuses, in the real API's words.
-
-    The wording of the four tool-message errors is OpenAI's own, as reported in public issues
-    (its spelling "preceeding" included): an unanswered call id, a tool message with no
-    assistant `tool_calls` before it, an id the assistant never used, and an id answered twice.
-    """
-    if not isinstance(messages, list) or not messages:
-        raise RequestError("'messages' must be a non-empty array.", param="messages")
-    open_calls: list[str] = []  # ids of the last assistant turn still waiting for an answer
-    answered: dict[str, int] = {}  # ids of that turn already answered -> where
-    after_calls = False  # the previous messages are an assistant turn with tool_calls + answers
-    for i, message in enumerate(messages):
-        where = f"messages[{i}]"
-        if not isinstance(message, dict) or message.get("role") not in ROLES:
-            raise RequestError(
-                f"Invalid {where}: expected an object whose 'role' is one of "
-                f"{', '.join(sorted(ROLES))}.",
-                param=where,
-            )
-        role = message["role"]
-        if role == "tool":
-            _answer(message.get("tool_call_id"), i, after_calls, open_calls, answered)
-            continue
-        if open_calls:
-            raise _unanswered(open_calls, f"messages.[{i}].role")
-        after_calls, answered = False, {}
-        if role == "assistant":
-            open_calls = _call_ids(message, where)
-            after_calls = bool(open_calls)
-    if open_calls:
-        raise _unanswered(open_calls, f"messages.[{len(messages) - 1}].role")
-
-
-def _call_ids(message: dict[str, Any], where: str) -> list[str]:
-    ids = []
-    for call in message.get("tool_calls") or []:
-        fn = call.get("function") if isinstance(call, dict) else None
-        if not (
-            isinstance(fn, dict)
-            and isinstance(fn.get("name"), str)
-            and isinstance(fn.get("arguments"), str)
-            and isinstance(call.get("id"), str)
-            and call["id"]
-        ):
-            raise RequestError(
-                f"Invalid {where}.tool_calls: each call needs an 'id' and a 'function' "
-                "with a string 'name' and a string 'arguments'.",
-                param=where,
-            )
-        ids.append(call["id"])
-    return ids
-
-
-def _answer(
-    call_id: Any, i: int, after_calls: bool, open_calls: list[str], answered: dict[str, int]
-) -> None:
-    """Check the tool message at messages[i] answering `call_id`, and mark the id answered."""
-    if not after_calls:
-        raise RequestError(
-            "Invalid parameter: messages with role 'tool' must be a response to a preceeding "
-            "message with 'tool_calls'.",
-            param=f"messages.[{i}].role",
-        )
-    if call_id in answered:
-        raise RequestError(
-            f"Invalid parameter: Duplicate value for 'tool_call_id' of '{call_id}', in "
-            f"messages[{answered[call_id]}] and messages[{i}].",
-            param=f"messages.[{i}].tool_call_id",
-        )
-    if call_id not in open_calls:
-        raise RequestError(
-            f"Invalid parameter: 'tool_call_id' of '{call_id}' not found in 'tool_calls' of "
-            "previous message.",
-            param=f"messages.[{i}].tool_call_id",
-        )
-    open_calls.remove(call_id)
-    answered[call_id] = i
-
-
-def _unanswered(open_calls: list[str], param: str) -> RequestError:
-    return RequestError(
-        "An assistant message with 'tool_calls' must be followed by tool messages responding to "
-        "each 'tool_call_id'. The following tool_call_ids did not have response messages: "
-        f"{', '.join(open_calls)}",
-        param=param,
-    )
-
-
-def _validate_tools(tools: Any) -> list[str]:
-    if tools is None:
-        return []
-    if not isinstance(tools, list):
-        raise RequestError("'tools' must be an array.", param="tools")
-    names = []
-    for i, tool in enumerate(tools):
-        fn = tool.get("function") if isinstance(tool, dict) else None
-        if not isinstance(tool, dict) or tool.get("type") != "function" or not isinstance(fn, dict):
-            raise RequestError(
-                f"Invalid tools[{i}]: only {{'type': 'function', 'function': {{...}}}} tools are "
-                "supported.",
-                param=f"tools[{i}]",
-            )
-        name = fn.get("name")
-        if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_.-]{1,64}", name):
-            raise RequestError(
-                f"Invalid tools[{i}].function.name {name!r}: expected 1-64 letters, digits, "
-                "'_', '.' or '-'.",
-                param=f"tools[{i}].function.name",
-            )
-        if name in names:
-            raise RequestError(f"Duplicate tool name '{name}' in tools.", param="tools")
-        if not isinstance(fn.get("parameters", {}), dict):
-            raise RequestError(
-                f"Invalid tools[{i}].function.parameters: expected a JSON schema object.",
-                param=f"tools[{i}].function.parameters",
-            )
-        names.append(name)
-    return names
-
-
-def _validate_tool_choice(choice: Any, names: list[str]) -> None:
-    if choice is None:
-        return
-    if not names:
-        raise RequestError(
-            "'tool_choice' is only allowed when 'tools' are specified.", param="tool_choice"
-        )
-    if choice in ("auto", "none", "required"):
-        return
-    fn = choice.get("function") if isinstance(choice, dict) else None
-    if isinstance(fn, dict) and choice.get("type") == "function" and fn.get("name") in names:
-        return
-    raise RequestError(
-        f"Invalid 'tool_choice' {json.dumps(choice)}: expected 'auto', 'none', 'required' or "
-        f"{{'type': 'function', 'function': {{'name': ...}}}} naming one of: {', '.join(names)}.",
-        param="tool_choice",
-    )
 
 
 # --- responses -------------------------------------------------------------------------------

@@ -4,195 +4,47 @@ A transcript printed as text hides the shape of a run: which calls went out toge
 failed and what the model did next. The view lays each model turn out as a row of call cards
 (parallel calls side by side), marks failures in red, and can step through a finished run.
 
-Only `_Run.apply` knows the loop's event classes; everything else renders `_Run`'s plain records.
+Only `Run.apply` (in `_trace_run`) knows the loop's event classes; everything else renders
+`Run`'s plain records, with the HTML pieces of `_trace_html`.
 The view is safe to use as `on_event` from any thread (`run_agent` calls it from the caller's).
 """
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import ipywidgets as widgets
 
 from toolsys.loop import run_agent
-from toolsys.result import ToolResult
 from toolsys.transcript import (
     Event,
-    FinalAnswer,
-    ModelErrorEvent,
-    ModelRequest,
-    ModelResponse,
-    ObserverError,
-    RunFinished,
-    ToolCallEvent,
-    ToolResultEvent,
     Transcript,
-    UserMessage,
 )
 from toolsys.widgets._render import (
-    ERROR_COLOR,
     MUTED_COLOR,
-    OK_COLOR,
     SummaryBox,
     call_text,
     compact,
     esc,
-    plural,
     pre,
-    pretty,
-    result_html,
     result_text,
     wrapped,
 )
-
-# -- the run as plain records (the only place that reads the loop's events) ---------------------
-
-
-@dataclass
-class _Call:
-    id: str
-    name: str
-    raw: str
-    result: ToolResult | None = None
-
-    @property
-    def arguments(self) -> Any:
-        """The decoded arguments, or the raw text when the model sent invalid JSON."""
-        try:
-            return json.loads(self.raw)
-        except json.JSONDecodeError:
-            return self.raw
-
-
-@dataclass
-class _Step:
-    number: int
-    content: str | None = None
-    tokens: int | None = None
-    calls: list[_Call] = field(default_factory=list)
-    error: str | None = None
-    answered: bool = False
-
-
-@dataclass
-class _Run:
-    request: str | None = None
-    steps: dict[int, _Step] = field(default_factory=dict)
-    answer: str | None = None
-    warnings: list[str] = field(default_factory=list)
-    ended: str | None = None  # how the run ended, once an event says so
-
-    def step(self, number: int) -> _Step:
-        return self.steps.setdefault(number, _Step(number))
-
-    def apply(self, event: Event) -> tuple[str, Any]:
-        """Fold one event in; return what changed: (kind, record) for the view to draw."""
-        if isinstance(event, UserMessage):
-            self.request = event.content
-            return "request", event.content
-        if isinstance(event, ModelRequest):
-            return "step", self.step(event.step)
-        if isinstance(event, ModelResponse):
-            step = self.step(event.step)
-            step.content = event.content if event.tool_calls else None
-            step.tokens = (event.usage or {}).get("total_tokens")
-            return "step", step
-        if isinstance(event, ToolCallEvent):
-            step, call = self.step(event.step), _Call(event.id, event.name, event.arguments)
-            step.calls.append(call)
-            return "call", (step, call)
-        if isinstance(event, ToolResultEvent):
-            call = next(c for c in self.step(event.step).calls if c.id == event.id)
-            call.result = event.result
-            return "result", call
-        if isinstance(event, FinalAnswer):
-            self.answer, self.ended = event.content, "completed"
-            step = self.step(event.step)
-            step.answered = True
-            return "answer", step
-        if isinstance(event, ModelErrorEvent):
-            step = self.step(event.step)
-            step.error, self.ended = f"{event.error_type}: {event.message}", "model_error"
-            return "step", step
-        if isinstance(event, RunFinished):
-            self.ended = event.status
-            return "finished", event.status
-        if isinstance(event, ObserverError):
-            self.warnings.append(f"on_event failed on {event.event}: {event.message}")
-            return "warning", self.warnings[-1]
-        return "ignored", event
-
-    @property
-    def calls(self) -> list[_Call]:
-        return [call for step in self.steps.values() for call in step.calls]
-
-    @property
-    def tokens(self) -> int:
-        return sum(step.tokens or 0 for step in self.steps.values())
-
-    def stats(self, status: str) -> str:
-        """Status, steps, calls, errors, tokens: the stable numbers (no timings)."""
-        errors = sum(1 for c in self.calls if c.result is not None and not c.result.ok)
-        return (
-            f"{status} · {plural(len(self.steps), 'step')} · "
-            f"{plural(len(self.calls), 'tool call')} ({errors} failed) · {self.tokens} tokens"
-        )
-
-
-# -- HTML pieces shared by the widget and the static representation ----------------------------
-
-
-def _card_border(call: _Call) -> str:
-    color = MUTED_COLOR if call.result is None else OK_COLOR if call.result.ok else ERROR_COLOR
-    return f"1px solid {color}"
-
-
-def _call_html(call: _Call) -> str:
-    arguments = call.arguments
-    if isinstance(arguments, str):
-        shown = pre(f"not valid JSON: {arguments}", ERROR_COLOR)
-    else:
-        shown = pre(pretty(arguments))
-    return f"<b>{esc(call.name)}</b>{shown}"
-
-
-def _pending_or_result(call: _Call) -> str:
-    if call.result is None:
-        return f'<span style="color:{MUTED_COLOR}">… running</span>'
-    return result_html(call.result)
-
-
-def _parallel(step: _Step) -> str:
-    return f" · {len(step.calls)} calls in parallel" if len(step.calls) > 1 else ""
-
-
-def _step_title(step: _Step) -> str:
-    tokens = f" · {step.tokens} tokens" if step.tokens is not None else ""
-    return f"<b>step {step.number}</b>{_parallel(step)}{tokens}"
-
-
-def _step_notes(step: _Step) -> str:
-    html = ""
-    if step.content:
-        html += f"<div><i>model:</i> {wrapped(step.content)}</div>"
-    if step.answered:
-        html += "<div><i>model:</i> answers in text, no more tool calls</div>"
-    if step.error:
-        failed = f"✗ model request failed: {wrapped(step.error)}"
-        html += f'<div style="color:{ERROR_COLOR}">{failed}</div>'
-    return html
-
-
-def _answer_html(answer: str) -> str:
-    return f'<div style="color:{OK_COLOR}"><b>answer</b></div>' + pre(answer)
-
+from toolsys.widgets._trace_html import (
+    answer_html,
+    call_html,
+    card_border,
+    parallel,
+    pending_or_result,
+    step_notes,
+    step_title,
+)
+from toolsys.widgets._trace_run import Call, Run, Step
 
 # -- the widget ----------------------------------------------------------------------------------
 
@@ -200,9 +52,9 @@ def _answer_html(answer: str) -> str:
 class _StepBox:
     """The widgets of one step: title, notes, and the row of call cards."""
 
-    def __init__(self, step: _Step) -> None:
-        self.title = widgets.HTML(_step_title(step))
-        self.notes = widgets.HTML(_step_notes(step))
+    def __init__(self, step: Step) -> None:
+        self.title = widgets.HTML(step_title(step))
+        self.notes = widgets.HTML(step_notes(step))
         self.calls = widgets.HBox(layout=widgets.Layout(flex_flow="row wrap"))
         self.box = widgets.VBox(
             [self.title, self.notes, self.calls],
@@ -210,27 +62,27 @@ class _StepBox:
         )
         self.box.add_class("toolsys-step")
 
-    def update(self, step: _Step) -> None:
-        self.title.value = _step_title(step)
-        self.notes.value = _step_notes(step)
+    def update(self, step: Step) -> None:
+        self.title.value = step_title(step)
+        self.notes.value = step_notes(step)
 
 
 class _CallCard:
     """One call: name and arguments, the raw JSON on demand, then its result."""
 
-    def __init__(self, call: _Call) -> None:
-        self.result = widgets.HTML(_pending_or_result(call))
+    def __init__(self, call: Call) -> None:
+        self.result = widgets.HTML(pending_or_result(call))
         raw = widgets.Accordion([widgets.HTML(pre(call.raw))], titles=("raw JSON",))
         self.box = widgets.VBox(
-            [widgets.HTML(_call_html(call)), raw, self.result],
+            [widgets.HTML(call_html(call)), raw, self.result],
             layout=widgets.Layout(padding="4px 8px", margin="2px", min_width="220px"),
         )
         self.box.add_class("toolsys-call")
         self.update(call)
 
-    def update(self, call: _Call) -> None:
-        self.result.value = _pending_or_result(call)
-        self.box.layout.border = _card_border(call)
+    def update(self, call: Call) -> None:
+        self.result.value = pending_or_result(call)
+        self.box.layout.border = card_border(call)
 
 
 class TraceView(SummaryBox):
@@ -245,7 +97,7 @@ class TraceView(SummaryBox):
     def __init__(self, transcript: Transcript | None = None) -> None:
         self.events: list[Event] = []
         self._lock = threading.RLock()
-        self._run = _Run()
+        self._run = Run()
         self._shown = 0
         self._started: float | None = None
         self._duration: float | None = None
@@ -360,7 +212,7 @@ class TraceView(SummaryBox):
             self._draw_stats()
 
     def _reset(self) -> None:
-        self._run = _Run()
+        self._run = Run()
         self._shown = 0
         self._step_boxes.clear()
         self._cards.clear()
@@ -383,7 +235,7 @@ class TraceView(SummaryBox):
         elif kind == "result":
             self._cards[record.id].update(record)
         elif kind == "answer":
-            self.answer.value = _answer_html(self._run.answer or "")
+            self.answer.value = answer_html(self._run.answer or "")
             self._step_box(record).update(record)
         elif kind == "warning":
             self.body.children = (
@@ -391,7 +243,7 @@ class TraceView(SummaryBox):
                 widgets.HTML(f'<span style="color:{MUTED_COLOR}">⚠ {wrapped(record)}</span>'),
             )
 
-    def _step_box(self, step: _Step) -> _StepBox:
+    def _step_box(self, step: Step) -> _StepBox:
         box = self._step_boxes.get(step.number)
         if box is None:
             box = self._step_boxes[step.number] = _StepBox(step)
@@ -426,7 +278,7 @@ class TraceView(SummaryBox):
         if run.request is not None:
             lines.append(f"user    {run.request}")
         for step in run.steps.values():
-            lines.append(f"step {step.number}{_parallel(step)}")
+            lines.append(f"step {step.number}{parallel(step)}")
             if step.content:
                 lines.append(f"  says  {compact(step.content, 100)}")
             for call in step.calls:
@@ -449,16 +301,16 @@ class TraceView(SummaryBox):
             parts.append(f"<div><b>user</b>: {wrapped(run.request)}</div>")
         for step in run.steps.values():
             cards = "".join(
-                f'<div style="border:{_card_border(c)};padding:4px 8px;margin:2px">'
-                f"{_call_html(c)}{_pending_or_result(c)}</div>"
+                f'<div style="border:{card_border(c)};padding:4px 8px;margin:2px">'
+                f"{call_html(c)}{pending_or_result(c)}</div>"
                 for c in step.calls
             )
             parts.append(
                 '<div style="border:1px solid #ccc;padding:4px;margin:4px 0">'
-                f"{_step_title(step)}{_step_notes(step)}"
+                f"{step_title(step)}{step_notes(step)}"
                 f'<div style="display:flex;flex-wrap:wrap">{cards}</div></div>'
             )
         parts += [f'<div style="color:{MUTED_COLOR}">⚠ {wrapped(w)}</div>' for w in run.warnings]
         if run.answer is not None:
-            parts.append(_answer_html(run.answer))
+            parts.append(answer_html(run.answer))
         return "".join(parts)

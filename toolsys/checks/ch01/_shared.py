@@ -1,0 +1,81 @@
+"""The tools exercises 1.1 and 1.3 dispatch to, the calls made of them, and how to decode them.
+
+The names are ones no if/else chain written for the lesson knows, and the tools return every
+kind of JSON value (text, numbers, a dict, a bool, None) and fail in the ways the exercises name.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+
+def _shout(text: str) -> str:
+    return text.upper() + "!"
+
+
+def _count_words(text: str) -> int:
+    return len(text.split())
+
+
+def _word_stats(text: str) -> dict[str, Any]:
+    words = text.split()
+    return {"words": len(words), "longest": max(words, key=len)}
+
+
+def _is_palindrome(text: str) -> bool:
+    return text == text[::-1]
+
+
+def _forget(note: str) -> None:
+    return None
+
+
+def _today() -> str:
+    return "2025-01-15"
+
+
+def _divide(a: float, b: float) -> float:
+    if b == 0:
+        raise ValueError("b must not be 0")
+    return a / b
+
+
+def _colour_code(colour: str) -> str:
+    return {"red": "#ff0000", "green": "#00ff00"}[colour]
+
+
+def _table() -> dict[str, Callable[..., Any]]:
+    return {
+        "shout": _shout,
+        "count_words": _count_words,
+        "word_stats": _word_stats,
+        "is_palindrome": _is_palindrome,
+        "forget": _forget,
+        "today": _today,
+        "divide": _divide,
+        "colour_code": _colour_code,
+    }
+
+
+# name, arguments, what the tool returns
+_CALLS: list[tuple[str, Any, Any]] = [
+    ("shout", {"text": "hello"}, "HELLO!"),
+    ("count_words", '{"text": "one two three"}', 3),
+    ("word_stats", {"text": "a bb ccc"}, {"words": 3, "longest": "ccc"}),
+    ("is_palindrome", '{"text": "level"}', True),
+    ("forget", {"note": "x"}, None),
+    ("today", None, "2025-01-15"),
+    ("today", "", "2025-01-15"),
+    ("today", "{}", "2025-01-15"),
+    ("divide", {"a": 1, "b": 4}, 0.25),
+]
+
+
+def _decode(arguments: dict[str, Any] | str | None) -> dict[str, Any]:
+    if arguments is None or (isinstance(arguments, str) and not arguments.strip()):
+        return {}
+    if isinstance(arguments, str):
+        return json.loads(arguments)
+    return dict(arguments)

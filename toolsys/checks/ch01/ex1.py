@@ -1,0 +1,74 @@
+"""Exercise 1.1, a dispatch table: the check and its reference, `dispatch`.
+
+The tools have names no if/else chain written for the lesson knows, and return every kind of JSON
+value, so only a dispatcher that reads its table passes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from toolsys.checks import exercise, expect_equal, expect_raises
+from toolsys.checks.ch01._shared import _CALLS, _decode, _table
+
+
+def dispatch(table: dict[str, Callable[..., Any]], name: str, arguments: Any = None) -> Any:
+    """Reference for 1.1: look the name up in the table and call it with keyword arguments."""
+    if name not in table:
+        raise KeyError(f"unknown tool {name!r}; known tools: {', '.join(table)}")
+    return table[name](**_decode(arguments))
+
+
+def _dispatch_hint(got: Any, expected: Any) -> str:
+    """The hint for a wrong result: what the student most likely did."""
+    if type(got) is str and (type(expected) is not str or got == json.dumps(expected)):
+        return (
+            "dispatch returns what the function returned, as it is (3, not '3'): turning the "
+            "result into text for the model is exercise 1.3's job."
+        )
+    if got is None:
+        return "Return the function's result: return table[name](**arguments)."
+    return "Look the function up in the table and call it with the decoded arguments."
+
+
+@exercise(
+    "1.1",
+    title="A dispatch table",
+    hints=[
+        "Look the function up with table[name] (or table.get(name)) instead of comparing names.",
+        "Arguments arrive as a JSON string from the model: json.loads it when it is a str; "
+        "None or '' means no arguments.",
+        "Call the function with keyword arguments, fn(**arguments), and return what it returns, "
+        "unchanged (no json.dumps here).",
+    ],
+    reference=lambda: dispatch,
+)
+def _check_dispatch(student: Any) -> None:
+    table = _table()
+    for name, arguments, expected in _CALLS:
+        got = student(table, name, arguments)
+        expect_equal(
+            got,
+            expected,
+            what=f"dispatch(table, {name!r}, {arguments!r})",
+            hint=_dispatch_hint(got, expected),
+        )
+    expect_equal(
+        sorted(table),
+        sorted(_table()),
+        what="the table's names after dispatching",
+        hint="Dispatching must not add or remove tools.",
+    )
+    expect_raises(
+        KeyError,
+        student,
+        table,
+        "launch_rocket",
+        {},
+        what="dispatch(table, 'launch_rocket', {})",
+        match="launch_rocket",
+        hint="For an unknown name, raise KeyError with a message that names it (exercise 1.3 "
+        "turns this into an answer for the model).",
+    )

@@ -1,0 +1,275 @@
+"""Exercise 1.2, find the drift: the check and its reference, `find_drift`.
+
+Drift is a definition that no longer matches its function: the cases differ on either side, so a
+check that reads only one side shows itself.
+"""
+
+from __future__ import annotations
+
+import types
+import typing
+from collections.abc import Callable
+from typing import Any
+
+from toolsys.checks import CheckFailed, Described, exercise
+
+_JSON_TYPES: dict[Any, str] = {
+    str: "string",
+    int: "integer",
+    float: "number",
+    bool: "boolean",
+    list: "array",
+    tuple: "array",
+    dict: "object",
+}
+_PROBLEMS = ("not_in_function", "not_in_schema", "required_mismatch", "type_mismatch")
+
+
+def _json_type(annotation: Any) -> str | None:
+    """The JSON Schema type of an annotation, ignoring None in `X | None`; None if unknown."""
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType):
+        options = [a for a in typing.get_args(annotation) if a is not type(None)]
+        return _json_type(options[0]) if len(options) == 1 else None
+    return _JSON_TYPES.get(origin or annotation)
+
+
+def find_drift(definition: dict[str, Any], fn: Callable[..., Any]) -> list[tuple[str, str]]:
+    """Reference for 1.2: every disagreement between a hand-written definition and `fn`."""
+    import inspect
+
+    schema = definition.get("function", definition).get("parameters", {})
+    properties = schema.get("properties", {})
+    required = set(schema.get("required", []))
+    hints = typing.get_type_hints(fn)
+    parameters = {
+        name: p
+        for name, p in inspect.signature(fn).parameters.items()
+        if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+    }
+    drift: list[tuple[str, str]] = []
+    for name in properties:
+        if name not in parameters:
+            drift.append((name, "not_in_function"))
+    for name, parameter in parameters.items():
+        if name not in properties:
+            drift.append((name, "not_in_schema"))
+            continue
+        if (parameter.default is inspect.Parameter.empty) != (name in required):
+            drift.append((name, "required_mismatch"))
+        if name in hints:
+            expected = _json_type(hints[name])
+            if expected is not None and properties[name].get("type") != expected:
+                drift.append((name, "type_mismatch"))
+    return drift
+
+
+def _fn(source: str, *, future: bool = False) -> Callable[..., Any]:
+    """Define a function from source (optionally under `from __future__ import annotations`)."""
+    namespace: dict[str, Any] = {}
+    prefix = "from __future__ import annotations\n" if future else ""
+    # dont_inherit: this module's own `from __future__ import annotations` must not leak in.
+    code = compile(prefix + source, "<check 1.2>", "exec", dont_inherit=True)
+    exec(code, namespace)  # the check's own fixed source, never student input
+    return next(v for v in namespace.values() if isinstance(v, types.FunctionType))
+
+
+def _definition(
+    properties: dict[str, str], required: list[str] | None, **extra: Any
+) -> dict[str, Any]:
+    props = {name: {"type": kind, "description": name} for name, kind in properties.items()}
+    props.update(extra)
+    parameters: dict[str, Any] = {"type": "object", "properties": props}
+    if required is not None:
+        parameters["required"] = required
+    return {
+        "type": "function",
+        "function": {"name": "tool", "description": "A tool.", "parameters": parameters},
+    }
+
+
+# what the case shows, the definition, the function's source, under __future__?, the drift
+_DRIFT_CASES: list[tuple[str, dict[str, Any], str, bool, set[tuple[str, str]]]] = [
+    (
+        "no drift at all",
+        _definition({"a": "number", "b": "number"}, ["a", "b"]),
+        "def add(a: float, b: float) -> float:\n    return a + b\n",
+        False,
+        set(),
+    ),
+    (
+        "a renamed parameter (schema 'city', function 'location')",
+        _definition({"city": "string"}, ["city"]),
+        "def get_weather(location: str) -> dict:\n    return {}\n",
+        False,
+        {("city", "not_in_function"), ("location", "not_in_schema")},
+    ),
+    (
+        "a new optional parameter the schema never mentions",
+        _definition({"city": "string"}, ["city"]),
+        "def get_weather(city: str, unit: str = 'celsius') -> dict:\n    return {}\n",
+        False,
+        {("unit", "not_in_schema")},
+    ),
+    (
+        "required in the schema but has a default in the function, and the reverse",
+        _definition({"query": "string", "limit": "integer"}, ["limit"]),
+        "def search(query: str, limit: int = 10) -> list:\n    return []\n",
+        False,
+        {("query", "required_mismatch"), ("limit", "required_mismatch")},
+    ),
+    (
+        "a schema without a 'required' list (nothing is required there)",
+        _definition({"host": "string", "port": "integer"}, None),
+        "def ping(host: str, port: int = 80) -> bool:\n    return True\n",
+        False,
+        {("host", "required_mismatch")},
+    ),
+    (
+        "types that disagree (int vs 'number', float vs 'integer', str vs 'integer')",
+        _definition(
+            {"count": "number", "ratio": "integer", "label": "integer"}, ["count", "ratio", "label"]
+        ),
+        "def stats(count: int, ratio: float, label: str) -> dict:\n    return {}\n",
+        False,
+        {("count", "type_mismatch"), ("ratio", "type_mismatch"), ("label", "type_mismatch")},
+    ),
+    (
+        "bool and dict annotations (a bool is 'boolean', never 'integer')",
+        _definition(
+            {
+                "flag": "integer",
+                "verbose": "boolean",
+                "options": "object",
+                "level": "boolean",
+                "data": "string",
+            },
+            ["flag", "verbose", "options", "level", "data"],
+        ),
+        "def configure(flag: bool, verbose: bool, options: dict, level: int,\n"
+        "              data: dict[str, int]) -> None:\n    pass\n",
+        False,
+        {("flag", "type_mismatch"), ("level", "type_mismatch"), ("data", "type_mismatch")},
+    ),
+    (
+        "optional and generic annotations that match (str | None, list[str], Optional[int])",
+        _definition(
+            {"query": "string", "page": "integer"},
+            ["query"],
+            tags={"type": "array", "items": {"type": "string"}, "description": "tags"},
+            note={"type": "string", "description": "note"},
+        ),
+        "from typing import Optional\n"
+        "def find(query: str, tags: list[str] | None = None, page: Optional[int] = None,\n"
+        "         note: str | None = None) -> list:\n    return []\n",
+        False,
+        set(),
+    ),
+    (
+        "optional and generic annotations that disagree (str | None, list[str], Optional[int])",
+        _definition({"note": "integer", "tags": "string", "page": "string"}, []),
+        "from typing import Optional\n"
+        "def find(note: str | None = None, tags: list[str] | None = None,\n"
+        "         page: Optional[int] = None) -> list:\n    return []\n",
+        False,
+        {("note", "type_mismatch"), ("tags", "type_mismatch"), ("page", "type_mismatch")},
+    ),
+    (
+        "an unannotated parameter and one annotated Any (no JSON type to compare)",
+        _definition({"command": "integer", "payload": "string"}, ["command"]),
+        "from typing import Any\ndef run(command, payload: Any = None) -> str:\n    return ''\n",
+        False,
+        set(),
+    ),
+    (
+        "annotations written as strings (a module with `from __future__ import annotations`)",
+        _definition({"city": "string", "days": "string"}, ["city", "days"]),
+        "def forecast(city: str, days: int) -> list:\n    return []\n",
+        True,
+        {("days", "type_mismatch")},
+    ),
+]
+
+
+_DRIFT_HINTS = {
+    "not_in_function": "Compare the two sets of names: the schema's properties and "
+    "inspect.signature(fn).parameters.",
+    "not_in_schema": "Compare the two sets of names: the schema's properties and "
+    "inspect.signature(fn).parameters.",
+    "required_mismatch": "A parameter is required when it has no default (parameter.default is "
+    "inspect.Parameter.empty); compare with the schema's 'required' list (absent means []), "
+    "both ways.",
+    "type_mismatch": "Compare JSON types, not Python names: typing.get_type_hints(fn) resolves "
+    "string annotations, X | None has the type of X, list[str] is a list, a bool is 'boolean' "
+    "(not 'integer'), and a parameter without annotation (or Any) has no type to compare.",
+    "twice": "Report each (parameter, problem) pair once.",
+}
+_PAIRS = "a list of (parameter, problem) pairs of strings, e.g. [('city', 'not_in_function')]"
+
+
+def _pairs(got: Any, label: str) -> list[tuple[str, str]]:
+    """The student's drift as a list of pairs, or CheckFailed saying what shape was expected."""
+    items = list(got) if type(got) in (list, tuple, set, frozenset) else None
+    if items is None:
+        raise CheckFailed(
+            f"For {label}, find_drift must return {_PAIRS}.", expected=Described(_PAIRS), got=got
+        )
+    for item in items:
+        pair = type(item) in (tuple, list) and len(item) == 2
+        if not (pair and all(type(part) is str for part in item)):
+            raise CheckFailed(
+                f"For {label}, find_drift returned {item!r} among its items; each item must be "
+                "a (parameter, problem) pair of two strings.",
+                expected=Described(_PAIRS),
+                got=got,
+                hint="Append tuples: drift.append((name, 'not_in_schema')).",
+            )
+        if item[1] not in _PROBLEMS:
+            raise CheckFailed(
+                f"For {label}, find_drift reported the problem {item[1]!r}, which is not one of "
+                f"the four: {', '.join(_PROBLEMS)}.",
+                expected=Described(_PAIRS),
+                got=got,
+                hint="Spell the problems exactly as in the exercise's table.",
+            )
+    return [(name, problem) for name, problem in items]
+
+
+@exercise(
+    "1.2",
+    title="Find the drift",
+    hints=[
+        "Start from the two name sets: definition['function']['parameters']['properties'] and "
+        "inspect.signature(fn).parameters. Names on one side only are drift.",
+        "A function parameter is required when it has no default (parameter.default is "
+        "inspect.Parameter.empty); compare with the schema's 'required' list, which may be "
+        "absent (nothing required).",
+        "For types, read typing.get_type_hints(fn) (it resolves string annotations), strip None "
+        "from `X | None` with typing.get_args, and map the origin of list[str] (list) -> 'array'.",
+    ],
+    reference=lambda: find_drift,
+)
+def _check_find_drift(student: Any) -> None:
+    for label, definition, source, future, expected in _DRIFT_CASES:
+        pairs = _pairs(student(definition, _fn(source, future=future)), label)
+        found = set(pairs)
+        if found == expected and len(pairs) == len(found):
+            continue
+        missing = sorted(expected - found)
+        extra = sorted(found - expected)
+        detail = "; ".join(
+            part
+            for part in (
+                f"missed {missing}" if missing else "",
+                f"reported wrongly {extra}" if extra else "",
+                "reported a pair twice" if len(pairs) != len(found) else "",
+            )
+            if part
+        )
+        wrong = [problem for _, problem in missing + extra]
+        raise CheckFailed(
+            f"For {label}: {detail}.",
+            expected=Described(repr(sorted(expected))),
+            got=Described(repr(sorted(pairs))),
+            hint=_DRIFT_HINTS[wrong[0]] if wrong else _DRIFT_HINTS["twice"],
+        )

@@ -1,0 +1,138 @@
+"""Exercise 1.3, errors as strings, not crashes: the check and its reference, `safe_dispatch`.
+
+A dispatcher that crashes ends the conversation; one that returns an error string lets the model
+correct itself. The cases fail in every way the exercise names.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from toolsys.checks import (
+    CheckFailed,
+    call_student,
+    exercise,
+    expect_equal,
+    expect_plain,
+    expect_true,
+)
+from toolsys.checks.ch01._shared import _CALLS, _decode, _table
+
+
+def safe_dispatch(table: dict[str, Callable[..., Any]], name: str, arguments: Any = None) -> str:
+    """Reference for 1.3: like `dispatch`, but every failure is a string for the model."""
+    if name not in table:
+        return f"Error: unknown tool {name!r}. Available tools: {', '.join(sorted(table))}."
+    try:
+        decoded = _decode(arguments)
+    except json.JSONDecodeError as exc:
+        return f"Error: the arguments for {name!r} are not valid JSON ({exc.msg}): {arguments!r}."
+    try:
+        value = table[name](**decoded)
+    except Exception as exc:
+        return f"Error: tool {name!r} failed with {type(exc).__name__}: {exc}"
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _safe_call(student: Any, table: dict[str, Any], name: str, arguments: Any) -> tuple[str, str]:
+    """The student's text for one call, checked to be a str; and how the call reads."""
+    what = f"safe_dispatch(table, {name!r}, {arguments!r})"
+    text = call_student(
+        student,
+        table,
+        name,
+        arguments,
+        what=what,
+        returns="a string",
+        hint="Catch every Exception around json.loads and the call, and return the error as "
+        "'Error: ...' text.",
+    )
+    expect_plain(text, what=what, shape="a string")
+    expect_true(type(text) is str, f"{what} must return a string, got {text!r}.")
+    return text, what
+
+
+def _expect_result(
+    student: Any, table: dict[str, Any], name: str, arguments: Any, value: Any
+) -> None:
+    text, what = _safe_call(student, table, name, arguments)
+    if type(value) is str:
+        expect_equal(text, value, what=what, hint="A string result is returned as it is.")
+        return
+    try:
+        decoded = json.loads(text)
+    except json.JSONDecodeError:
+        raise CheckFailed(
+            f"{what} must return the result as JSON text, so the model can read it.",
+            expected=json.dumps(value),
+            got=text,
+            hint="str(value) writes Python (True, None, {'a': 1}); json.dumps(value) writes JSON.",
+        ) from None
+    expect_equal(decoded, value, what=f"json.loads({what})")
+
+
+def _expect_error(text: str, what: str, must_mention: list[str], hint: str) -> None:
+    expect_true(
+        text.startswith("Error:"),
+        f"{what} must start with 'Error:' so the model (and "
+        f"the loop) can tell a failure from a result; got {text!r}.",
+        hint=hint,
+    )
+    missing = [word for word in must_mention if word not in text]
+    expect_true(
+        not missing,
+        f"{what} must mention {missing} so the model knows what to fix; got {text!r}.",
+        hint=hint,
+    )
+    leaked = [word for word in ("Traceback", 'File "') if word in text]
+    if leaked:
+        raise CheckFailed(
+            f"{what} leaks a stack trace ({leaked[0]!r} in it); the model cannot use it and it "
+            f"costs tokens. Got {text!r}.",
+            hint="Use the exception's type and message, not traceback.format_exc().",
+        )
+
+
+# name, arguments, words the error must contain, what goes wrong
+_FAILURES: list[tuple[str, Any, list[str], str]] = [
+    ("divide", {"a": 1, "b": 0}, ["divide", "b must not be 0"], "an exception in the tool"),
+    ("colour_code", {"colour": "blue"}, ["colour_code", "blue"], "a KeyError in the tool"),
+    ("shout", {"txt": "hi"}, ["shout", "txt"], "a wrong argument name"),
+    ("shout", '{"text": "hi"', ["shout", "JSON"], "malformed JSON arguments"),
+]
+
+
+@exercise(
+    "1.3",
+    title="Errors as strings, not crashes",
+    hints=[
+        "Check `name in table` first and return an 'Error: ...' string naming the tool and the "
+        "available ones.",
+        "Decode the arguments as in 1.1 (None or '' mean none). Wrap json.loads and the call in "
+        "try/except Exception (any exception, not only ValueError) and return the error as text.",
+        "Success: a str result as it is, anything else json.dumps(value). A good error names the "
+        "tool and the exception's message; never paste a traceback.",
+    ],
+    reference=lambda: safe_dispatch,
+)
+def _check_safe_dispatch(student: Any) -> None:
+    table = _table()
+    for name, arguments, value in _CALLS:
+        _expect_result(student, table, name, arguments, value)
+    text, what = _safe_call(student, table, "launch_rocket", {})
+    _expect_error(
+        text,
+        what,
+        ["launch_rocket", *_table()],
+        "Name the unknown tool and list every available one.",
+    )
+    for name, arguments, words, label in _FAILURES:
+        text, what = _safe_call(student, table, name, arguments)
+        _expect_error(
+            text,
+            f"{what} ({label})",
+            words,
+            "Include the tool name and the exception's message (str(exc)).",
+        )

@@ -1,0 +1,222 @@
+"""Exercise 3.3, make a schema strict by hand: the check and its reference, `make_strict`.
+
+Strict mode is what a provider enforces: every object closed, every property required, optional ones
+nullable, at every depth. The cases nest objects inside arrays of arrays.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any
+
+from toolsys.checks import CheckFailed, Described, exercise, expect_raises
+from toolsys.checks._plain import difference, text
+from toolsys.checks.ch03._shared import _compare
+
+
+def _obj(properties: dict[str, Any], required: list[str], **extra: Any) -> dict[str, Any]:
+    return {"type": "object", "properties": properties, "required": required, **extra}
+
+
+_STRICT_CASES: list[tuple[str, dict[str, Any], str]] = [
+    (
+        "a flat schema with one optional parameter",
+        _obj(
+            {
+                "city": {"type": "string", "description": "City."},
+                "days": {"type": "integer", "description": "Days.", "default": 3, "minimum": 1},
+            },
+            ["city"],
+            additionalProperties=False,
+        ),
+        "Every property goes in 'required'; the optional one becomes nullable and loses its "
+        "default.",
+    ),
+    (
+        "an already nullable optional field",
+        _obj(
+            {
+                "page": {"type": "string"},
+                "version": {"type": ["string", "null"], "default": None},
+            },
+            ["page"],
+        ),
+        "A field whose type already contains 'null' must not get a second 'null'.",
+    ),
+    (
+        "an optional field with a list of types",
+        _obj({"id": {"type": ["string", "integer"], "default": 0}, "q": {"type": "string"}}, ["q"]),
+        "A list of types gets 'null' appended: ['string', 'integer', 'null'].",
+    ),
+    (
+        "a schema without additionalProperties (as Pydantic writes it)",
+        _obj({"title": {"type": "string"}, "done": {"type": "boolean", "default": False}}, []),
+        "Add additionalProperties: false to every object, even when the key was absent.",
+    ),
+    (
+        "a nested optional object",
+        _obj(
+            {
+                "name": {"type": "string"},
+                "address": _obj(
+                    {"street": {"type": "string"}, "zip": {"type": "string", "default": ""}},
+                    ["street"],
+                ),
+            },
+            ["name"],
+        ),
+        "Recurse into properties that are objects: they get the same treatment, and the "
+        "optional object itself becomes ['object', 'null'].",
+    ),
+    (
+        "nested objects, one required and one optional",
+        _obj(
+            {
+                "name": {"type": "string"},
+                "address": _obj(
+                    {"street": {"type": "string"}, "zip": {"type": "string", "default": ""}},
+                    ["street"],
+                ),
+                "billing": _obj({"street": {"type": "string"}}, []),
+            },
+            ["name", "address"],
+        ),
+        "Recurse into every property that is an object, required or not: a required one is "
+        "made strict too, it only stays non-nullable.",
+    ),
+    (
+        "an array of objects",
+        _obj(
+            {
+                "attendees": {
+                    "type": "array",
+                    "items": _obj(
+                        {
+                            "email": {"type": "string"},
+                            "optional": {"type": "boolean", "default": False},
+                        },
+                        ["email"],
+                    ),
+                }
+            },
+            ["attendees"],
+        ),
+        "Recurse into an array's 'items' too.",
+    ),
+    (
+        "an array of arrays of objects",
+        _obj(
+            {
+                "grid": {
+                    "type": "array",
+                    "items": {
+                        "type": "array",
+                        "items": _obj({"v": {"type": "integer", "default": 1}}, []),
+                    },
+                }
+            },
+            ["grid"],
+        ),
+        "Recurse into 'items' whatever they are: items that are arrays have items of their own.",
+    ),
+    (
+        "an object that is already strict",
+        _obj({"q": {"type": "string"}}, ["q"], additionalProperties=False),
+        "An already strict schema comes back unchanged.",
+    ),
+]
+
+# what the case shows, the schema, words its error must contain (the path to the object)
+_FREE_FORM_CASES: list[tuple[str, dict[str, Any], tuple[str, ...]]] = [
+    (
+        "a dict parameter (additionalProperties is a schema)",
+        _obj({"labels": {"type": "object", "additionalProperties": {"type": "string"}}}, []),
+        ("labels",),
+    ),
+    (
+        "a dict parameter whose values may be anything (additionalProperties is {})",
+        _obj({"labels": {"type": "object", "additionalProperties": {}}}, []),
+        ("labels",),
+    ),
+    (
+        "an object with no properties at all",
+        _obj({"q": {"type": "string"}, "extra": {"type": "object"}}, ["q"]),
+        ("extra",),
+    ),
+    (
+        "a free-form object two levels down",
+        _obj(
+            {"address": _obj({"street": {"type": "string"}, "meta": {"type": "object"}}, [])},
+            ["address"],
+        ),
+        ("address", "meta"),
+    ),
+    (
+        "a free-form object hidden inside an array",
+        _obj(
+            {"rows": {"type": "array", "items": {"type": "object", "additionalProperties": True}}},
+            ["rows"],
+        ),
+        ("rows",),
+    ),
+    (
+        "a root object that is itself free-form",
+        {"type": "object", "additionalProperties": True},
+        (),
+    ),
+]
+
+
+def make_strict(schema: dict[str, Any]) -> dict[str, Any]:
+    """Reference for 3.3: `toolsys.export.make_strict`."""
+    from toolsys.export import make_strict as toolsys_make_strict
+
+    return toolsys_make_strict(schema)
+
+
+@exercise(
+    "3.3",
+    title="Make a schema strict by hand",
+    hints=[
+        "Work on copy.deepcopy(schema) and write a recursive helper strict(node, path).",
+        "For an object (the root too): raise ValueError(f'{path}: free-form object') when "
+        "additionalProperties is True or a dict (even {}), or when it has no 'properties' and "
+        "no additionalProperties: false. Otherwise remember the old 'required', recurse into "
+        "each property, make the ones that were not required nullable, then set 'required' to "
+        "every name and 'additionalProperties' to False.",
+        "Nullable: a string type T becomes [T, 'null']; a list of types gets 'null' appended "
+        "unless it is already there. Pop 'default' from every node, and recurse into 'items', "
+        "whatever they are.",
+    ],
+    reference=lambda: make_strict,
+)
+def _check_make_strict(student: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+    for label, schema, hint in _STRICT_CASES:
+        original = copy.deepcopy(schema)
+        got = student(schema)
+        changed = difference(schema, original, "the input")
+        if changed is not None:
+            raise CheckFailed(
+                f"make_strict changed its input ({label}): {changed}.",
+                expected=original,
+                got=schema,
+                hint="Work on copy.deepcopy(schema): the registry's schema is shared.",
+            )
+        _compare(got, make_strict(original), f"make_strict({label})", hint)
+    for label, schema, words in _FREE_FORM_CASES:
+        what = f"make_strict({label})"
+        hint = (
+            "Strict mode forbids objects with arbitrary keys; raise ValueError with a message "
+            f"naming where, e.g. '$.{'.'.join(words) or 'labels'}: free-form object'."
+        )
+        error = expect_raises(ValueError, student, copy.deepcopy(schema), what=what, hint=hint)
+        missing = [word for word in words if word not in text(error)]
+        if missing:
+            raise CheckFailed(
+                f"{what} raised the right error, but its message does not say where: "
+                f"{', '.join(map(repr, missing))} missing.",
+                expected=Described(f"a message naming the path, e.g. '$.{'.'.join(words)}'"),
+                got=text(error),
+                hint=hint,
+            )

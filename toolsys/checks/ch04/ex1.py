@@ -1,0 +1,249 @@
+"""Exercise 4.1, an executor that never raises: the check and its reference, `safe_execute`.
+
+`execute` must never raise: each step (lookup, JSON decoding, the call) fails in its own way with
+its own code, including an exception no list of built-ins catches.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from toolsys.checks import (
+    CheckFailed,
+    Described,
+    call_student,
+    exercise,
+    expect_equal,
+    expect_plain,
+)
+from toolsys.checks._plain import as_str
+
+# An exception of the tool's own, which no list of built-in exceptions catches.
+_QuotaExceeded = type("QuotaExceeded", (Exception,), {"__module__": __name__})
+
+
+def _add(a: int, b: int) -> int:
+    """Add two integers.
+
+    Args:
+        a: First number.
+        b: Second number.
+    """
+    return a + b
+
+
+def _div(a: int, b: int) -> float:
+    """Divide a by b.
+
+    Args:
+        a: Dividend.
+        b: Divisor.
+    """
+    return a / b
+
+
+def _lookup(key: str) -> str:
+    """Look a key up.
+
+    Args:
+        key: The key.
+    """
+    return {"x": "found"}[key]
+
+
+def _ping() -> str:
+    """Check the service answers."""
+    return "pong"
+
+
+def _forget(note: str) -> None:
+    """Forget a note; returns nothing.
+
+    Args:
+        note: The note.
+    """
+
+
+def _charge(amount: int) -> str:
+    """Charge an amount (here: the quota is always used up).
+
+    Args:
+        amount: Cents to charge.
+    """
+    raise _QuotaExceeded(f"monthly quota used up, cannot charge {amount}")
+
+
+_FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "add": _add,
+    "div": _div,
+    "lookup": _lookup,
+    "ping": _ping,
+    "forget": _forget,
+    "charge": _charge,
+}
+
+
+def safe_execute(functions: dict[str, Callable[..., Any]], name: str, arguments: str) -> dict:
+    """Reference for 4.1: `toolsys.Registry.execute` over the same functions, as plain data."""
+    from toolsys import Registry
+
+    registry = Registry()
+    for key, function in functions.items():
+        registry.register(function, name=key)
+    return registry.execute(name, arguments).to_dict()
+
+
+_ENVELOPE = "{'ok': True, 'value': ...} or {'ok': False, 'error': {'code': ..., 'message': ...}}"
+
+
+def _run(student: Callable[..., Any], name: str, arguments: str) -> tuple[dict[str, Any], str]:
+    """The student's envelope for one call, checked for its shape; and how the call reads."""
+    what = f"safe_execute(functions, {name!r}, {arguments!r})"
+    got = call_student(
+        student,
+        dict(_FUNCTIONS),
+        name,
+        arguments,
+        what=what,
+        returns="an envelope dict",
+        hint="Wrap each step (lookup, json.loads, the call) so every failure becomes "
+        "{'ok': False, 'error': {...}}; catch Exception around the call, not a list of kinds.",
+    )
+    expect_plain(got, what=what, shape=_ENVELOPE)
+    if type(got) is not dict or type(got.get("ok")) is not bool:
+        raise CheckFailed(
+            f"{what} should return a dict with a boolean 'ok'.",
+            expected=Described(_ENVELOPE),
+            got=got,
+            hint="Every path through safe_execute ends in `return` with one of the two envelopes.",
+        )
+    return got, what
+
+
+def _expect_ok(student: Callable[..., Any], name: str, arguments: str, value: Any) -> None:
+    got, what = _run(student, name, arguments)
+    expect_equal(
+        got,
+        {"ok": True, "value": value},
+        what=what,
+        hint="A tool that returns None has still succeeded; empty arguments ('') mean {}."
+        if value in (None, "pong")
+        else "When nothing fails, return {'ok': True, 'value': <what the function returned>}.",
+    )
+
+
+def _expect_error(
+    student: Callable[..., Any],
+    name: str,
+    arguments: str,
+    codes: tuple[str, ...],
+    mentions: tuple[str, ...],
+    hint: str,
+) -> None:
+    got, what = _run(student, name, arguments)
+    error = got.get("error")
+    code = as_str(error.get("code")) if type(error) is dict else None
+    if got["ok"] or type(error) is not dict or code not in codes:
+        raise CheckFailed(
+            f"{what} should fail with code {' or '.join(codes)}.",
+            expected=Described(f"{{'ok': False, 'error': {{'code': {codes[0]!r}, ...}}}}"),
+            got=got,
+            hint=hint,
+        )
+    message, suggestion = error.get("message"), error.get("suggestion")
+    if type(message) is not str or type(suggestion) not in (str, type(None)):
+        raise CheckFailed(
+            f"{what}['error'] needs a 'message' (and may have a 'suggestion'), as strings.",
+            expected=Described(f"{{'code': {code!r}, 'message': '...'}}"),
+            got=error,
+            hint=hint,
+        )
+    text = f"{message} {suggestion or ''}"
+    missing = [word for word in mentions if word not in text]
+    if missing:
+        raise CheckFailed(
+            f"The error message of {what} does not mention {', '.join(map(repr, missing))}.",
+            expected=Described(f"a message mentioning {', '.join(map(repr, mentions))}"),
+            got=text,
+            hint=hint,
+        )
+
+
+def _json_position(text: str) -> int:
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as exc:
+        return exc.pos
+    raise AssertionError(f"{text!r} is valid JSON")
+
+
+@exercise(
+    "4.1",
+    title="An executor that never raises",
+    hints=[
+        "Three steps, each can fail: look the tool up, decode the JSON, call the function. "
+        "Give each its own try/except and its own code.",
+        "json.JSONDecodeError has .pos (the character position): put it in the message. "
+        "json.loads('') fails: treat empty arguments as '{}'. Check the decoded value is a dict "
+        "(a list, a number or a string is not).",
+        "For the call, catch Exception (not a list of kinds: tools raise their own) and put "
+        "type(exc).__name__ and the tool name in the message; a tool returning None has "
+        "succeeded.",
+    ],
+    reference=lambda: safe_execute,
+)
+def _check_safe_execute(student: Callable[..., Any]) -> None:
+    _expect_ok(student, "add", '{"a": 2, "b": 3}', 5)
+    _expect_ok(student, "ping", "", "pong")
+    _expect_ok(student, "forget", '{"note": "x"}', None)
+    _expect_error(
+        student,
+        "ad",
+        '{"a": 2, "b": 3}',
+        ("UNKNOWN_TOOL",),
+        ("'ad'", *_FUNCTIONS),
+        "Name the unknown tool (quoted, e.g. 'ad') and list every available tool, so the "
+        "model can pick the right one.",
+    )
+    broken = '{"a": 2, "b": }'
+    _expect_error(
+        student,
+        "add",
+        broken,
+        ("INVALID_JSON",),
+        ("add", str(_json_position(broken))),
+        "Catch json.JSONDecodeError and say which tool and at which position (exc.pos).",
+    )
+    for arguments in ("[2, 3]", "42", '"2, 3"'):
+        _expect_error(
+            student,
+            "add",
+            arguments,
+            ("INVALID_ARGUMENTS",),
+            ("add", "object"),
+            "Valid JSON is not enough: the arguments must be a JSON object (a dict), not a "
+            "list, a number or a string. Test isinstance(arguments, dict) and say 'object'.",
+        )
+    for name, arguments, kind, why in (
+        ("div", '{"a": 1, "b": 0}', "ZeroDivisionError", "Catch Exception around the call"),
+        ("lookup", '{"key": "y"}', "KeyError", "Any exception is a failure to report"),
+        ("charge", '{"amount": 5}', "QuotaExceeded", "Tools raise exceptions of their own"),
+    ):
+        _expect_error(
+            student,
+            name,
+            arguments,
+            ("EXECUTION_ERROR",),
+            (name, kind),
+            f"{why}: catch Exception; the message needs the tool name and the exception type.",
+        )
+    _expect_error(
+        student,
+        "add",
+        '{"x": 1}',
+        ("INVALID_ARGUMENTS", "EXECUTION_ERROR"),
+        ("add",),
+        "Calling add(x=1) raises TypeError: that is a failure like any other.",
+    )

@@ -1,0 +1,165 @@
+"""Exercise 4.3, redact secrets and absolute paths: the check and its reference, `redact`.
+
+Nothing secret and no absolute path may reach a model-visible message: a variable is secret because
+of its name, not its value, and the result is a redacted copy of the text.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+
+from toolsys.checks import CheckFailed, Described, exercise
+
+# text, environment, the redacted text, secrets that must be gone, why
+_REDACT_CASES: list[tuple[str, dict[str, str], str, tuple[str, ...], str]] = [
+    (
+        "API key sk-fake-aaaa1111 was rejected",
+        {"OPENAI_API_KEY": "sk-fake-aaaa1111", "HOME": "/home/alice"},
+        "API key [redacted] was rejected",
+        ("sk-fake-aaaa1111",),
+        "Replace the value of every variable whose NAME contains KEY, TOKEN, SECRET or "
+        "PASSWORD with [redacted].",
+    ),
+    (
+        "db login with hunter2hunter2 as client cl-fake-5555",
+        {"DB_PASSWORD": "hunter2hunter2", "CLIENT_SECRET": "cl-fake-5555"},
+        "db login with [redacted] as client [redacted]",
+        ("hunter2hunter2", "cl-fake-5555"),
+        "PASSWORD and SECRET are secret words too, not only KEY and TOKEN.",
+    ),
+    (
+        "GET https://api.weather.example/v1/forecast?key=sk-fake-bbbb2222 failed",
+        {"WEATHER_API_KEY": "sk-fake-bbbb2222"},
+        "GET https://api.weather.example/v1/forecast?key=[redacted] failed",
+        ("sk-fake-bbbb2222",),
+        "A secret inside a URL is still a secret; and a URL is not a file path: keep it.",
+    ),
+    (
+        "auth with ghp_fake_cccc3333 denied",
+        {"github_token": "ghp_fake_cccc3333"},
+        "auth with [redacted] denied",
+        ("ghp_fake_cccc3333",),
+        "Compare names case-insensitively: github_token is a TOKEN too.",
+    ),
+    (
+        "tried tok-fake-1234-extra, then tok-fake-1234",
+        {"A_TOKEN": "tok-fake-1234", "B_TOKEN": "tok-fake-1234-extra"},
+        "tried [redacted], then [redacted]",
+        ("tok-fake-1234", "extra"),
+        "When one secret is a prefix of another, replace the longest first.",
+    ),
+    (
+        "p4ss+word.1 rejected; retried p4ss+word.1",
+        {"MAIL_PASSWORD": "p4ss+word.1"},
+        "[redacted] rejected; retried [redacted]",
+        ("p4ss+word.1",),
+        "Replace every occurrence, and replace the text as it is: str.replace, not a regular "
+        "expression ('+' and '.' mean something there).",
+    ),
+    (
+        "retry 1 of 3 with sk-fake-dddd4444",
+        {"DEBUG_TOKEN": "1", "API_KEY": "sk-fake-dddd4444"},
+        "retry 1 of 3 with [redacted]",
+        ("sk-fake-dddd4444",),
+        "Ignore secret values shorter than 4 characters, or every '1' in the text disappears.",
+    ),
+    (
+        "session x9q2 expired; pin abc kept",
+        {"SESSION_TOKEN": "x9q2", "PIN_SECRET": "abc"},
+        "session [redacted] expired; pin abc kept",
+        ("x9q2",),
+        "A value of exactly 4 characters is a secret (at least 4: len(value) >= 4); 3 is not.",
+    ),
+    (
+        "cannot open '/home/alice/reports/q3.csv': permission denied",
+        {},
+        "cannot open '<path>/q3.csv': permission denied",
+        ("/home", "alice"),
+        "Replace all the directories of an absolute path, keep only the file name, and stop at "
+        "the closing quote.",
+    ),
+    (
+        'File "/srv/app/tools/weather.py", line 3, in get_weather',
+        {},
+        'File "<path>/weather.py", line 3, in get_weather',
+        ("/srv", "app/tools"),
+        "A path ends at a quote, comma, space or bracket.",
+    ),
+    (
+        "/root/notes.txt: no space left on device",
+        {},
+        "<path>/notes.txt: no space left on device",
+        ("/root",),
+        "A path may start the text, and one directory is enough: /root/notes.txt is absolute.",
+    ),
+    (
+        "copied /data/in/a.csv,/data/out/b.csv",
+        {},
+        "copied <path>/a.csv,<path>/b.csv",
+        ("/data",),
+        "A comma ends a path, and the next path starts after it.",
+    ),
+    (
+        "see data/orders.csv and/or the 1/2 split",
+        {},
+        "see data/orders.csv and/or the 1/2 split",
+        (),
+        "Only absolute paths (starting with /) are redacted; relative ones and 'and/or' stay.",
+    ),
+]
+
+
+def redact(text: str, environ: Mapping[str, str]) -> str:
+    """Reference for 4.3: `toolsys`'s redaction with `environ` as the environment."""
+    from unittest import mock
+
+    from toolsys._redact import redact as toolsys_redact
+
+    with mock.patch.dict(os.environ, dict(environ)):
+        return toolsys_redact(text)
+
+
+@exercise(
+    "4.3",
+    title="Redact secrets and absolute paths",
+    hints=[
+        "Two passes: secrets first, with str.replace, then paths, with one regular expression. "
+        "A variable is secret because of its name, not its value.",
+        "Secrets: the values of variables whose name.upper() contains KEY, TOKEN, SECRET or "
+        "PASSWORD and that are at least 4 characters long, replaced longest first. Paths: an "
+        "absolute path starts at a '/' that is not preceded by a letter, digit, '.', '/' or ':' "
+        "(a lookbehind, (?<!...), keeps URLs and 'and/or' out).",
+        "Path pattern: the lookbehind, '/', then one or more 'segment/' and a last segment, where "
+        "a segment excludes whitespace, quotes, brackets, commas, semicolons and colons. Replace "
+        "each match with '<path>/' + the last segment: re.sub(pattern, lambda m: ..., text).",
+    ],
+    reference=lambda: redact,
+)
+def _check_redact(student: Callable[[str, Mapping[str, str]], str]) -> None:
+    for text, environ, expected, gone, hint in _REDACT_CASES:
+        what = f"redact({text!r}, {environ!r})"
+        got = student(text, dict(environ))
+        if type(got) is not str:
+            raise CheckFailed(
+                f"{what} should return a str.",
+                expected=Described("a str"),
+                got=got,
+                hint="Return the redacted copy of `text` (strings are immutable: keep the result "
+                "of each replace).",
+            )
+        leaked = [word for word in gone if word in got]
+        if leaked:
+            raise CheckFailed(
+                f"{what} still contains {', '.join(map(repr, leaked))}.",
+                expected=expected,
+                got=got,
+                hint=hint,
+            )
+        if got != expected:
+            raise CheckFailed(
+                f"{what} changed the text differently from the exercise's rules.",
+                expected=expected,
+                got=got,
+                hint=hint,
+            )

@@ -1,0 +1,249 @@
+"""Exercise 6.1, the loop by hand, with parallel calls: the check and its reference, `agent_loop`.
+
+Parallel calls must each be answered, in the order they came, by id; the check runs the student's
+loop against the real `openai` client with scripted replies.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from typing import Any
+
+from toolsys.checks import (
+    CheckFailed,
+    Described,
+    call_student,
+    exercise,
+    expect_equal,
+    expect_plain,
+    expect_true,
+)
+from toolsys.checks._plain import text as _text
+
+
+async def agent_loop(client: Any, registry: Any, prompt: str, max_steps: int = 5) -> list[dict]:
+    """Reference for 6.1: the package's loop, whose messages are the ones expected."""
+    from toolsys.loop import arun_agent
+
+    transcript = await arun_agent(client, registry, prompt, max_steps=max_steps)
+    return transcript.messages
+
+
+_WAIT = 2.0  # seconds a tool waits for its siblings before it gives up
+_FINISH = {"alpha": 0.06, "beta": 0.0, "gamma": 0.03}  # after meeting: beta, gamma, alpha
+
+
+def _parallel_registry() -> Any:
+    """Three async tools that finish only if all three run at once, each at its own pace."""
+    from toolsys import Registry
+
+    registry = Registry()
+    barrier: asyncio.Barrier | None = None
+
+    def tool(name: str) -> Any:
+        async def fetch(city: str) -> str:
+            nonlocal barrier
+            barrier = barrier or asyncio.Barrier(len(_FINISH))
+            try:
+                await asyncio.wait_for(barrier.wait(), _WAIT)
+            except (TimeoutError, asyncio.BrokenBarrierError):
+                raise TimeoutError(
+                    f"{name} ran alone: its sibling calls of the same turn had not started"
+                ) from None
+            await asyncio.sleep(_FINISH[name])
+            return f"{name} for {city}"
+
+        return fetch
+
+    for name in _FINISH:
+        registry.register(tool(name), name=name, description=f"Fetch {name} data for a city.")
+
+    @registry.tool
+    def boom(city: str) -> str:
+        """A tool that always fails.
+
+        Args:
+            city: Any city.
+        """
+        raise RuntimeError(f"the {city} service is down")
+
+    @registry.tool
+    def tick() -> str:
+        """A tool that answers at once."""
+        return "tick"
+
+    return registry
+
+
+def _canonical(messages: Any, what: str) -> list[tuple[Any, ...]]:
+    """(role, content, calls, tool_call_id) per message: the parts the protocol cares about."""
+    hint = (
+        "Append plain dicts, not SDK objects: build the assistant message from message.content "
+        "and [call.model_dump() for call in message.tool_calls]."
+    )
+    expect_plain(messages, what=what, shape="a list of plain dicts (messages)", hint=hint)
+    expect_true(
+        type(messages) is list and all(type(m) is dict for m in messages),
+        f"{what} must be a list of plain dicts, one per message.",
+        hint=hint,
+    )
+    shaped = []
+    for message in messages:
+        calls = [
+            (
+                c.get("id"),
+                (c.get("function") or {}).get("name"),
+                (c.get("function") or {}).get("arguments"),
+            )
+            for c in message.get("tool_calls") or []
+            if type(c) is dict
+        ]
+        shaped.append(
+            (message.get("role"), message.get("content"), calls, message.get("tool_call_id"))
+        )
+    return shaped
+
+
+def _run_loop(student: Any, script: list[dict], prompt: str, max_steps: int) -> tuple[Any, Any]:
+    """The student's messages and the scripted model (its requests), for one script."""
+    from toolsys.models import ScriptedModel
+
+    model = ScriptedModel(script)
+    registry = _parallel_registry()
+    what = f"agent_loop(client, registry, {prompt!r}, max_steps={max_steps})"
+    coroutine = call_student(
+        student,
+        model.client(),
+        registry,
+        prompt,
+        max_steps=max_steps,
+        what=what,
+        returns="a coroutine (agent_loop is an async def)",
+    )
+    if not inspect.iscoroutine(coroutine):
+        raise CheckFailed(
+            f"{what} returned {type(coroutine).__name__}, not a coroutine.",
+            expected=Described("agent_loop defined with `async def`"),
+            got=coroutine,
+            hint="Write `async def agent_loop(...)`: the calls of a turn are awaited together.",
+        )
+    try:
+        messages = asyncio.run(coroutine)
+    except NotImplementedError:
+        raise
+    except Exception as exc:
+        body = getattr(exc, "body", None)
+        said = body.get("message") if isinstance(body, dict) else None
+        raise CheckFailed(
+            f"{what} raised {type(exc).__name__}: {said or _text(exc)}",
+            expected=Described("the conversation, as a list of messages"),
+            got=exc,
+            hint="Answer every call of a turn with exactly one tool message, and stop after "
+            "max_steps requests: the API refuses anything else.",
+        ) from None
+    return messages, model
+
+
+def _expected(script: list[dict], prompt: str, max_steps: int) -> list[dict]:
+    from toolsys.models import ScriptedModel
+
+    return asyncio.run(
+        agent_loop(ScriptedModel(script).client(), _parallel_registry(), prompt, max_steps)
+    )
+
+
+@exercise(
+    "6.1",
+    title="The loop by hand, with parallel calls",
+    hints=[
+        "Build the list of coroutines first, [registry.aexecute(c.function.name, "
+        "c.function.arguments) for c in message.tool_calls], then `await asyncio.gather(*...)`.",
+        "asyncio.gather returns the results in the order of its arguments: zip them with "
+        "message.tool_calls to write the tool messages in call order.",
+        "`for _ in range(max_steps)` makes exactly max_steps requests at most; break when the "
+        "reply has no tool_calls.",
+    ],
+    reference=lambda: agent_loop,
+    timeout=30,
+)
+def _check_agent_loop(student: Any) -> None:
+    from toolsys.models import calls, text
+
+    cities = {"city": "Lisbon"}
+    cases = [
+        ("a text answer at once", [text("Hello!")], 3),
+        (
+            "three calls in one turn",
+            [calls(*[(name, cities) for name in _FINISH]), text("All three found.")],
+            5,
+        ),
+        (
+            "a failing call between two others",
+            [calls(("tick", {}), ("boom", cities), ("tick", {})), text("One failed.")],
+            5,
+        ),
+        ("a model that never stops calling", [calls(("tick", {}))] * 6 + [text("done")], 3),
+    ]
+    for label, script, max_steps in cases:
+        prompt = f"Test: {label}"
+        messages, model = _run_loop(student, script, prompt, max_steps)
+        got = _canonical(messages, f"agent_loop(...) for {label}")
+        expected = _canonical(_expected(script, prompt, max_steps), "the reference")
+        requests = len(model.requests)
+        expected_requests = min(max_steps, len(script))
+        if requests != expected_requests:
+            raise CheckFailed(
+                f"For {label} with max_steps={max_steps}, agent_loop made {requests} requests.",
+                expected=expected_requests,
+                got=requests,
+                hint="Stop after the first text answer, and never make more than max_steps "
+                "requests: the loop's bound is what stops a model that never stops calling.",
+            )
+        _compare(got, expected, label)
+
+
+def _compare(got: list[tuple[Any, ...]], expected: list[tuple[Any, ...]], label: str) -> None:
+    roles = [m[0] for m in got]
+    expect_equal(
+        roles,
+        [m[0] for m in expected],
+        what=f"the roles of the messages for {label}",
+        hint="user, then per step: the assistant's turn and one tool message per call.",
+    )
+    for index, (mine, theirs) in enumerate(zip(got, expected, strict=True)):
+        if mine[0] == "assistant":
+            expect_equal(
+                mine[2],
+                theirs[2],
+                what=f"the tool_calls (id, name, arguments) of message {index} for {label}",
+                hint="Append the model's calls exactly as they came: call.model_dump().",
+            )
+        if mine[0] == "tool" and mine[3] != theirs[3]:
+            raise CheckFailed(
+                f"For {label}, message {index} answers {mine[3]!r}; the calls were made in another "
+                "order. Tool messages must follow the order of the calls, not the order in which "
+                "they finished.",
+                expected=theirs[3],
+                got=mine[3],
+                hint="asyncio.gather keeps the order of the calls; asyncio.as_completed does not.",
+            )
+        if mine[0] == "tool" and mine[1] != theirs[1]:
+            waited = isinstance(mine[1], str) and "ran alone" in mine[1]
+            raise CheckFailed(
+                f"For {label}, the tool message for {mine[3]!r} differs"
+                + (
+                    ": the calls of the turn ran one after another, so each waited in vain "
+                    "for its siblings."
+                    if waited
+                    else "."
+                ),
+                expected=theirs[1],
+                got=mine[1],
+                hint="Run the calls of a turn together: collect the coroutines of "
+                "registry.aexecute(...) and await asyncio.gather(*coroutines)."
+                if waited
+                else "The content is result.to_message(), the envelope the model reads.",
+            )
+        if mine[0] == "assistant" and mine[1] != theirs[1]:
+            expect_equal(mine[1], theirs[1], what=f"the content of message {index} for {label}")

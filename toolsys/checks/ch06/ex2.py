@@ -1,0 +1,162 @@
+"""Exercise 6.2, a result-size guard: the check and its reference, `fit_result`.
+
+A result too large for the context must be cut where the model reads it, with a note saying so: the
+cases are measured on the text the model reads, escapes included.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from toolsys.checks import CheckFailed, Described, call_student, exercise, expect_equal, expect_true
+
+
+def _fit_result_reference() -> Any:
+    from toolsys.layers import fit_result
+
+    return fit_result
+
+
+def _numbers(text: str) -> set[int]:
+    return {int(n.replace(",", "")) for n in re.findall(r"\d[\d,]*\d|\d", text)}
+
+
+def _big_logs(n: int) -> list[str]:
+    return [f'12:00:{i % 60:02d} node-{i} said "timeout"\tafter 30 s\n' for i in range(n)]
+
+
+@exercise(
+    "6.2",
+    title="A result-size guard",
+    hints=[
+        "Measure len(result.to_message()): the text the model reads, escapes included.",
+        "A message of exactly max_chars characters fits: compare with <=.",
+        "Build the failure, measure its to_message(), and shorten the preview by what is over "
+        "the budget until it fits.",
+    ],
+    reference=_fit_result_reference,
+    timeout=30,
+)
+def _check_fit_result(student: Any) -> None:
+    from toolsys import ToolResult
+
+    def fit(result: ToolResult, budget: int, label: str) -> ToolResult:
+        got = call_student(
+            student,
+            result,
+            budget,
+            what=f"fit_result({label}, {budget})",
+            returns="a ToolResult",
+        )
+        if type(got) is not ToolResult:
+            raise CheckFailed(
+                f"fit_result({label}, {budget}) must return a ToolResult.",
+                expected=Described("a ToolResult"),
+                got=got,
+                hint="Return `result` itself, or ToolResult.failure(ErrorInfo(...)).",
+            )
+        return got
+
+    small = ToolResult.success({"lines": ["12:00 ok"]})
+    filler = "x" * (1000 - len(ToolResult.success("").to_message()))
+    exact = ToolResult.success(filler)
+    for label, result in (("a small result", small), ("a result of exactly 1000", exact)):
+        got = fit(result, 1000, label)
+        expect_equal(
+            got.to_message(),
+            result.to_message(),
+            what=f"fit_result({label}, 1000).to_message()",
+            hint="A result whose message has at most max_chars characters is returned unchanged.",
+        )
+    escaped = ToolResult.success('"\n' * 600)  # 1,200 characters, ~2,400 once JSON-escaped
+    over = ToolResult.success(filler + "yy")  # its message is 1,002 characters
+    cases = [
+        ("a result 2 characters over", over, 1000),
+        ("a result full of quotes and newlines", escaped, 2000),
+        ("200 kB of log lines", ToolResult.success(_big_logs(4000)), 8000),
+    ]
+    for label, result, budget in cases:
+        _check_too_large(fit(result, budget, label), result, budget, label)
+    _check_in_a_run(student)
+
+
+def _check_too_large(got: Any, result: Any, budget: int, label: str) -> None:
+    what = f"fit_result({label}, {budget})"
+    size = len(result.to_message())
+    expect_true(
+        not got.ok and got.error is not None and got.error.code == "RESULT_TOO_LARGE",
+        f"{what}: the message is {size:,} characters, over the budget of {budget:,}; the "
+        "result must become a RESULT_TOO_LARGE failure.",
+        hint="Measure len(result.to_message()), not the Python value: JSON escapes quotes, "
+        "backslashes and newlines.",
+    )
+    message = got.to_message()
+    if len(message) > budget:
+        raise CheckFailed(
+            f"{what}: the failure's own message is {len(message):,} characters, over the budget.",
+            expected=Described(f"at most {budget:,} characters"),
+            got=Described(f"{len(message):,} characters"),
+            hint="Measure the failure's to_message() and shorten the preview until it fits.",
+        )
+    found = _numbers(got.error.message)
+    expect_true(
+        size in found and budget in found,
+        f"{what}: the error message must give the size ({size:,}) and the budget ({budget:,}) "
+        f"as numbers; it says: {got.error.message!r}",
+        hint="The model decides what to ask for next from these numbers.",
+    )
+    preview = got.error.details.get("preview")
+    original = result.to_message()
+    if type(preview) is not str or not preview.rstrip("…").rstrip("."):
+        raise CheckFailed(
+            f"{what}: details['preview'] must hold the beginning of the original message.",
+            expected=Described("a non-empty string"),
+            got=preview,
+        )
+    if not original.startswith(preview.rstrip("…").rstrip(".")):
+        raise CheckFailed(
+            f"{what}: details['preview'] is not the beginning of the original message.",
+            expected=original[:60] + "…",
+            got=preview[:60],
+            hint="Take text[:n] of result.to_message().",
+        )
+    room = len(json.dumps(preview, ensure_ascii=False))
+    expect_true(
+        room >= budget // 2,
+        f"{what}: the preview fills {room:,} of the {budget:,} characters; use the room, at "
+        "least half of the budget.",
+        hint="Start from a preview as long as the budget and shorten it only by what is over.",
+    )
+
+
+def _check_in_a_run(student: Any) -> None:
+    """The guard as an execution layer in `run_agent`: no tool message over the budget."""
+    from toolsys import Registry, models
+    from toolsys.loop import run_agent
+
+    registry = Registry()
+
+    @registry.tool
+    def search_logs(query: str) -> list[str]:
+        """Search the service logs for lines that contain a word.
+
+        Args:
+            query: The word to look for, e.g. "timeout".
+        """
+        return _big_logs(4000)
+
+    async def guard(call: Any, call_next: Any) -> Any:
+        return student(await call_next(call), 4000)
+
+    registry.use(guard)
+    transcript = run_agent(models.client(), registry, "Search the logs for timeout")
+    sizes = [len(m["content"]) for m in transcript.messages if m["role"] == "tool"]
+    expect_true(
+        transcript.status == "completed" and sizes and max(sizes) <= 4000,
+        f"Used as a layer in run_agent with a budget of 4,000, the tool messages were {sizes} "
+        f"characters long and the run ended {transcript.status!r}.",
+        hint="registry.use(layer) with `async def layer(call, call_next): return "
+        "fit_result(await call_next(call), 4000)`: every tool message must fit.",
+    )

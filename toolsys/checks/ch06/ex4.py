@@ -1,0 +1,126 @@
+"""Exercise 6.4, what did the run cost? A transcript summary: the check and its reference,
+`summarize`.
+
+The numbers of a run come from its transcript, read once: roles counted, tool calls added up, and
+each tool message's `ok` read from its JSON content.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from toolsys.checks import call_student, exercise, expect_equal, expect_plain
+from toolsys.checks.ch06.ex3 import _PROMPT, _weather_registry
+
+
+def summarize(transcript: Any) -> dict[str, Any]:
+    """Reference for 6.4: counts and sizes of a run, read from its messages and usage."""
+    by_role: dict[str, int] = {}
+    failed = 0
+    for message in transcript.messages:
+        by_role[message["role"]] = by_role.get(message["role"], 0) + 1
+        if message["role"] == "tool":
+            try:
+                envelope = json.loads(message["content"])
+            except (TypeError, json.JSONDecodeError):
+                continue
+            failed += isinstance(envelope, dict) and envelope.get("ok") is False
+    return {
+        "status": transcript.status,
+        "steps": transcript.steps,
+        "messages": len(transcript.messages),
+        "by_role": by_role,
+        "tool_calls": sum(len(m.get("tool_calls") or []) for m in transcript.messages),
+        "failed_calls": failed,
+        "tokens": transcript.usage["total_tokens"] if transcript.usage else None,
+        "largest_message": max(len(m.get("content") or "") for m in transcript.messages),
+    }
+
+
+def _transcripts() -> list[tuple[str, Any]]:
+    from toolsys import models
+    from toolsys.loop import run_agent
+    from toolsys.models import ScriptedModel, calls, text
+
+    seen: list[str] = []
+    registry = _weather_registry(seen)
+
+    @registry.tool
+    def read_status(service: str) -> dict:
+        """Read a service's status page, as it returns it.
+
+        Args:
+            service: The service's name.
+        """
+        return {"ok": False, "error": "maintenance until 14:00", "service": service}
+
+    imperfect = next(
+        run
+        for seed in range(40)
+        for run in [
+            run_agent(
+                models.OfflineModel(imperfect=True, seed=seed).client(),
+                registry,
+                _PROMPT,
+                system="Answer in one line.",
+            )
+        ]
+        if any(not e.result.ok for e in run.results)
+    )
+    script = [
+        calls(("read_status", {"service": "billing"}), ("get_weather", {"city": "Lima"})),
+        text("Billing is in maintenance; Lima is unknown."),
+    ]
+    return [
+        ("an imperfect run with a system prompt", imperfect),
+        ("a scripted run", run_agent(ScriptedModel(script).client(), registry, "Billing? Lima?")),
+        ("a run cut by max_steps", run_agent(models.client(), registry, _PROMPT, max_steps=1)),
+        (
+            "a run whose endpoint never answered",
+            run_agent(ScriptedModel([]).client(), registry, "Anyone there?"),
+        ),
+    ]
+
+
+@exercise(
+    "6.4",
+    title="What did the run cost? A transcript summary",
+    hints=[
+        "Loop over transcript.messages once: count roles, add up len(tool_calls), and json.loads "
+        "each tool message's content to look at its 'ok'.",
+        'A result can *mention* "ok": false in its text: decode the envelope, do not search '
+        "the string.",
+        "usage is None when the endpoint reported nothing: then tokens is None, not 0.",
+    ],
+    reference=lambda: summarize,
+    timeout=30,
+)
+def _check_summarize(student: Any) -> None:
+    for label, transcript in _transcripts():
+        what = f"summarize(<{label}>)"
+        got = call_student(student, transcript, what=what, returns="a dict")
+        expect_plain(got, what=what, shape="a dict with the keys of the table")
+        expected = summarize(transcript)
+        expect_equal(
+            sorted(got) if type(got) is dict else got,
+            sorted(expected),
+            what=f"the keys of {what}",
+        )
+        for key in expected:
+            expect_equal(
+                got[key],
+                expected[key],
+                what=f"{what}[{key!r}]",
+                hint=_SUMMARY_HINTS.get(key),
+            )
+
+
+_SUMMARY_HINTS = {
+    "messages": "Count the messages of the conversation, not the events of the run.",
+    "tokens": "total_tokens of transcript.usage; None when usage is None.",
+    "failed_calls": "json.loads the tool message's content and test envelope.get('ok') is False.",
+    "largest_message": "len(message.get('content') or '') over all messages: characters of "
+    "the content only.",
+    "by_role": "Count every role that occurs, the system message too.",
+}

@@ -1,0 +1,125 @@
+"""Exercise 7.1, backoff with full jitter: the check and its reference, `retry_delay`.
+
+The reference is `toolsys.layers.Retry.delay`; the cases are a jitter that can exceed the cap, a
+wait with a floor, an rng not used, and retry_after=0 read as missing.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable
+from typing import Any
+
+from toolsys.checks import CheckFailed, call_student, exercise
+
+
+class _Draws(random.Random):
+    """A random source whose `random()` returns the given values in turn (`uniform` uses it)."""
+
+    def __init__(self, *values: float) -> None:
+        super().__init__(0)
+        self.values = list(values)
+
+    def random(self) -> float:
+        return self.values.pop(0) if self.values else 0.5
+
+    def __repr__(self) -> str:
+        return "rng"
+
+
+def retry_delay(
+    retry: int, base: float, cap: float, rng: random.Random, retry_after: float | None = None
+) -> float:
+    """Reference for 7.1: the wait `toolsys.layers.Retry` sleeps before retry number `retry`."""
+    from toolsys.layers import Retry
+
+    return Retry(base_delay=base, max_delay=cap).delay(retry, retry_after, rng=rng)
+
+
+_DELAY_HINT_STEP = (
+    "The step doubles from `base`: retry 1 may wait up to base, retry 2 up to 2 * base, "
+    "so step = min(cap, base * 2 ** (retry - 1)); then wait rng.uniform(0, step)."
+)
+
+
+def _expect_delay(
+    student: Callable[..., Any],
+    args: tuple[Any, ...],
+    expected: float,
+    hint: str,
+    retry_after: float | None = None,
+) -> None:
+    retry, base, cap, rng = args
+    shown = f"retry_delay({retry}, {base}, {cap}, rng"
+    shown += f", retry_after={retry_after})" if retry_after is not None else ")"
+    if isinstance(rng, _Draws) and rng.values:
+        shown += f" with rng.random() returning {rng.values[0]}"
+    kwargs: dict[str, Any] = {} if retry_after is None else {"retry_after": retry_after}
+    got = call_student(student, *args, what=shown, returns="a number of seconds", **kwargs)
+    if type(got) not in (int, float) or not math.isfinite(got):
+        raise CheckFailed(
+            f"{shown} should return a number of seconds.",
+            expected=expected,
+            got=got,
+            hint="Return the wait as a float (or int), e.g. 0.25.",
+        )
+    if got > cap + 1e-12:
+        raise CheckFailed(
+            f"{shown} returned {got:g}, more than the cap ({cap:g}).",
+            expected=expected,
+            got=got,
+            hint=hint,
+        )
+    if not math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-12):
+        raise CheckFailed(f"{shown} returned a wrong wait.", expected=expected, got=got, hint=hint)
+
+
+@exercise(
+    "7.1",
+    title="Backoff with full jitter",
+    hints=[
+        "Two cases: the tool said when (retry_after is not None: wait that, capped), or it did "
+        "not (full jitter).",
+        _DELAY_HINT_STEP,
+        "min(cap, ...) must come *before* the random draw: jitter drawn inside the capped step "
+        "can never exceed the cap; jitter added on top of it can. And retry_after=0 is a "
+        "number: test `is not None`, not truthiness.",
+    ],
+    reference=lambda: retry_delay,
+)
+def _check_retry_delay(student: Callable[..., Any]) -> None:
+    _expect_delay(
+        student,
+        (3, 1.0, 30.0, _Draws(0.0)),
+        0.0,
+        "Full jitter draws the *whole* wait from 0: rng.uniform(0, step), with the rng you are "
+        "given (not the random module). A wait with a floor (step / 2 + ...) or added on top "
+        "(step + ...) keeps clients that failed together in step.",
+    )
+    for retry, expected in ((1, 0.25), (2, 0.5), (3, 1.0), (4, 2.0)):
+        _expect_delay(student, (retry, 0.5, 5.0, _Draws(0.5)), expected, _DELAY_HINT_STEP)
+    for retry in range(5, 13):
+        _expect_delay(
+            student,
+            (retry, 0.5, 5.0, _Draws(0.999)),
+            4.995,
+            "Cap the step before drawing: step = min(cap, base * 2 ** (retry - 1)); the wait "
+            "must never exceed cap, however many retries came before.",
+        )
+    for seed in range(20):
+        for retry in (1, 2, 4, 7, 12, 40):
+            expected = retry_delay(retry, 0.2, 3.0, random.Random(seed))
+            _expect_delay(
+                student,
+                (retry, 0.2, 3.0, random.Random(seed)),
+                expected,
+                "Draw once from the rng you are given: rng.uniform(0, step) (or "
+                "rng.random() * step), so the same rng gives the same waits.",
+            )
+    for retry_after, expected, why in (
+        (1.5, 1.5, "When the tool says when (retry_after), wait exactly that long."),
+        (60.0, 5.0, "retry_after is capped too: never wait more than cap, whoever asks."),
+        (0.0, 0.0, "retry_after=0 means 'now': test `retry_after is not None`, not truthiness."),
+    ):
+        _expect_delay(student, (2, 0.5, 5.0, _Draws(0.9)), expected, why, retry_after)

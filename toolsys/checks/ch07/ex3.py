@@ -1,0 +1,107 @@
+"""Exercise 7.3, an idempotency key a repeating model cannot change: the check and its reference,
+`call_key`.
+
+The key `toolsys.layers.Idempotency` derives; the cases are a key built from the tool_call_id that a
+repeating model changes, and arguments in another order.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from types import SimpleNamespace
+from typing import Any
+
+from toolsys.checks import CheckFailed, Described, call_student, exercise, expect_plain
+
+
+def call_key(run_id: str, call_id: str, tool: str, arguments: dict[str, Any]) -> str:
+    """Reference for 7.3: the key `toolsys.layers.Idempotency` derives (the call id unused)."""
+    from toolsys.layers.idempotency import derived_key, fingerprint
+
+    call = SimpleNamespace(run_id=run_id, tool=SimpleNamespace(name=tool), values=arguments)
+    return derived_key(call, fingerprint(call))  # type: ignore[arg-type]
+
+
+_ORDER = {"order_id": "A-7", "amount": 25.0, "reason": "damaged"}
+_FIRST = ("run-7", "call_1", "refund", _ORDER)
+_BASKET = {"order_id": "A-9", "items": [{"sku": "X-1", "qty": 2}, {"sku": "Y-9", "qty": 1}]}
+
+
+_KEY_WHY = {
+    "call_id": "A model that repeats a call sends a new call_id: leave call_id out of the key, or "
+    "the repeat gets a new key and runs twice.",
+    "order": "The same arguments in another order are the same call: json.dumps(..., "
+    "sort_keys=True).",
+    "depth": "Sort keys at every depth: json.dumps(arguments, sort_keys=True) does; sorting only "
+    "the top-level items does not.",
+    "arguments": "Other arguments are another call: every argument belongs in the key.",
+    "run": "The same refund in another run (another conversation) is a new request: put the run "
+    "id in the key.",
+    "tool": "Another tool with the same arguments is another call: put the tool name in the key.",
+}
+
+
+def _reversed(value: Any) -> Any:
+    """The same JSON value with the keys of every object in the opposite order."""
+    if type(value) is dict:
+        return {key: _reversed(value[key]) for key in reversed(value)}
+    if type(value) is list:
+        return [_reversed(item) for item in value]
+    return value
+
+
+_BASKET_CALL = ("run-7", "call_1", "refund", _BASKET)
+# the call compared with, the call, whether they are the same call, why
+_KEY_CASES: list[tuple[tuple[Any, ...], tuple[Any, ...], bool, str]] = [
+    (_FIRST, ("run-7", "call_2", "refund", _ORDER), True, "call_id"),
+    (_FIRST, ("run-7", "call_1", "refund", _reversed(_ORDER)), True, "order"),
+    (_BASKET_CALL, ("run-7", "call_9", "refund", _reversed(_BASKET)), True, "depth"),
+    (_FIRST, ("run-7", "call_1", "refund", {**_ORDER, "amount": 30.0}), False, "arguments"),
+    (_FIRST, ("run-8", "call_1", "refund", _ORDER), False, "run"),
+    (_FIRST, ("run-7", "call_1", "charge", _ORDER), False, "tool"),
+]
+
+
+def _key_of(student: Callable[..., Any], *args: Any) -> str:
+    what = f"call_key{args!r}"
+    got = call_student(student, *args, what=what, returns="a key (a str)")
+    expect_plain(got, what=what, shape="a str of 1 to 255 characters")
+    if type(got) is not str or not 0 < len(got) <= 255:
+        raise CheckFailed(
+            f"{what} should return a str of 1 to 255 characters (Stripe's limit for a key).",
+            expected=Described("a str of 1 to 255 characters"),
+            got=got if type(got) is not str else Described(f"a str of {len(got)} characters"),
+            hint="Hash the canonical JSON of the call (hashlib.sha256(...).hexdigest()), so the "
+            "key stays short however long the arguments are."
+            if type(got) is str and got
+            else "Return the key as a str, e.g. f'{run_id}:{tool}:{digest}'.",
+        )
+    return got
+
+
+@exercise(
+    "7.3",
+    title="An idempotency key a repeating model cannot change",
+    hints=[
+        "Which parts of a call stay the same when the model repeats it, and which part changes?",
+        "Leave call_id out: a repeated call has a new one. Put in the run id, the tool name and "
+        "the arguments as canonical JSON: json.dumps([tool, arguments], sort_keys=True).",
+        "sort_keys sorts the keys of every object at every depth. Hash the text "
+        "(hashlib.sha256(text.encode()).hexdigest()) so the key stays short.",
+    ],
+    reference=lambda: call_key,
+)
+def _check_call_key(student: Callable[..., Any]) -> None:
+    for base, args, same, why in _KEY_CASES:
+        first, again = (_key_of(student, *copy.deepcopy(call)) for call in (base, args))
+        if (again == first) is not same:
+            relation = "another key than" if same else "the same key as"
+            meaning = "the same call repeated" if same else "another call"
+            raise CheckFailed(
+                f"call_key{args!r} gave {relation} call_key{base!r}, but it is {meaning}.",
+                expected=first if same else Described("another key"),
+                got=again,
+                hint=_KEY_WHY[why],
+            )
+    _key_of(student, "run-7", "call_1", "send_note", {"order_id": "A-7", "note": "x" * 2000})

@@ -1,0 +1,217 @@
+"""Exercise 7.4, an idempotency store that remembers failures too: the check and its reference,
+`run_once`.
+
+`toolsys.layers.Idempotency` on the same calls; the cases are a failed write forgotten and run
+again, a key reused for other arguments, and a store kept in a global.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+from typing import Any
+
+from toolsys.checks import CheckFailed, Described, call_student, exercise, expect_plain
+from toolsys.checks._plain import as_str, difference, text
+from toolsys.errors import ToolError
+
+
+def run_once(
+    store: dict[str, Any], key: str, arguments: dict[str, Any], run: Callable[[], Any]
+) -> dict[str, Any]:
+    """Reference for 7.4: `toolsys.layers.Idempotency` (its own MemoryStore kept in `store`)."""
+    from toolsys import Category, Registry
+    from toolsys.layers import Idempotency
+    from toolsys.stores import MemoryStore
+
+    layer = store.setdefault("toolsys", Idempotency(MemoryStore()))
+    registry = Registry(layers=[layer])
+
+    def work(arguments: dict[str, Any]) -> Any:
+        """Do the work.
+
+        Args:
+            arguments: The call's arguments.
+        """
+        return run()
+
+    registry.register(work, category=Category.WRITE)
+    result = registry.execute("work", {"arguments": arguments}, idempotency_key=key)
+    replayed = result.meta.get("replayed") is True
+    if result.error is None:
+        return {"ok": True, "value": result.value, "replayed": replayed}
+    error = {"code": str(result.error.code), "message": result.error.message}
+    return {"ok": False, "error": error, "replayed": replayed}
+
+
+class _Work:
+    """A `run` for the check: counts its calls, raises the scripted errors, then returns R-n."""
+
+    def __init__(self, *errors: BaseException) -> None:
+        self.errors = list(errors)
+        self.calls = 0
+
+    def __call__(self) -> str:
+        self.calls += 1
+        if self.errors:
+            raise self.errors.pop(0)
+        return f"R-{self.calls}"
+
+
+_SHAPE = (
+    '{"ok": True, "value": ..., "replayed": ...} or '
+    '{"ok": False, "error": {"code": ..., "message": ...}, "replayed": ...}'
+)
+_ORDER_74 = {"order_id": "A-7", "amount": 25.0}
+_REORDERED, _OTHER = dict(reversed(_ORDER_74.items())), {**_ORDER_74, "amount": 99.0}
+_AS_DATA = (
+    "A ToolError becomes {'ok': False, 'error': {'code': exc.code, 'message': exc.message}, "
+    "'replayed': False}; any other exception is EXECUTION_ERROR, with its type in the message."
+)
+_STORE_WHY = {
+    "new": "A new key: call run() and return {'ok': True, 'value': ..., 'replayed': False}.",
+    "repeat": "The same key and arguments again: return the stored envelope with replayed True, "
+    "and do not call run() a second time.",
+    "order": "The same arguments in another order are the same call: fingerprint "
+    "json.dumps(arguments, sort_keys=True).",
+    "reused": "The same key with other arguments is a misuse: one key names one call. Keep a "
+    "fingerprint of the arguments with the envelope, compare it, and name the key.",
+    "key": "A new key is a new call, even with the same arguments (the user asked twice, on "
+    "purpose): look the key up, not the arguments.",
+    "fresh": "A fresh store knows no key: keep everything in the `store` you are given, not in "
+    "a global.",
+    "data": _AS_DATA,
+    "released": "A retryable ToolError says nothing happened: do not store it, so that a repeat "
+    "runs again (otherwise the key is blocked by a failure that went away).",
+    "lost": "A TimeoutError may mean the refund was booked and only the reply was lost: store "
+    "the failure like a success and replay it; never call run() again for that key.",
+    "outcome": "A ToolError that is not retryable is an outcome too: store it and replay it. "
+    "Only a retryable ToolError (nothing happened) is forgotten.",
+}
+# A step: key, arguments, (ok, value or code, replayed), run() calls by then, a word the error
+# message must contain (or None), and which hint applies.
+_Step = tuple[str, dict[str, Any], tuple[bool, str, bool], int, str | None, str]
+# A scenario: the errors its `run` raises first (made fresh for each check), then its steps, all
+# on one fresh store.
+_SCENARIOS: list[tuple[Callable[[], list[BaseException]], list[_Step]]] = [
+    (
+        list,
+        [
+            ("k-1", _ORDER_74, (True, "R-1", False), 1, None, "new"),
+            ("k-1", _ORDER_74, (True, "R-1", True), 1, None, "repeat"),
+            ("k-1", _REORDERED, (True, "R-1", True), 1, None, "order"),
+            ("k-1", _OTHER, (False, "IDEMPOTENCY_KEY_REUSED", False), 1, "k-1", "reused"),
+            ("k-2", _ORDER_74, (True, "R-2", False), 2, None, "key"),
+        ],
+    ),
+    (list, [("k-1", _ORDER_74, (True, "R-1", False), 1, None, "fresh")]),
+    (
+        lambda: [ToolError("RATE_LIMITED", "Too many refunds; try again.", retryable=True)],
+        [
+            ("k-3", _ORDER_74, (False, "RATE_LIMITED", False), 1, None, "data"),
+            ("k-3", _ORDER_74, (True, "R-2", False), 2, None, "released"),
+        ],
+    ),
+    (
+        lambda: [TimeoutError("no reply within 2 s")],
+        [
+            ("k-4", _ORDER_74, (False, "EXECUTION_ERROR", False), 1, "TimeoutError", "data"),
+            ("k-4", _ORDER_74, (False, "EXECUTION_ERROR", True), 1, None, "lost"),
+        ],
+    ),
+    (
+        lambda: [ToolError("CARD_DECLINED", "The card was declined.")],
+        [
+            ("k-5", _ORDER_74, (False, "CARD_DECLINED", False), 1, None, "data"),
+            ("k-5", _ORDER_74, (False, "CARD_DECLINED", True), 1, None, "outcome"),
+        ],
+    ),
+]
+
+
+def _well_formed(got: Any) -> bool:
+    """An envelope with a boolean ok and replayed, and a value or an error with code and message."""
+    if type(got) is not dict or type(got.get("ok")) is not bool:
+        return False
+    if type(got.get("replayed")) is not bool:
+        return False
+    if got["ok"]:
+        return "value" in got
+    error = got.get("error")
+    return (
+        type(error) is dict
+        and as_str(error.get("code")) is not None
+        and type(error.get("message")) is str
+    )
+
+
+def _summary(ok: bool, said: Any, replayed: bool) -> str:
+    """An envelope in words: "ok 'R-1' (replayed)", "error CARD_DECLINED (not replayed)"."""
+    return f"{f'ok {said!r}' if ok else f'error {said}'} ({'' if replayed else 'not '}replayed)"
+
+
+def _expect_step(
+    student: Callable[..., Any], store: dict[str, Any], work: _Work, step: _Step
+) -> None:
+    key, arguments, expected, calls, mentions, why = step
+    hint = _STORE_WHY[why]
+    what = f"run_once(store, {key!r}, {json.dumps(arguments)}, run)"
+    got = call_student(
+        student,
+        store,
+        key,
+        copy.deepcopy(arguments),
+        work,
+        what=what,
+        returns="an envelope",
+        hint="Catch what run() raises and return it as an envelope.",
+    )
+    expect_plain(got, what=what, shape=_SHAPE, hint=hint)
+    if not _well_formed(got):
+        raise CheckFailed(f"{what} should return {_SHAPE}.", expected=Described(_SHAPE), got=got)
+    said = got["value"] if got["ok"] else as_str(got["error"]["code"])
+    if difference((got["ok"], said, got["replayed"]), expected, "the envelope") is not None:
+        raise CheckFailed(
+            f"{what} returned {_summary(got['ok'], said, got['replayed'])}; it should return "
+            f"{_summary(*expected)}.",
+            expected=Described(_summary(*expected)),
+            got=got,
+            hint=hint,
+        )
+    if work.calls != calls:
+        raise CheckFailed(
+            f"After {what}, run() has been called {work.calls} time(s) in all; it should be "
+            f"{calls}.",
+            expected=calls,
+            got=work.calls,
+            hint=hint,
+        )
+    if mentions is not None and mentions not in text(got["error"]["message"]):
+        raise CheckFailed(
+            f"The {said} message of {what} does not mention {mentions!r}.",
+            expected=Described(f"a message containing {mentions!r}"),
+            got=got["error"]["message"],
+            hint=hint,
+        )
+
+
+@exercise(
+    "7.4",
+    title="An idempotency store that remembers failures too",
+    hints=[
+        "Store, per key, a fingerprint of the arguments and the envelope. A known key with the "
+        "same fingerprint: return the envelope with replayed True, without calling run().",
+        "Fingerprint: hashlib.sha256(json.dumps(arguments, sort_keys=True).encode()); a known "
+        "key with another fingerprint is IDEMPOTENCY_KEY_REUSED (name the key).",
+        "When run() raises: a ToolError with retryable=True is returned and NOT stored (nothing "
+        "happened); anything else is stored like a success, because it may have happened.",
+    ],
+    reference=lambda: run_once,
+)
+def _check_run_once(student: Callable[..., Any]) -> None:
+    for errors, steps in _SCENARIOS:
+        store: dict[str, Any] = {}
+        work = _Work(*errors())
+        for step in steps:
+            _expect_step(student, store, work, step)

@@ -1,0 +1,201 @@
+"""Exercise 7.5, a deadline wrapper that is honest: the check and its reference, `with_deadline`.
+
+`toolsys.layers.Timeout` around the same function; the cases are a deadline that waits for the
+thread anyway, a None result read as 'no value yet', and a timeout called safe.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from toolsys.checks import (
+    CheckFailed,
+    Described,
+    call_student,
+    exercise,
+    expect_equal,
+    expect_plain,
+)
+from toolsys.checks._plain import as_str
+
+
+def with_deadline(fn: Callable[[], Any], seconds: float, idempotent: bool) -> dict[str, Any]:
+    """Reference for 7.5: `toolsys.layers.Timeout` around a tool that calls `fn`."""
+    from toolsys import Category, Registry
+    from toolsys.layers import Timeout
+
+    registry = Registry(layers=[Timeout(seconds=seconds)])
+
+    def call() -> Any:
+        """Call the function."""
+        return fn()
+
+    registry.register(call, category=Category.WRITE, idempotent=idempotent)
+    result = registry.execute("call")
+    if result.error is None:
+        return {"ok": True, "value": result.value}
+    envelope: dict[str, Any] = {"ok": False, "error": result.error.to_dict()}
+    if result.meta.get("abandoned_thread"):
+        envelope["abandoned_thread"] = True
+    return envelope
+
+
+_TIMEOUT_SHAPE = (
+    '{"ok": False, "abandoned_thread": True, "error": {"code": "TIMEOUT", "message": ..., '
+    '"retryable": ..., "details": {"side_effects": "unknown"}}}'
+)
+
+
+def _deadline(
+    student: Callable[..., Any], fn: Callable[[], Any], label: str, seconds: float, idem: bool
+) -> tuple[Any, str]:
+    what = f"with_deadline({label}, {seconds}, idempotent={idem})"
+    got = call_student(
+        student,
+        fn,
+        seconds,
+        idem,
+        what=what,
+        returns="an envelope",
+        hint="Catch the function's exception inside the thread and report it as data.",
+    )
+    expect_plain(got, what=what, shape="an envelope dict of plain JSON values")
+    return got, what
+
+
+def _in_time(pause: float, value: Any) -> Callable[[], Any]:
+    def fn() -> Any:
+        time.sleep(pause)
+        return value
+
+    return fn
+
+
+def _raises() -> Any:
+    raise ValueError("order A-7 is locked")
+
+
+def _expect_timeout(student: Callable[..., Any], idempotent: bool) -> None:
+    release, finished = threading.Event(), threading.Event()
+
+    def hangs() -> str:
+        release.wait(3)
+        finished.set()
+        return "too late"
+
+    try:
+        got, what = _deadline(student, hangs, "a function that hangs", 0.2, idempotent)
+        if finished.is_set():
+            raise CheckFailed(
+                f"{what} waited for the function to end instead of returning at the deadline.",
+                expected=Described("TIMEOUT after about 0.2 s, the function still running"),
+                got=got,
+                hint="worker.join(seconds), then worker.is_alive(); not join() without a limit, "
+                "and not `with ThreadPoolExecutor()` (leaving the block waits for the thread).",
+            )
+    finally:
+        release.set()
+    error = got.get("error") if type(got) is dict else None
+    details = error.get("details") if type(error) is dict else None
+    if (
+        type(got) is not dict
+        or got.get("ok") is not False
+        or got.get("abandoned_thread") is not True
+        or type(error) is not dict
+        or as_str(error.get("code")) != "TIMEOUT"
+        or type(error.get("message")) is not str
+        or type(details) is not dict
+        or as_str(details.get("side_effects")) != "unknown"
+    ):
+        raise CheckFailed(
+            f"{what} should say TIMEOUT, that the thread was abandoned and that the side "
+            "effects are unknown.",
+            expected=Described(_TIMEOUT_SHAPE),
+            got=got,
+            hint="The thread is still running and may still do its work: never claim it "
+            "stopped or that nothing happened.",
+        )
+    expect_equal(
+        error.get("retryable"),
+        idempotent,
+        what=f"the 'retryable' of {what}",
+        hint="A repeat after a timeout is safe only for an idempotent tool: a write may "
+        "already have happened. retryable = idempotent.",
+    )
+
+
+@exercise(
+    "7.5",
+    title="A deadline wrapper that is honest",
+    hints=[
+        "Start a threading.Thread(target=..., daemon=True) that stores fn()'s value or exception "
+        "in a dict; then worker.join(seconds).",
+        "After join, worker.is_alive() says whether the deadline passed. Do not test 'no value "
+        "yet': a function may return None.",
+        "At the deadline return at once with code TIMEOUT, abandoned_thread True, retryable = "
+        "idempotent and details {'side_effects': 'unknown'}: the thread cannot be stopped.",
+    ],
+    reference=lambda: with_deadline,
+)
+def _check_with_deadline(student: Callable[..., Any]) -> None:
+    got, what = _deadline(student, _in_time(0.05, 42), "a function returning 42", 5.0, True)
+    expect_equal(
+        got,
+        {"ok": True, "value": 42},
+        what=what,
+        hint="Wait for the thread up to the deadline (join(seconds)); when it has ended, return "
+        "{'ok': True, 'value': <its value>}.",
+    )
+    got, what = _deadline(student, _in_time(0.0, None), "a function returning None", 5.0, True)
+    expect_equal(
+        got,
+        {"ok": True, "value": None},
+        what=what,
+        hint="None is a value: decide with worker.is_alive(), not with 'no value yet'.",
+    )
+    got, what = _deadline(student, _raises, "a function raising ValueError", 5.0, True)
+    error = got.get("error") if type(got) is dict else None
+    message = error.get("message") if type(error) is dict else None
+    if (
+        type(got) is not dict
+        or got.get("ok") is not False
+        or as_str(error.get("code") if type(error) is dict else None) != "EXECUTION_ERROR"
+        or type(message) is not str
+        or "ValueError" not in message
+    ):
+        raise CheckFailed(
+            f"{what} should report EXECUTION_ERROR naming ValueError.",
+            expected=Described(
+                '{"ok": False, "error": {"code": "EXECUTION_ERROR", "message": "ValueError: ..."}}'
+            ),
+            got=got,
+            hint="Catch the exception inside the thread and keep it; after join, report it "
+            "with its type: f'{type(exc).__name__}: {exc}'. An exception is not a timeout.",
+        )
+    caller, seen = threading.current_thread(), []
+
+    def where() -> str:
+        seen.append(threading.current_thread())
+        return "here"
+
+    _deadline(student, where, "a function that notes its thread", 5.0, True)
+    if not seen or seen[0] is caller or not seen[0].daemon:
+        raise CheckFailed(
+            "with_deadline must run the function on a daemon worker thread.",
+            expected=Described("a daemon thread other than the caller's"),
+            got=Described(
+                "the function was not called"
+                if not seen
+                else "the caller's own thread"
+                if seen[0] is caller
+                else "a thread that is not a daemon"
+            ),
+            hint="threading.Thread(target=..., daemon=True): a thread left behind at a deadline "
+            "must not keep Python from exiting, and only another thread can be waited for with "
+            "a limit.",
+        )
+    _expect_timeout(student, idempotent=False)
+    _expect_timeout(student, idempotent=True)

@@ -1,0 +1,95 @@
+"""Exercise 8.1, a policy function: the check and its reference, `policy`.
+
+The reference is the package's own policy; the cases are the answers that fail open: an unknown
+category allowed, a rule read after the category default.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from types import SimpleNamespace
+from typing import Any
+
+from toolsys.checks import call_student, exercise, expect_equal
+
+
+def policy(tool: str, category: str, roles: set, rules: dict, grants: dict) -> str:
+    """Reference for 8.1: `toolsys.governance.Policy` on the same tool, rules and grants."""
+    from toolsys.governance import Allow, Deny, NeedsApproval, Policy
+
+    fixed: dict[str, Allow | Deny | NeedsApproval] = {
+        "allow": Allow(),
+        "deny": Deny(),
+        "needs_approval": NeedsApproval(),
+    }
+    chosen = Policy(rules={name: fixed[word] for name, word in rules.items()}, grants=grants)
+    target = SimpleNamespace(name=tool, category=category, roles=None, available=None)
+    decision = chosen.decide(target, {}, {"roles": set(roles)})  # type: ignore[arg-type]
+    return {Allow: "allow", Deny: "deny", NeedsApproval: "needs_approval"}[type(decision)]
+
+
+_GRANTS = {"support": {"write"}, "ops": {"execute"}}
+_HINT_DEFAULT = (
+    "READ is 'allow'; WRITE and EXECUTE are 'needs_approval' unless one of the caller's own "
+    "roles is granted that category."
+)
+_HINT_GRANT = (
+    "A caller's role may be granted a category: look each of the caller's roles up in grants "
+    "(grants.get(role, set())), and allow when one of them holds this category."
+)
+_HINT_RULE = (
+    "A rule for this tool is the answer, before the category and the grants are read: check "
+    "`tool in rules` first (after the unknown-category test)."
+)
+_HINT_CLOSED = (
+    "A category the policy does not know is 'deny' (fail closed), whatever the rules and roles "
+    "say: test it first."
+)
+# tool, category, roles, rules, grants, hint
+_POLICY_CASES: list[tuple[str, str, set[str], dict[str, str], dict[str, set[str]], str]] = [
+    ("list_orders", "read", set(), {}, _GRANTS, _HINT_DEFAULT),
+    ("refund", "write", set(), {}, _GRANTS, _HINT_DEFAULT),
+    ("run_code", "execute", {"viewer"}, {}, _GRANTS, _HINT_DEFAULT),
+    ("refund", "write", {"viewer", "support"}, {}, _GRANTS, _HINT_GRANT),
+    ("run_code", "execute", {"support"}, {}, _GRANTS, _HINT_GRANT),
+    ("run_code", "execute", {"ops"}, {}, _GRANTS, _HINT_GRANT),
+    ("refund", "write", {"ops"}, {}, _GRANTS, _HINT_GRANT),
+    ("refund", "write", {"guest"}, {}, _GRANTS, _HINT_GRANT),
+    ("drop_table", "read", set(), {"drop_table": "deny"}, {}, _HINT_RULE),
+    ("refund", "write", {"support"}, {"refund": "needs_approval"}, _GRANTS, _HINT_RULE),
+    ("delete_account", "write", {"support"}, {"delete_account": "deny"}, _GRANTS, _HINT_RULE),
+    ("ping", "execute", set(), {"ping": "allow"}, _GRANTS, _HINT_RULE),
+    ("refund", "write", {"support"}, {"list_orders": "deny"}, _GRANTS, _HINT_GRANT),
+    ("purge", "admin", {"support"}, {}, _GRANTS, _HINT_CLOSED),
+    ("purge", "READ", set(), {}, {}, _HINT_CLOSED),
+    ("purge", "admin", set(), {"purge": "allow"}, {}, _HINT_CLOSED),
+    ("purge", "", {"ops"}, {}, _GRANTS, _HINT_CLOSED),
+]
+
+
+@exercise(
+    "8.1",
+    title="A policy function",
+    hints=[
+        "Three steps in order, the first answer wins: unknown category, rule for the tool, "
+        "category default with grants.",
+        "Unknown means not one of 'read', 'write', 'execute' (exact strings): answer 'deny'.",
+        _HINT_GRANT,
+    ],
+    reference=lambda: policy,
+)
+def _check_policy(student: Callable[..., Any]) -> None:
+    for tool, category, roles, rules, grants, hint in _POLICY_CASES:
+        shown = f"policy({tool!r}, {category!r}, {sorted(roles)}, {rules}, {grants})"
+        got = call_student(
+            student,
+            tool,
+            category,
+            set(roles),
+            dict(rules),
+            {k: set(v) for k, v in grants.items()},
+            what=shown,
+            returns="'allow', 'deny' or 'needs_approval'",
+        )
+        expected = policy(tool, category, roles, rules, grants)
+        expect_equal(got, expected, what=shown, hint=hint)

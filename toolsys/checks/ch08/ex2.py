@@ -1,0 +1,147 @@
+"""Exercise 8.2, an approval keyed by call id and argument hash: the check and its reference,
+`approved_calls`.
+
+An approval matches one call: the cases are an approval matched by position or by id alone, and a
+hash over unsorted JSON.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from toolsys.checks import call_student, exercise, expect_equal
+
+
+def approved_calls(calls: list[dict[str, Any]], approvals: Mapping[str, str]) -> list[str]:
+    """Reference for 8.2: `human_decision` of `toolsys.governance.approval`, per call."""
+    from toolsys.governance.approval import (
+        HumanDecision,
+        arguments_hash,
+        human_decision,
+        human_decisions,
+    )
+
+    decisions = {i: HumanDecision(True, key) for i, key in approvals.items()}
+    with human_decisions(decisions):
+        return [
+            c["id"]
+            for c in calls
+            if human_decision(c["id"], arguments_hash(c["tool"], c["arguments"])) is not None
+        ]
+
+
+def _key(tool: str, arguments: Mapping[str, Any]) -> str:
+    from toolsys.governance import arguments_hash
+
+    return arguments_hash(tool, arguments)
+
+
+def _call(call_id: str, tool: str, **arguments: Any) -> dict[str, Any]:
+    return {"id": call_id, "tool": tool, "arguments": arguments}
+
+
+_SMALL = _call("call_1", "refund", order_id="A-1", amount=20.0)
+_BIG = _call("call_2", "refund", order_id="A-2", amount=2000.0)
+_HINT_POSITION = (
+    "Find each call's approval by its id (approvals.get(call['id'])), never by position: the "
+    "person's list may be in another order than the model's calls."
+)
+_HINT_HASH = (
+    "An approval holds for the arguments the person saw: compare the approval's key with the key "
+    "of this call's own tool and arguments, not only the id."
+)
+_HINT_CANONICAL = (
+    "The key is over canonical JSON: json.dumps({'tool': ..., 'arguments': ...}, sort_keys=True, "
+    "separators=(',', ':'), ensure_ascii=False), so the same arguments in another key order give "
+    "the same key."
+)
+# calls, approvals, what the case shows, hint
+_GATE_CASES: list[tuple[list[dict[str, Any]], dict[str, str], str, str]] = [
+    (
+        [_SMALL, _BIG],
+        {
+            "call_1": _key("refund", _SMALL["arguments"]),
+            "call_2": _key("refund", _BIG["arguments"]),
+        },
+        "both calls approved",
+        _HINT_CANONICAL,
+    ),
+    ([_SMALL, _BIG], {}, "nothing approved", "A call nobody approved does not run."),
+    (
+        [_SMALL, _BIG],
+        {"call_1": _key("refund", _SMALL["arguments"])},
+        "only call_1 approved",
+        _HINT_POSITION,
+    ),
+    (
+        [_SMALL, _BIG],
+        {"call_2": _key("refund", _BIG["arguments"])},
+        "only call_2 approved",
+        _HINT_POSITION,
+    ),
+    (
+        [_BIG, _SMALL],
+        {"call_1": _key("refund", _SMALL["arguments"])},
+        "only call_1 approved, the calls in another order",
+        _HINT_POSITION,
+    ),
+    (
+        [_BIG, _SMALL],
+        {"call_1": _key("refund", _SMALL["arguments"]), "call_3": _key("refund", {})},
+        "call_1 approved, and an approval for a call that is not in this turn",
+        _HINT_POSITION,
+    ),
+    (
+        [_call("call_1", "refund", order_id="A-1", amount=2000.0)],
+        {"call_1": _key("refund", _SMALL["arguments"])},
+        "call_1 approved for 20.0, its arguments now say 2000.0",
+        _HINT_HASH,
+    ),
+    (
+        [_call("call_1", "delete_account", order_id="A-1", amount=20.0)],
+        {"call_1": _key("refund", _SMALL["arguments"])},
+        "call_1 approved as a refund, the call now names delete_account",
+        "The key covers the tool's name too: an approval for 'refund' must not run another tool "
+        "with the same arguments.",
+    ),
+    (
+        [_call("call_1", "refund", amount=20.0, order_id="A-1")],
+        {"call_1": _key("refund", {"order_id": "A-1", "amount": 20.0})},
+        "call_1 approved, its arguments the same in another key order",
+        _HINT_CANONICAL,
+    ),
+    (
+        [_call("call_1", "refund", order_id="A-1", amount=20.0, note="gift")],
+        {"call_1": _key("refund", {"note": "gift", "order_id": "A-1", "amount": 20.0})},
+        "call_1 with three arguments, approved in yet another key order",
+        _HINT_CANONICAL,
+    ),
+    (
+        [_SMALL],
+        {"call_1": _key("refund", _SMALL["arguments"]).upper()},
+        "call_1 with an approval key in capital letters (not the key the gate computes)",
+        "Compare the keys exactly: the approval's key must equal the hex digest of this call.",
+    ),
+]
+
+
+@exercise(
+    "8.2",
+    title="An approval keyed by call id and argument hash",
+    hints=[
+        "For each call, in the calls' order: look its approval up by id, compute the key of its "
+        "own tool and arguments, and keep the id when the two keys are equal.",
+        _HINT_CANONICAL,
+        "hashlib.sha256(text.encode()).hexdigest() gives the hex key.",
+    ],
+    reference=lambda: approved_calls,
+)
+def _check_gate(student: Callable[..., Any]) -> None:
+    for calls, approvals, shown, hint in _GATE_CASES:
+        what = f"approved_calls(...) with {shown}"
+        given = [json.loads(json.dumps(c)) for c in calls]
+        got = call_student(student, given, dict(approvals), what=what, returns="a list of ids")
+        expected = approved_calls(calls, approvals)
+        expect_equal(got, expected, what=f"{what}: the ids that may run", hint=hint)

@@ -1,0 +1,107 @@
+"""Exercise 8.3, a role filter for export: the check and its reference, `visible`.
+
+The role filter of `toolsys.access`; the cases are an empty role set read as 'everyone' and a check
+of `available` by truthiness.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from toolsys.checks import CheckFailed, Described, call_student, exercise, expect_equal
+
+
+def visible(tools: list[Any], context: Mapping[str, Any]) -> list[Any]:
+    """Reference for 8.3: the tools `toolsys.access.refusal` lets this caller see."""
+    from toolsys.access import refusal
+
+    return [tool for tool in tools if refusal(tool, context) is None]
+
+
+def _tools() -> list[Any]:
+    from toolsys import Category, Registry
+
+    registry = Registry()
+
+    def add(name: str, **options: Any) -> None:
+        registry.register(lambda: name, name=name, description=f"The {name} tool.", **options)
+
+    add("list_orders")
+    add("refund", category=Category.WRITE, roles={"support"})
+    add("delete_account", category=Category.WRITE, roles={"admin"})
+    add("export_all", roles={"support", "auditor"})
+    add("nobody", roles=set())
+    add("beta_search", available=lambda context: context.get("beta") is True)
+    add("maybe", available=lambda context: "yes")
+    add("flaky", available=lambda context: context["region"] == "eu")
+    return list(registry)
+
+
+_HINT_ROLES = (
+    "A tool with roles is visible when the caller has at least one of them: "
+    "tool.roles & caller_roles; roles None is for everyone, an empty set for nobody."
+)
+_HINT_STRING_ROLE = (
+    "One role may come as a string: 'support' is {'support'}, not the letters {'s', 'u', 'p', ...}."
+)
+_TOOL_HINTS = {  # why a tool is shown or hidden, for the first tool a student gets wrong
+    "nobody": "An empty roles set means nobody may see the tool: test `tool.roles is not None`, "
+    "not its truthiness.",
+    "maybe": "available(context) must return the boolean True: a truthy 'yes' is not a yes "
+    "(compare with `is True`).",
+    "beta_search": "A tool with available= is visible only when available(context) is True.",
+    "flaky": "An available() that raises hides the tool (fail closed): catch the exception and "
+    "skip the tool.",
+}
+# context, what the case shows
+_ROLE_CASES: list[tuple[dict[str, Any], str]] = [
+    ({"roles": {"viewer"}}, "a viewer"),
+    ({"roles": {"support"}}, "a support agent"),
+    ({"roles": ["admin", "auditor"]}, "an admin and auditor (roles as a list)"),
+    ({"roles": "support"}, "roles given as one string 'support'"),
+    ({}, "a context without roles"),
+    ({"roles": None}, "roles None"),
+    ({"roles": {"support", "admin", "auditor"}, "beta": True, "region": "eu"}, "every role, eu"),
+    ({"roles": {"support"}, "beta": "yes", "region": "us"}, "a support agent, beta 'yes'"),
+    ({"roles": {"support"}, "region": "eu"}, "a support agent in the eu"),
+]
+
+
+def _role_hint(context: Mapping[str, Any], names: list[str], expected: list[str]) -> str:
+    """The hint for the first tool shown or hidden wrongly."""
+    if isinstance(context.get("roles"), str):
+        return _HINT_STRING_ROLE
+    wrong = [name for name in _TOOL_HINTS if (name in names) != (name in expected)]
+    return _TOOL_HINTS[wrong[0]] if wrong else _HINT_ROLES
+
+
+@exercise(
+    "8.3",
+    title="A role filter for export",
+    hints=[
+        "Read the caller's roles first: a set or list, one string, or nothing (no key, None).",
+        _HINT_ROLES,
+        "Then ask tool.available(context) when the tool has one: keep the tool only when it "
+        "returns True (`is True`), and skip it when the call raises.",
+    ],
+    reference=lambda: visible,
+)
+def _check_visible(student: Callable[..., Any]) -> None:
+    for context, shown in _ROLE_CASES:
+        tools = _tools()
+        what = f"visible(tools, context) for {shown}"
+        got = call_student(
+            student, list(tools), dict(context), what=what, returns="a list of tools"
+        )
+        if type(got) is not list or not all(any(g is t for t in tools) for g in got):
+            raise CheckFailed(
+                f"{what} must return a list of the Tool objects it was given.",
+                expected=Described("a list of tools, e.g. [tools[0], tools[3]]"),
+                got=got,
+                hint="Return the tools themselves (not their names or schemas), in their order.",
+            )
+        names = [tool.name for tool in got]
+        expected = [tool.name for tool in visible(tools, context)]
+        hint = _role_hint(context, names, expected)
+        expect_equal(names, expected, what=f"{what}: the names of the tools", hint=hint)

@@ -1,0 +1,135 @@
+"""Exercise 8.4, audit verification: the check and its reference, `first_bad_line`.
+
+The verification of `toolsys.governance.audit`; the cases are a verification of the last line only,
+or of the hashes without the links between them.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from toolsys.checks import call_student, exercise, expect_equal
+
+
+def first_bad_line(lines: list[str]) -> int | None:
+    """Reference for 8.4: `toolsys.governance.audit.verify` on a file holding these lines."""
+    from toolsys.governance.audit import verify
+
+    if not lines:
+        return None
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "audit.jsonl"
+        path.write_text("".join(line + "\n" for line in lines), encoding="ascii")
+        return verify(path).line
+
+
+def _sealed(records: list[dict[str, Any]]) -> list[str]:
+    """The lines of a log holding `records`, written by `toolsys.governance._chain.seal`."""
+    from toolsys.governance._chain import GENESIS, seal
+
+    lines, prev = [], GENESIS
+    for seq, record in enumerate(records, start=1):
+        line, prev = seal({**record, "seq": seq, "prev": prev})
+        lines.append(line.decode("ascii").rstrip("\n"))
+    return lines
+
+
+def _record(n: int, tool: str, outcome: str = "ok", **arguments: Any) -> dict[str, Any]:
+    return {"ts": f"2027-01-15T08:00:0{n}.000+00:00", "user": "sam", "tool": tool,
+            "arguments": arguments, "outcome": outcome}  # fmt: skip
+
+
+def _reorder(line: str) -> str:
+    """The same record with its keys written in reverse order (the hash is over canonical JSON)."""
+    record = json.loads(line)
+    return json.dumps(dict(reversed(list(record.items()))))
+
+
+def _edit(line: str, old: str, new: str) -> str:
+    assert old in line, (old, line)
+    return line.replace(old, new)
+
+
+_LOG = _sealed(
+    [
+        _record(1, "list_orders", customer="C-1"),
+        _record(2, "refund", "APPROVAL_REQUIRED", order_id="A-2", amount=2000),
+        _record(3, "refund", "APPROVAL_DENIED", order_id="A-2", amount=2000),
+        _record(4, "refund", order_id="A-1", amount=20),
+        _record(5, "customer", customer="C-2"),
+    ]
+)
+_HINT_EVERY = (
+    "Check every line in order and return at the first bad one, not only the last line: an "
+    "edit in the middle must be found."
+)
+_HINT_LINK = (
+    "Each line must follow the one before it: its prev equals the hash of the line before "
+    "('0' * 64 for line 1) and its seq equals its line number. A deleted line breaks the link."
+)
+_HINT_CANONICAL_BODY = (
+    "Hash the canonical form, not the line as written: the record without 'hash', "
+    "json.dumps(body, sort_keys=True, separators=(',', ':'), ensure_ascii=True)."
+)
+# lines, what, hint
+_CHAIN_CASES: list[tuple[list[str], str, str]] = [
+    (list(_LOG), "an intact log of 5 lines", _HINT_CANONICAL_BODY),
+    ([], "an empty log", "An empty log has no bad line: return None."),
+    (
+        [_reorder(line) for line in _LOG],
+        "an intact log whose lines list their keys in reverse order",
+        _HINT_CANONICAL_BODY,
+    ),
+    (
+        [*_LOG[:2], _edit(_LOG[2], '"APPROVAL_DENIED"', '"ok"'), *_LOG[3:]],
+        "line 3's outcome edited from APPROVAL_DENIED to ok",
+        _HINT_EVERY,
+    ),
+    (
+        [*_LOG[:4], _edit(_LOG[4], '"C-2"', '"C-1"')],
+        "the last line's arguments edited",
+        "Recompute each line's hash from its content and compare it with its 'hash'.",
+    ),
+    ([_LOG[0], *_LOG[2:]], "line 2 deleted", _HINT_LINK),
+    (_LOG[1:], "line 1 deleted", _HINT_LINK),
+    ([_LOG[0], _LOG[2], _LOG[1], *_LOG[3:]], "lines 2 and 3 swapped", _HINT_LINK),
+    (
+        [*_LOG[:3], _LOG[3][: len(_LOG[3]) // 2], _LOG[4]],
+        "line 4 cut in the middle (not whole JSON)",
+        "A line that is not whole JSON is bad too: catch the error json.loads raises and "
+        "return that line's number.",
+    ),
+    (
+        [*_LOG[:2], _edit(_LOG[2], '"APPROVAL_DENIED"', '"ok"'), _LOG[3][:40], _LOG[4]],
+        "line 3 edited and line 4 cut",
+        _HINT_EVERY,
+    ),
+    (
+        [*_LOG[:4], _edit(_LOG[4], '"hash":"', '"hash":"0')],
+        "the last line's hash changed",
+        "Compare the hash the line carries with the one you compute, for every line.",
+    ),
+]
+
+
+@exercise(
+    "8.4",
+    title="Audit verification",
+    hints=[
+        "Walk the lines with their numbers (enumerate(lines, start=1)), keeping the hash of the "
+        "line before (start with '0' * 64).",
+        _HINT_CANONICAL_BODY,
+        _HINT_LINK,
+    ],
+    reference=lambda: first_bad_line,
+)
+def _check_chain(student: Callable[..., Any]) -> None:
+    for lines, shown, hint in _CHAIN_CASES:
+        what = f"first_bad_line(lines) for {shown}"
+        got = call_student(student, list(lines), what=what, returns="a line number or None")
+        expected = first_bad_line(lines)
+        expect_equal(got, expected, what=what, hint=hint)

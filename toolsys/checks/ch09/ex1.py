@@ -1,0 +1,143 @@
+"""Exercise 9.1, a conditional composite: the check and its reference, `refund_or_escalate`.
+
+The reference is `toolsys.compose.when`; the cases are a 'tool that calls tools' that reads as READ
+and hides its inner calls from the layers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from toolsys.checks import CheckFailed, Described, call_student, exercise, expect_equal, expect_true
+from toolsys.errors import ToolError
+from toolsys.execution import Call, Next
+from toolsys.registry import Registry
+from toolsys.result import ToolResult
+from toolsys.spec import Category, Param, ToolSpec
+from toolsys.tool import Tool
+
+
+def refund_or_escalate(registry: Registry) -> Tool:
+    """Reference for 9.1: `when` over the registry's own tools."""
+    from toolsys.compose import when
+
+    def small(arguments: dict[str, Any]) -> bool:
+        """the amount is at most 100"""
+        return arguments["amount"] <= 100
+
+    return when(
+        "refund_or_escalate", small, then=registry.get("refund"), otherwise=registry.get("escalate")
+    )
+
+
+class _Recorder:
+    """A layer that notes the name of every call it sees, inner calls of composites included."""
+
+    stage = "received"
+    name = "recorder"
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    async def __call__(self, call: Call, call_next: Next) -> ToolResult:
+        self.seen.append(call.name)
+        return await call_next(call)
+
+
+def _shop() -> tuple[Registry, _Recorder, list[tuple[str, str, float]]]:
+    recorder, ran = _Recorder(), []
+    registry = Registry(layers=[recorder])
+
+    def refund(order_id: str, amount: float) -> str:
+        if order_id == "A-0":
+            raise ToolError("ORDER_NOT_FOUND", "No order 'A-0'.", suggestion="Ask for the id.")
+        ran.append(("refund", order_id, amount))
+        return f"refunded {amount:g} on {order_id}"
+
+    def escalate(order_id: str, amount: float) -> str:
+        ran.append(("escalate", order_id, amount))
+        return f"{order_id} handed to a human"
+
+    string, number = Param("order_id", "string", "The order id."), Param("amount", "number", "")
+    registry.register(
+        ToolSpec("refund", "Refund an order.", [string, number], Category.WRITE), refund
+    )
+    registry.register(
+        ToolSpec("escalate", "Hand an order to a human.", [string, number], Category.EXECUTE),
+        escalate,
+    )
+    return registry, recorder, ran
+
+
+_HAND_CHAINED = (
+    "Build it with toolsys.compose.when from registry.get('refund') and "
+    "registry.get('escalate'): a function of your own that calls them is a READ tool to every "
+    "policy, and its inner calls pass no layer."
+)
+
+
+@exercise(
+    "9.1",
+    title="A conditional composite",
+    hints=[
+        "toolsys.compose.when(name, condition, then=..., otherwise=...) returns a Tool.",
+        "The condition is a named function of the call's arguments (a dict): return "
+        "arguments['amount'] <= 100. The branches are registry.get('refund') and "
+        "registry.get('escalate').",
+        "100 itself is refunded: <=, not <.",
+    ],
+    reference=lambda: refund_or_escalate,
+    timeout=30,
+)
+def _check_refund_or_escalate(student: Callable[..., Any]) -> None:
+    registry, recorder, ran = _shop()
+    built = call_student(
+        student, registry, what="refund_or_escalate(registry)", returns="a Tool", hint=None
+    )
+    if not isinstance(built, Tool):
+        raise CheckFailed(
+            "refund_or_escalate(registry) should return a Tool.",
+            expected=Described("a Tool (what when(...) returns)"),
+            got=built,
+            hint=_HAND_CHAINED,
+        )
+    expect_equal(built.name, "refund_or_escalate", what="the composite's name")
+    expect_equal(
+        built.category.value,
+        "execute",
+        what="the composite's category",
+        hint="A composite's category is the highest of its children's: escalate is EXECUTE. "
+        + _HAND_CHAINED,
+    )
+    registry.add(built)
+    for amount, branch in ((30.0, "refund"), (100.0, "refund"), (100.5, "escalate")):
+        ran.clear()
+        recorder.seen.clear()
+        result = registry.execute("refund_or_escalate", {"order_id": "A-7", "amount": amount})
+        what = f"refund_or_escalate(order_id='A-7', amount={amount:g})"
+        expect_true(
+            result.ok,
+            f"{what} failed: {result.error.message if result.error else result}",
+            hint="Both branches take order_id and amount: pass the arguments on unchanged.",
+        )
+        expect_equal(
+            [run[0] for run in ran],
+            [branch],
+            what=f"the tools that ran for {what}",
+            hint="Refund when the amount is at most 100 (100 included), escalate above it.",
+        )
+        expect_equal(
+            recorder.seen,
+            ["refund_or_escalate", branch],
+            what=f"the calls a layer saw for {what}",
+            hint=_HAND_CHAINED,
+        )
+    failed = registry.execute("refund_or_escalate", {"order_id": "A-0", "amount": 10.0})
+    expect_equal(
+        failed.error.code if failed.error else "ok",
+        "ORDER_NOT_FOUND",
+        what="the error code of refund_or_escalate(order_id='A-0', amount=10)",
+        hint="The refund failed with ORDER_NOT_FOUND: a composite passes its child's error on. "
+        + _HAND_CHAINED,
+    )

@@ -1,0 +1,103 @@
+"""Exercise 9.3, a BM25 ranking function: the check and its reference, `rank`.
+
+`toolsys.search.BM25` on the same documents; the cases are an idf that goes to zero for common words
+and documents changed by the ranking.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from collections.abc import Callable
+from typing import Any
+
+from toolsys.checks import CheckFailed, Described, call_student, exercise, expect_equal
+
+DOCUMENTS: dict[str, list[str]] = {
+    "refund_order": ["refund", "order", "customer", "card"],
+    "cancel_order": ["cancel", "order"],
+    "order_status": ["order", "status", "order", "carrier", "parcel", "customer"],
+    "track_parcel": ["track", "parcel", "carrier", "status"],
+    "weather_now": ["weather", "city", "forecast"],
+    "weather_copy": ["weather", "city", "forecast"],
+}
+
+
+def rank(query: list[str], documents: dict[str, list[str]], k: int) -> list[tuple[str, float]]:
+    """Reference for 9.3: `toolsys.search.BM25` on one field (the terms are already tokens)."""
+    from toolsys.search import BM25
+
+    index = BM25({name: {"text": " ".join(terms)} for name, terms in documents.items()})
+    return [(hit.name, hit.score) for hit in index.rank(" ".join(query), k)]
+
+
+_RANK_CASES: list[tuple[list[str], int, str]] = [
+    (["refund", "order"], 5, "A word in many documents still counts, a little."),
+    (["order"], 6, "Half of the documents have 'order': idf = ln(1 + 3.5 / 3.5), not 0."),
+    (["parcel", "status"], 3, "Shorter documents score higher for the same count (b)."),
+    (["order", "order", "cancel"], 5, "A word repeated in the query counts once."),
+    (["weather"], 5, "Equal scores are ordered by name."),
+    (["customer", "card", "order", "refund"], 2, "Return at most k results."),
+    (["juggle"], 5, "A query that matches nothing gives []."),
+]
+
+
+_FORMULA = (
+    " Check the formula: idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len(doc) / avg_len)), "
+    "k1 = 1.2, b = 0.75, summed over the distinct query terms."
+)
+
+
+def _pairs(got: Any, what: str) -> list[tuple[str, float]]:
+    shape = "a list of (name, score) tuples"
+    if type(got) is not list or not all(
+        isinstance(pair, tuple)
+        and len(pair) == 2
+        and type(pair[0]) is str
+        and type(pair[1]) in (int, float)
+        for pair in got
+    ):
+        raise CheckFailed(
+            f"{what} should return {shape}, best first.",
+            expected=Described(shape),
+            got=got,
+            hint="Return e.g. [('refund_order', 1.8), ('cancel_order', 0.9)].",
+        )
+    return [(name, float(score)) for name, score in got]
+
+
+@exercise(
+    "9.3",
+    title="A BM25 ranking function",
+    hints=[
+        "For each document, sum over the distinct query terms that are in it: "
+        "idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len(doc) / avg_len)).",
+        "idf = math.log(1 + (N - df + 0.5) / (df + 0.5)), where df is the number of documents "
+        "containing the term: the '1 +' keeps it positive for common words.",
+        "Sort by (-score, name), drop documents with no matching term, keep the first k.",
+    ],
+    reference=lambda: rank,
+)
+def _check_rank(student: Callable[..., Any]) -> None:
+    for query, k, why in _RANK_CASES:
+        what = f"rank({query}, DOCUMENTS, k={k})"
+        documents = copy.deepcopy(DOCUMENTS)
+        got = _pairs(
+            call_student(student, list(query), documents, k, what=what, returns="a ranking"), what
+        )
+        expected = rank(query, DOCUMENTS, k)
+        expect_equal(
+            [name for name, _ in got],
+            [name for name, _ in expected],
+            what=f"{what}: the names",
+            hint=why + _FORMULA,
+        )
+        for (name, score), (_, right) in zip(got, expected, strict=True):
+            if not math.isclose(score, right, abs_tol=1e-3):
+                raise CheckFailed(
+                    f"{what}: the score of {name!r} is wrong.",
+                    expected=right,
+                    got=score,
+                    hint=why + _FORMULA,
+                )
+        expect_equal(documents, DOCUMENTS, what="DOCUMENTS after rank", hint="Do not change them.")

@@ -1,0 +1,105 @@
+"""Exercise 10.1, an error the model can read: the check and its reference, `to_call_result`.
+
+`toolsys.mcp.call_result` on the same results; the cases are a failure raised (a protocol error the
+model never reads) or sent as a success, and a suggestion dropped.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+from typing import Any
+
+from toolsys.checks import call_student, exercise, expect_equal, expect_plain
+
+
+def to_call_result(envelope: dict[str, Any]) -> dict[str, Any]:
+    """Reference for 10.1: `toolsys.mcp.call_result` on the same envelope, as plain JSON data."""
+    from toolsys.errors import ErrorInfo
+    from toolsys.mcp import call_result
+    from toolsys.result import ToolResult
+
+    if envelope.get("ok") is True:
+        result = ToolResult(True, envelope.get("value"))
+    else:
+        error = envelope["error"]
+        info = ErrorInfo(
+            error["code"],
+            error["message"],
+            error.get("suggestion", ""),
+            error.get("retryable", False),
+            error.get("details") or {},
+        )
+        result = ToolResult(False, None, info)
+    data = call_result(result).model_dump(mode="json", by_alias=True, exclude_none=True)
+    return {key: data[key] for key in ("content", "isError", "_meta") if key in data}
+
+
+def _failure(code: str, message: str, suggestion: str, **more: Any) -> dict[str, Any]:
+    error = {"code": code, "message": message, "suggestion": suggestion, "retryable": False}
+    return {"ok": False, "error": {**error, **more}}
+
+
+_NOT_FOUND = _failure(
+    "ORDER_NOT_FOUND", "No order 'ORD-9'.", "Ask the user for the id printed on the receipt."
+)
+_BAD_ARGS = _failure(
+    "INVALID_ARGUMENTS",
+    "Invalid arguments for 'get_order': order_id: got 9, expected a string.",
+    "Fix these arguments and call get_order again: order_id must be a string.",
+    details={"problems": [{"path": "order_id", "expected": "a string"}]},
+)
+_SILENT = _failure("UPSTREAM_DOWN", "The order service did not answer.", "")
+_RESULT_WHY = {
+    "dict": "A value that is not a string is sent as JSON text: json.dumps(value).",
+    "str": "A string value is already text: send it as it is. json.dumps would add quotes the "
+    "model then reads as part of the answer.",
+    "number": "A number is sent as JSON text too: json.dumps(646) is '646'.",
+    "none": "None is a value: its JSON text is 'null'.",
+    "failure": "A failure is a result too: isError True, the text `message + ' ' + "
+    "suggestion`, and the whole error under _meta['toolsys/error']. Raising instead becomes a "
+    "JSON-RPC protocol error, and the model never sees why the call failed.",
+    "details": "Pass the error on whole (details included) under _meta['toolsys/error']: a "
+    "toolsys client restores the envelope from it.",
+    "silent": "With an empty suggestion the text is the message alone, without a trailing space.",
+}
+_RESULT_CASES: list[tuple[dict[str, Any], str]] = [
+    ({"ok": True, "value": {"id": "ORD-42", "status": "shipped"}}, "dict"),
+    ({"ok": True, "value": "cancelled ORD-42"}, "str"),
+    ({"ok": True, "value": 646}, "number"),
+    ({"ok": True, "value": [1, 2.5, True]}, "dict"),
+    ({"ok": True, "value": None}, "none"),
+    (_NOT_FOUND, "failure"),
+    (_BAD_ARGS, "details"),
+    (_SILENT, "silent"),
+]
+_RESULT_SHAPE = "a dict with keys content and isError (and _meta for a failure)"
+
+
+@exercise(
+    "10.1",
+    title="An error the model can read",
+    hints=[
+        "Two shapes in, two out. Success: {'content': [{'type': 'text', 'text': ...}], "
+        "'isError': False}. Failure: the same with 'isError': True and a '_meta' key.",
+        "Never raise for a failed call: a raise becomes a JSON-RPC error, which hosts show as "
+        "'Error executing tool' (or crash on), so the model never reads the suggestion.",
+        "The text of a failure is error['message'] + ' ' + error['suggestion'] (only the "
+        "message when the suggestion is empty); a success's text is the value itself when it "
+        "is a string, json.dumps(value) otherwise.",
+    ],
+    reference=lambda: to_call_result,
+)
+def _check_to_call_result(student: Callable[..., Any]) -> None:
+    for envelope, why in _RESULT_CASES:
+        what = f"to_call_result({json.dumps(envelope)})"
+        got = call_student(
+            student,
+            copy.deepcopy(envelope),
+            what=what,
+            returns="an MCP tools/call result",
+            hint=_RESULT_WHY[why],
+        )
+        expect_plain(got, what=what, shape=_RESULT_SHAPE, hint=_RESULT_WHY[why])
+        expect_equal(got, to_call_result(envelope), what=what, hint=_RESULT_WHY[why])

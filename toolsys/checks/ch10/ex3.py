@@ -1,0 +1,270 @@
+"""Exercise 10.3, import with a prefix: the check and its reference, `import_with_prefix`.
+
+`import_server` itself, against a small server built from the listing; the cases are tools bound
+late, the prefixed name sent to the server, half an import left behind.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+from typing import Any
+
+from toolsys.checks import (
+    CheckFailed,
+    Described,
+    call_student,
+    exercise,
+    expect_equal,
+    expect_plain,
+    expect_raises,
+)
+from toolsys.checks._plain import text
+
+
+def import_with_prefix(
+    registry: dict[str, Any],
+    listing: list[dict[str, Any]],
+    prefix: str,
+    call_remote: Callable[[str, dict[str, Any]], Any],
+) -> list[str]:
+    """Reference for 10.3: `toolsys.mcp.import_server`, against a server made from `listing`.
+
+    The server forwards each call to `call_remote`; the imported tools are then put in the dict
+    as functions that run them through a toolsys Registry (validation and all).
+    """
+    from toolsys import Registry
+    from toolsys._sync import run_sync
+    from toolsys.mcp import import_server
+
+    local = Registry()
+    for name in registry:  # the names already taken, for import_server to see
+        local.register(lambda: None, name=name, description="Already registered.")
+    run_sync(import_server(local, _server(listing, call_remote), prefix=prefix))
+    added = [name for name in local.names() if name not in registry]
+
+    def runner(name: str) -> Callable[..., Any]:
+        def run(**arguments: Any) -> Any:
+            result = local.execute(name, arguments)
+            if not result.ok:
+                raise RuntimeError(str(result))
+            return result.value
+
+        return run
+
+    for name in added:
+        registry[name] = runner(name)
+    return added
+
+
+def _server(listing: list[dict[str, Any]], call_remote: Callable[..., Any]) -> Any:
+    """A low-level `mcp` server that lists `listing` and answers each call with `call_remote`."""
+    from mcp.server.lowlevel.server import Server
+    from mcp_types import CallToolResult, ListToolsResult, TextContent, Tool
+
+    tools = [
+        Tool(name=t["name"], description=t.get("description", ""), input_schema=t["inputSchema"])
+        for t in listing
+    ]
+
+    async def list_tools(context: Any, params: Any) -> ListToolsResult:
+        return ListToolsResult(tools=tools)
+
+    async def call_tool(context: Any, params: Any) -> CallToolResult:
+        value = call_remote(params.name, dict(params.arguments or {}))
+        return CallToolResult(content=[TextContent(type="text", text=json.dumps(value))])
+
+    return Server("listing", on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+def _tool(name: str, **properties: str) -> dict[str, Any]:
+    schema = {
+        "type": "object",
+        "properties": {key: {"type": kind} for key, kind in properties.items()},
+        "required": list(properties),
+    }
+    return {"name": name, "description": f"The server's {name}.", "inputSchema": schema}
+
+
+_FS = [_tool("read_file", path="string"), _tool("write_file", path="string", text="string")]
+_IMPORT_WHY = {
+    "names": "Each tool is registered as prefix + '_' + its name, in the listing's order; the "
+    "function returns those new names.",
+    "keep": "The tools already in the registry stay as they were.",
+    "forward": "Calling an imported tool calls call_remote with the server's own name (without "
+    "the prefix) and the arguments as one dict, and returns what call_remote returns.",
+    "late": "Every imported tool must call its own remote tool. A function defined in a loop "
+    "sees the loop variable's last value when it runs: bind the name now (a factory function, "
+    "or a default argument).",
+    "clash": "A name that is already registered must not be overwritten: raise ValueError "
+    "naming it (suggesting another prefix).",
+    "atomic": "When one name clashes, import nothing: check every name before adding any.",
+    "twice": "Two tools of the listing with the same name clash with each other too.",
+    "empty": "An empty listing imports nothing and returns [].",
+}
+
+
+def _calls() -> tuple[list[tuple[str, Any]], Callable[[str, dict[str, Any]], Any]]:
+    seen: list[tuple[str, Any]] = []
+
+    def call_remote(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        seen.append((name, arguments))
+        return {"from": name, "echo": arguments}
+
+    return seen, call_remote
+
+
+def _given() -> dict[str, Any]:
+    def calculator(expression: str) -> str:
+        return expression
+
+    return {"calculator": calculator}
+
+
+@exercise(
+    "10.3",
+    title="Import with a prefix",
+    hints=[
+        "First compute every new name, f'{prefix}_{tool[\"name\"]}', and refuse (ValueError) "
+        "if one is already in the registry or appears twice; only then add them all.",
+        "Each registered function takes keyword arguments and returns "
+        "call_remote(<the server's name>, arguments).",
+        "Do not define `def call(**arguments): ... tool['name'] ...` directly in the loop: "
+        "every function would use the last tool. Build it in a helper, make_call(remote_name), "
+        "that returns the inner function.",
+    ],
+    reference=lambda: import_with_prefix,
+    timeout=30,
+)
+def _check_import_with_prefix(student: Callable[..., Any]) -> None:
+    registry = _given()
+    calculator = registry["calculator"]
+    seen, call_remote = _calls()
+    what = "import_with_prefix({'calculator': ...}, [read_file, write_file], 'fs', call_remote)"
+    names = call_student(
+        student,
+        registry,
+        copy.deepcopy(_FS),
+        "fs",
+        call_remote,
+        what=what,
+        returns="the list of new names",
+        hint=_IMPORT_WHY["names"],
+    )
+    expect_plain(names, what=what, shape="a list of names", hint=_IMPORT_WHY["names"])
+    expect_equal(names, ["fs_read_file", "fs_write_file"], what=what, hint=_IMPORT_WHY["names"])
+    expect_equal(
+        list(registry),
+        ["calculator", "fs_read_file", "fs_write_file"],
+        what="the registry's names after the import",
+        hint=_IMPORT_WHY["names"],
+    )
+    if registry["calculator"] is not calculator:
+        raise CheckFailed(
+            "The import replaced the registry's own 'calculator'.", hint=_IMPORT_WHY["keep"]
+        )
+    _expect_forwarded(registry, seen, "fs_read_file", {"path": "a.txt"}, "read_file")
+    _expect_forwarded(
+        registry, seen, "fs_write_file", {"path": "b.txt", "text": "hi"}, "write_file"
+    )
+    _expect_forwarded(registry, seen, "fs_read_file", {"path": "c.txt"}, "read_file")
+
+    for listing, prefix, why in (
+        (_FS, "fs", "clash"),
+        ([_tool("search", query="string"), _tool("search", query="string")], "docs", "twice"),
+    ):
+        before = dict(registry)
+        tools = ", ".join(t["name"] for t in listing)
+        shown = f"import_with_prefix(registry, [{tools}], {prefix!r}, call_remote)"
+        raised = expect_raises(
+            ValueError,
+            student,
+            registry,
+            copy.deepcopy(listing),
+            prefix,
+            call_remote,
+            what=shown,
+            hint=_IMPORT_WHY[why],
+        )
+        name = f"{prefix}_{listing[0]['name']}"
+        if name not in text(raised):
+            raise CheckFailed(
+                f"{shown} raised ValueError, but its message does not name {name!r}.",
+                expected=Described(f"a message naming {name!r}"),
+                got=text(raised),
+                hint=_IMPORT_WHY[why],
+            )
+        if list(registry) != list(before) or any(registry[k] is not before[k] for k in before):
+            raise CheckFailed(
+                f"{shown} raised, but changed the registry first.",
+                expected=list(before),
+                got=list(registry),
+                hint=_IMPORT_WHY["atomic"],
+            )
+
+    fresh = _given()
+    mixed = [_tool("search", query="string"), _tool("calculator", expression="string")]
+    what = "import_with_prefix({'calculator': ...}, [search, calculator], 'docs', call_remote)"
+    got = call_student(
+        student, fresh, mixed, "docs", call_remote, what=what, returns="the list of new names"
+    )
+    expect_equal(got, ["docs_search", "docs_calculator"], what=what, hint=_IMPORT_WHY["names"])
+    _expect_forwarded(fresh, seen, "docs_calculator", {"expression": "1+1"}, "calculator")
+
+    empty = _given()
+    got = call_student(
+        student,
+        empty,
+        [],
+        "fs",
+        call_remote,
+        what="import_with_prefix(registry, [], 'fs', ...)",
+        returns="the list of new names",
+    )
+    expect_equal(
+        got, [], what="import_with_prefix(registry, [], 'fs', ...)", hint=_IMPORT_WHY["empty"]
+    )
+    expect_equal(
+        list(empty),
+        ["calculator"],
+        what="the registry after importing nothing",
+        hint=_IMPORT_WHY["empty"],
+    )
+
+
+def _expect_forwarded(
+    registry: dict[str, Any],
+    seen: list[tuple[str, Any]],
+    name: str,
+    arguments: dict[str, Any],
+    remote: str,
+) -> None:
+    shown = f"registry[{name!r}](**{arguments!r})"
+    seen.clear()
+    got = call_student(
+        registry[name],
+        **arguments,
+        what=shown,
+        returns="what call_remote returned",
+        hint=_IMPORT_WHY["forward"],
+    )
+    calls = [[n, a] for n, a in seen]
+    if (
+        len(calls) == 1
+        and calls[0][0] != remote
+        and calls[0][0] in {"read_file", "write_file", "search", "calculator"}
+    ):
+        raise CheckFailed(
+            f"{shown} called the server's {calls[0][0]!r}, not {remote!r}.",
+            expected=[[remote, arguments]],
+            got=calls,
+            hint=_IMPORT_WHY["late"],
+        )
+    expect_equal(
+        calls,
+        [[remote, arguments]],
+        what=f"the calls {shown} sent to the server",
+        hint=_IMPORT_WHY["forward"],
+    )
+    expect_equal(got, {"from": remote, "echo": arguments}, what=shown, hint=_IMPORT_WHY["forward"])

@@ -1,0 +1,188 @@
+"""Exercise 11.1, an agreement test: the check and its reference, `check_agreement`.
+
+Built from `toolsys.testing`; the case that matters is a missing-field test that skips fields with a
+default, the very bug it should find.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, model_validator
+
+from toolsys.checks import CheckFailed, Described, call_student, exercise, expect_raises
+from toolsys.tool import Tool, tool_from_function
+
+
+def _search(query: str, limit: int = 5) -> list[str]:
+    """Search the notes.
+
+    Args:
+        query: Words to look for.
+        limit: How many results, 1 to 10.
+    """
+    return [query][:limit]
+
+
+def _clock(timezone: str = "UTC") -> str:
+    """The time in a time zone.
+
+    Args:
+        timezone: An IANA time zone name.
+    """
+    return timezone
+
+
+def _edited(tool: Tool, change: Callable[[dict[str, Any]], None]) -> Tool:
+    schema = copy.deepcopy(dict(tool.parameters))
+    change(schema)
+    return dataclasses.replace(tool, parameters=schema)
+
+
+class _VagueSearch(BaseModel):
+    """The validator of a hand-written tool whose refusal names no field."""
+
+    model_config = ConfigDict(extra="forbid")
+    query: str
+    limit: int
+
+    @model_validator(mode="before")
+    @classmethod
+    def _vague(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "limit" not in data:
+            raise ValueError("something is missing")
+        return data
+
+
+class _LooseSearch(BaseModel):
+    """The validator of a hand-written tool that ignores unknown arguments."""
+
+    model_config = ConfigDict(extra="ignore")
+    query: str
+    limit: int = 5
+
+
+def _tools() -> dict[str, Tool]:
+    search = tool_from_function(_search, name="search")
+    return {
+        "search": search,
+        "clock": tool_from_function(_clock, name="clock"),
+        "limit_required": _edited(search, lambda s: s.update(required=["query", "limit"])),
+        "limit_as_text": _edited(search, lambda s: s["properties"]["limit"].update(type="string")),
+        "ignores_extras": dataclasses.replace(search, model=_LooseSearch),
+        "vague_refusal": _edited(
+            dataclasses.replace(search, model=_VagueSearch),
+            lambda s: s.update(required=["query", "limit"]),
+        ),
+    }
+
+
+def check_agreement(tool: Tool, sample: dict[str, Any]) -> None:
+    """Reference for 11.1: `toolsys.testing`'s agreement verdicts on one sample."""
+    from toolsys.testing._mutations import mutations
+    from toolsys.testing.agreement import _got, _raise, _verdict
+
+    refusal = _verdict(tool, sample, False)
+    if refusal is not None:
+        _raise(f"{tool.name}: the sample was refused", sample, _got(refusal), "accepted")
+    extras = tool.parameters.get("additionalProperties") is False
+    for kind, field, mutated in mutations(sample, tool.parameters):
+        if kind == "missing" or (kind == "extra" and extras):
+            result = _verdict(tool, mutated, False)
+            error = result.error if result is not None else None
+            if error is None or error.code != "INVALID_ARGUMENTS" or field not in error.message:
+                expected = f"INVALID_ARGUMENTS naming {field!r}"
+                _raise(f"{tool.name}: {kind} {field!r}", mutated, _got(result), expected)
+
+
+_SAMPLE = {"query": "retry", "limit": 3}
+
+
+def _agrees(student: Callable[..., Any], tools: dict[str, Tool], name: str, sample: Any) -> None:
+    what = f"check_agreement({name}, {json.dumps(sample)})"
+    try:
+        call_student(student, tools[name], copy.deepcopy(sample), what=what, returns="None")
+    except CheckFailed as failed:
+        raise CheckFailed(
+            f"{what} failed on a tool whose schema and validator agree: {failed.message}",
+            expected=Described("no AssertionError: nothing to report"),
+            got=failed.got,
+            hint="Leave out only the fields the schema *requires*: an optional one may be "
+            "omitted, so the validator is right to accept that.",
+        ) from None
+
+
+def _disagrees(
+    student: Callable[..., Any],
+    tools: dict[str, Tool],
+    name: str,
+    sample: Any,
+    why: str,
+    match: str | None,
+) -> None:
+    expect_raises(
+        AssertionError,
+        student,
+        tools[name],
+        copy.deepcopy(sample),
+        what=f"check_agreement({name}, {json.dumps(sample)}), where {why}",
+        match=match,
+        hint="Raise AssertionError (plain `assert` or `raise AssertionError(...)`) naming what "
+        "was sent, what came back and the field expected.",
+    )
+
+
+@exercise(
+    "11.1",
+    title="An agreement test",
+    hints=[
+        "Three questions: is the sample accepted? Is each required field, left out, refused? Is "
+        "an extra property refused (when the schema says additionalProperties: false)?",
+        "Ask `refusal(tool, arguments)`: None means accepted; otherwise check error.code == "
+        "'INVALID_ARGUMENTS' and that the field's name is in error.message.",
+        "Take the required fields from tool.parameters['required'], not from the function: a "
+        "field the function defaults is exactly the one the schema may wrongly require.",
+    ],
+    reference=lambda: check_agreement,
+)
+def _check_agreement(student: Callable[..., Any]) -> None:
+    tools = _tools()
+    _agrees(student, tools, "search", _SAMPLE)
+    _agrees(student, tools, "clock", {"timezone": "UTC"})
+    _agrees(student, tools, "clock", {})
+    _disagrees(
+        student,
+        tools,
+        "limit_required",
+        _SAMPLE,
+        "the schema requires limit but the function gives it a default",
+        "limit",
+    )
+    _disagrees(
+        student,
+        tools,
+        "vague_refusal",
+        _SAMPLE,
+        "leaving out limit is refused with a message that does not name limit",
+        "limit",
+    )
+    _disagrees(
+        student,
+        tools,
+        "ignores_extras",
+        _SAMPLE,
+        "the schema forbids extra properties but the validator ignores them",
+        None,
+    )
+    _disagrees(
+        student,
+        tools,
+        "limit_as_text",
+        {"query": "q", "limit": "3"},
+        "the schema says limit is a string but the validator wants an integer",
+        None,
+    )

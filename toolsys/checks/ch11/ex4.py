@@ -1,0 +1,85 @@
+"""Exercise 11.4, score a selection eval: the check and its reference, `selection_scores`.
+
+The scores of a selection eval; the case a careless version gets wrong is an argument score averaged
+over cases that name no arguments.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any
+
+from toolsys.checks import call_student, exercise, expect_equal, expect_plain
+
+
+def selection_scores(cases: list[dict[str, Any]], made: list[list[Any]]) -> dict[str, Any]:
+    """Reference for 11.4: the rates of `toolsys.testing.SelectionReport`."""
+    from toolsys.testing.trajectory import _subset
+
+    top1, judged, calls = [], [], 0
+    for case, made_calls in zip(cases, made, strict=True):
+        calls += len(made_calls)
+        top1.append(bool(made_calls) and made_calls[0][0] == case["tool"])
+        if case.get("arguments"):
+            aimed = next((args for name, args in made_calls if name == case["tool"]), None)
+            judged.append(aimed is not None and _subset(aimed, case["arguments"]))
+    return {
+        "top1": sum(top1) / len(cases),
+        "arguments": sum(judged) / len(judged) if judged else None,
+        "calls_per_task": calls / len(cases),
+    }
+
+
+_P = {"tool": "get_weather", "arguments": {"city": "Paris"}}
+_T = {"tool": "get_time"}
+_SCORE_CASES: list[tuple[list[dict[str, Any]], list[list[Any]], str]] = [
+    ([_P], [[("get_weather", {"city": "Paris", "units": "metric"})]], "the arguments are a subset"),
+    ([_P, _T], [[("get_time", {})], []], "top-1 is the first call only; no call is a miss"),
+    (
+        [_P],
+        [[("search_docs", {}), ("get_weather", {"city": "Paris"})]],
+        "top-1 looks at the first call only; the arguments at the first call to the expected tool",
+    ),
+    (
+        [_P, _T, _T],
+        [[("get_weather", {"city": "Paris"})], [("get_time", {})], [("get_time", {})]],
+        "the arguments score is averaged over the cases that name some",
+    ),
+    (
+        [_T, _T],
+        [[("get_time", {})], [("get_time", {}), ("get_time", {})]],
+        "no case names arguments: the arguments score is None; calls per task 1.5",
+    ),
+    ([_P], [[("calculator", {})]], "no call to the expected tool: its arguments are a miss"),
+]
+
+
+@exercise(
+    "11.4",
+    title="Score a selection eval",
+    hints=[
+        "top1: the case's first call (made[i][0]) names case['tool']; a case with no call is a "
+        "miss. calls_per_task: all calls / number of cases.",
+        "arguments: only cases with a non-empty 'arguments' count; take the first call to the "
+        "expected tool (not the first call) and check every expected key is there and equal.",
+        "When no case names arguments, there is nothing to average: return None, not 0 and not "
+        "a ZeroDivisionError.",
+    ],
+    reference=lambda: selection_scores,
+)
+def _check_selection_scores(student: Callable[..., Any]) -> None:
+    for cases, made, why in _SCORE_CASES:
+        what = f"selection_scores({cases}, {made})"
+        got = call_student(
+            student,
+            copy.deepcopy(cases),
+            copy.deepcopy(made),
+            what=what,
+            returns="a dict with top1, arguments and calls_per_task",
+        )
+        expect_plain(got, what=what, shape="a dict with keys top1, arguments, calls_per_task")
+        expected = selection_scores(cases, made)
+        if isinstance(got, dict):
+            got = {k: float(v) if type(v) is int else v for k, v in got.items()}
+        expect_equal(got, expected, what=what, hint=why + ".")

@@ -1,0 +1,101 @@
+"""The offline model's plan: the calls a user message asks for, one `Task` per sub-request.
+
+Why a module of its own: planning is the part of the offline model a student asks about ("why
+did it call that?"), and it needs only the text and the tool definitions, never the
+conversation. The message is split into clauses; each clause picks the tool whose words it
+shares most (`_text.score_tools`), or completes the previous clause's call, or is glued back to
+it; arguments are filled from the clause by the schema (`_arguments.fill`). `OfflineModel.plan`
+and `explain` both call `plan`; replaying the conversation and acting on it stay in `offline`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from toolsys.models._arguments import fill, missing_required
+from toolsys.models._text import THRESHOLD, ToolScore, clause_spans, score_tools
+from toolsys.models.explanation import Step
+
+
+@dataclass
+class Task:
+    """One thing the user asked for, and how far the conversation got with it."""
+
+    tool: str
+    args: dict[str, Any]
+    attempts: int = 0
+    status: str = "pending"  # pending -> retry / done / failed
+    next_call: tuple[str, str] | None = None  # (name, raw arguments) to send for a retry
+    sent: tuple[str, str] | None = None  # the last call actually sent
+    value: Any = None
+    error: str = ""
+    notes: list[str] = field(default_factory=list)
+    source: str = ""  # the text its arguments were read from: its clause(s) of the message
+    start: int = 0  # where that text starts in the message
+
+
+_GLUED = "no call of its own: {}, so it is read together with the previous clause"
+
+
+def plan(
+    text: str,
+    functions: list[dict[str, Any]],
+    tool_choice: Any = "auto",
+    trace: list[Step] | None = None,
+) -> list[Task]:
+    """The calls this request asks for, before any mistake: one Task per sub-request.
+
+    With a `trace` list, each clause's scores and what was made of it are appended to it.
+    """
+    by_name = {f["name"]: f for f in functions}
+
+    def task(tool: str, start: int, end: int) -> Task:
+        source = text[start:end]
+        return Task(tool, fill(by_name[tool], source, text), source=source, start=start)
+
+    def note(clause: str, scores: list[ToolScore], outcome: str) -> None:
+        if trace is not None:
+            trace.append(Step(clause, tuple(scores), outcome))
+
+    if isinstance(tool_choice, dict):
+        name = tool_choice["function"]["name"]
+        note(text, score_tools(text, functions), f"tool_choice names {name}: a call to it")
+        return [task(name, 0, len(text))]
+    tasks: list[Task] = []
+    for start, end in clause_spans(text):
+        clause = text[start:end]
+        scores = score_tools(clause, functions)
+        tool = scores[0].tool if scores and scores[0].score >= THRESHOLD else None
+        reached = f"{tool} reaches the threshold {THRESHOLD:g}" if tool else ""
+        if tool is None and not tasks:
+            note(clause, scores, f"no tool reaches the threshold {THRESHOLD:g}")
+            continue
+        if tool is None:  # "... and in Tokyo": the same tool, if it completes it
+            previous = by_name[tasks[-1].tool]
+            args = fill(previous, clause, clause)
+            if not args or missing_required(previous, args):  # "between 1 | and 100"
+                tasks[-1] = task(previous["name"], tasks[-1].start, end)
+                note(clause, scores, _GLUED.format(f"it does not complete {previous['name']}"))
+                continue
+            tool, reached = previous["name"], f"it completes {previous['name']} on its own"
+        if tasks[-1:] and tasks[-1].tool == tool:
+            alone = fill(by_name[tool], clause, clause)
+            refines = not alone.keys() & tasks[-1].args.keys()  # "roll dice, | sides 20"
+            if refines or missing_required(by_name[tool], alone):  # "orders, | newest first"
+                tasks[-1] = task(tool, tasks[-1].start, end)
+                note(clause, scores, _GLUED.format(f"{tool} again, only adding to its call"))
+                continue
+        tasks.append(task(tool, start, end))
+        note(clause, scores, f"{reached}: a call to {tool}")
+    unique = {(t.tool, json.dumps(t.args, sort_keys=True)): t for t in tasks}
+    if len(unique) < len(tasks) and trace is not None:
+        trace.append(Step(text, (), "the same call asked twice is sent once"))
+    tasks = list(unique.values())
+    if not tasks and tool_choice == "required":
+        scores = score_tools(text, functions)
+        tool = scores[0].tool
+        note(text, scores, f"tool_choice 'required': the best-ranked tool, a call to {tool}")
+        tasks = [task(tool, 0, len(text))]
+    return tasks
