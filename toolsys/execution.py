@@ -35,6 +35,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol
@@ -42,6 +43,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol
 from pydantic import BaseModel
 
 from toolsys import failures
+from toolsys.injection import caller_context
 from toolsys.invoke import Arguments, _really_cancelled, ainvoke
 from toolsys.result import ToolResult
 from toolsys.stages import failure, resolve, validate
@@ -163,6 +165,50 @@ def layer_name(layer: Layer) -> str:
 
 async def _at_once(result: ToolResult) -> ToolResult:
     return result
+
+
+# --- a call as received, and its result as returned -------------------------------------------
+
+
+class NamedLayer:
+    """A layer under a name given to `use(..., name=...)`."""
+
+    def __init__(self, layer: Layer, name: str) -> None:
+        self.layer, self.name = layer, name
+        self.stage = layer_stage(layer)
+
+    def __call__(self, call: Call, call_next: Next) -> Awaitable[ToolResult]:
+        return self.layer(call, call_next)
+
+
+def received(
+    name: object,
+    arguments: Arguments,
+    context: Mapping[str, Any] | None,
+    run_id: str | None,
+    step: int | None,
+    call_id: str | None,
+    idempotency_key: str | None,
+) -> Call:
+    """The call as received (built positionally: this is on every layered call's path)."""
+    shown = name if type(name) is str else shown_name(name)
+    fields = (shown, arguments, None, None, caller_context(context), run_id, step, call_id)
+    return tuple.__new__(Call, (*fields, 1, False, idempotency_key))
+
+
+def finished(call: Call, result: ToolResult, start: float) -> ToolResult:
+    """The handler's result with this call's meta; a copy, as a layer may hand out a kept one."""
+    meta = {"tool": call.name, "attempt": 1, **result.meta}
+    meta["duration_ms"] = (time.perf_counter() - start) * 1000
+    return ToolResult(result.ok, result.value, result.error, meta, result.exception, result.notice)
+
+
+def shown_name(name: object) -> str:
+    """A name that is not a string (a model sent a number, a list...) as text for the envelope."""
+    try:
+        return repr(name)[:100]
+    except Exception:
+        return f"<{type(name).__name__}>"
 
 
 # --- layers ------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import builtins
 import time
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, overload
 
 from pydantic import BaseModel
@@ -25,16 +25,17 @@ from toolsys.components import BaseTool, as_tool
 from toolsys.errors import ToolDefinitionError
 from toolsys.execution import (
     Arguments,
-    Call,
     Layer,
-    Next,
+    NamedLayer,
     build_handler,
+    finished,
     layer_name,
     layer_stage,
+    received,
     resolve,
+    shown_name,
 )
 from toolsys.export import LintIssue, export_tools, lint
-from toolsys.injection import caller_context
 from toolsys.invoke import run_plain
 from toolsys.namespaces import Namespace, include
 from toolsys.result import ToolResult
@@ -287,7 +288,7 @@ class Registry:
         unique, so a layer can be found again and removed with `remove_layer`.
         """
         if name is not None:
-            layer = _Named(layer, name)
+            layer = NamedLayer(layer, name)
         layer_stage(layer)  # refuse an unknown stage now, not at the first call
         if layer_name(layer) in self.layers:
             raise ValueError(
@@ -308,7 +309,7 @@ class Registry:
         """Take the layer called `name` out of the execute path and return it."""
         layer = self._layers.pop(self._layer_index(name))
         self._rebuild()
-        return layer.layer if isinstance(layer, _Named) else layer
+        return layer.layer if isinstance(layer, NamedLayer) else layer
 
     def _layer_index(self, name: str) -> int:
         names = self.layers
@@ -340,10 +341,10 @@ class Registry:
         start = time.perf_counter()
         tool = self._tools.get(name) if type(name) is str else None
         if self._layers or (tool is not None and (tool.is_async or tool.injected)):
-            call = _call(name, arguments, context, run_id, step, call_id, idempotency_key)
-            return _finished(call, run_sync(self._handler(call)), start)
+            call = received(name, arguments, context, run_id, step, call_id, idempotency_key)
+            return finished(call, run_sync(self._handler(call)), start)
         if tool is None:
-            name = name if type(name) is str else _shown_name(name)
+            name = name if type(name) is str else shown_name(name)
             result = resolve(name, self._tools.get, self.names)
             assert isinstance(result, ToolResult)
         else:
@@ -372,46 +373,5 @@ class Registry:
         `idempotency_key` reaches the layers on the call (see `toolsys.layers.Idempotency`).
         """
         start = time.perf_counter()
-        call = _call(name, arguments, context, run_id, step, call_id, idempotency_key)
-        return _finished(call, await self._handler(call), start)
-
-
-class _Named:
-    """A layer under a name given to `use(..., name=...)`."""
-
-    def __init__(self, layer: Layer, name: str) -> None:
-        self.layer, self.name = layer, name
-        self.stage = layer_stage(layer)
-
-    def __call__(self, call: Call, call_next: Next) -> Awaitable[ToolResult]:
-        return self.layer(call, call_next)
-
-
-def _call(
-    name: object,
-    arguments: Arguments,
-    context: Mapping[str, Any] | None,
-    run_id: str | None,
-    step: int | None,
-    call_id: str | None,
-    idempotency_key: str | None,
-) -> Call:
-    """The call as received (built positionally: this is on every layered call's path)."""
-    shown = name if type(name) is str else _shown_name(name)
-    fields = (shown, arguments, None, None, caller_context(context), run_id, step, call_id)
-    return tuple.__new__(Call, (*fields, 1, False, idempotency_key))
-
-
-def _finished(call: Call, result: ToolResult, start: float) -> ToolResult:
-    """The handler's result with this call's meta; a copy, as a layer may hand out a kept one."""
-    meta = {"tool": call.name, "attempt": 1, **result.meta}
-    meta["duration_ms"] = (time.perf_counter() - start) * 1000
-    return ToolResult(result.ok, result.value, result.error, meta, result.exception, result.notice)
-
-
-def _shown_name(name: object) -> str:
-    """A name that is not a string (a model sent a number, a list...) as text for the envelope."""
-    try:
-        return repr(name)[:100]
-    except Exception:
-        return f"<{type(name).__name__}>"
+        call = received(name, arguments, context, run_id, step, call_id, idempotency_key)
+        return finished(call, await self._handler(call), start)
