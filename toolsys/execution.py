@@ -250,7 +250,7 @@ def build_handler(
     """The whole path as one async function: received layers, prepare, validated layers, invoke.
 
     Written for the common case (a call valid as sent, a sync tool, layers that only await the
-    next one): each stage is entered once, and a sync tool is called in `run_tool`'s own frame.
+    next one): each stage is entered once, and no frame is added that a layer does not need.
     """
 
     def prepared(call: Call) -> Call | ToolResult:
