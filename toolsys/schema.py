@@ -14,24 +14,28 @@ Chapter 03 builds this by hand first: notebooks/03_schemas.ipynb.
 
 from __future__ import annotations
 
+import functools
 import inspect
-import math
 import sys
 import typing
-import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
-from types import FrameType, GenericAlias
-from typing import Annotated, Any, ClassVar, Literal
+from types import CodeType, FrameType, FunctionType, GenericAlias, NoneType
+from typing import Annotated, Any, Literal, Union, cast
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
 from pydantic.errors import PydanticSchemaGenerationError, PydanticUserError
 from pydantic.fields import FieldInfo
-from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
+from pydantic_core import SchemaValidator
 
 from toolsys._readonly import freeze
+from toolsys._schema_json import _SCHEMAS
+from toolsys._schema_json import _Generator as _Generator
+from toolsys._schema_json import frozen_schema as frozen_schema
+from toolsys._schema_json import json_schema as json_schema
+from toolsys._schema_writer import drop_null_default, write_schema
 from toolsys.docstrings import parse_docstring
 from toolsys.errors import ToolDefinitionError
 from toolsys.injection import Injection, injection
@@ -48,6 +52,8 @@ _JSON_TO_PYTHON: dict[str, Any] = {
 _RESERVED = frozenset(dir(BaseModel))
 # No unknown arguments, and no NaN or infinity for a float: JSON has neither.
 _FORBID_EXTRA = ConfigDict(extra="forbid", allow_inf_nan=False)
+# A model whose schema `write_schema` wrote: its validator is built when a call first needs it.
+_DEFERRED = ConfigDict(extra="forbid", allow_inf_nan=False, defer_build=True)
 
 
 @dataclass(frozen=True)
@@ -78,13 +84,6 @@ def _python_type(param: Param) -> Any:
     return annotation | None if param.nullable else annotation
 
 
-def _drop_null_default(schema: dict[str, Any]) -> None:
-    # `default=None` on a Param means "none declared": "default": null would promise the model
-    # that leaving the argument out means null, when it means "the implementation's own default".
-    if schema.get("default", 0) is None:
-        del schema["default"]
-
-
 def model_from_params(name: str, params: Sequence[Param]) -> type[BaseModel]:
     """Build the argument model of a declarative spec.
 
@@ -101,7 +100,7 @@ def model_from_params(name: str, params: Sequence[Param]) -> type[BaseModel]:
                 "give each one a unique name."
             )
         seen.add(param.name)
-        extra = _drop_null_default if param.default is None else None
+        extra = drop_null_default if param.default is None else None
         info = Field(
             default=... if param.required else param.default,
             description=param.description or None,
@@ -127,10 +126,14 @@ def _create(name: str, fields: dict[str, Any]) -> type[BaseModel]:
         _MODELS.move_to_end(key)
         return _MODELS[key]
     model_name = "".join(part.capitalize() for part in name.replace("-", "_").split("_")) or "Tool"
+    written = write_schema(fields)  # None: not simple, so pydantic builds and writes it now
+    config = _FORBID_EXTRA if written is None else _DEFERRED
     try:
-        model = create_model(f"{model_name}Arguments", __config__=_FORBID_EXTRA, **fields)
+        model = create_model(f"{model_name}Arguments", __config__=config, **fields)
     except (PydanticSchemaGenerationError, PydanticUserError, TypeError) as exc:
         raise ToolDefinitionError(_unsupported(name, fields, exc)) from exc
+    if written is not None:
+        _SCHEMAS[model] = freeze(written)
     if key is not None:
         _MODELS[key] = model
         if len(_MODELS) > _MODELS_KEPT:
@@ -232,10 +235,61 @@ def _enclosing_namespace(fn: Callable[..., Any]) -> dict[str, Any]:
 
 
 def _type_hints(fn: Callable[..., Any]) -> dict[str, Any]:
+    hints = _plain_type_hints(fn)
+    if hints is not None:
+        return hints
     try:
         return typing.get_type_hints(fn, include_extras=True)
     except NameError:
         return typing.get_type_hints(fn, localns=_enclosing_namespace(fn), include_extras=True)
+
+
+def _plain_type_hints(fn: Callable[..., Any]) -> dict[str, Any] | None:
+    """`typing.get_type_hints(fn, include_extras=True)` for a plain function whose annotations
+    are all plain (see `_plain_hint`), or None to ask `typing`.
+
+    `typing` compiles every string annotation (`from __future__ import annotations`) again on
+    every call; here each text is compiled once, and evaluated in the function's globals as
+    `typing` does. Anything `typing` would treat differently (a string nested in a generic, a
+    special form, a wrapped function) is left to it.
+    """
+    if type(fn) is not FunctionType or hasattr(fn, "__wrapped__"):
+        return None
+    if getattr(fn, "__no_type_check__", False):
+        return None
+    hints: dict[str, Any] = {}
+    for name, value in fn.__annotations__.items():
+        if type(value) is str:
+            try:
+                value = eval(_compiled(value), fn.__globals__)  # as typing does
+            except Exception:  # typing says what is wrong, or finds it in an enclosing scope
+                return None
+        if value is None:
+            value = NoneType
+        if not _plain_hint(value):
+            return None
+        hints[name] = value
+    return hints
+
+
+@functools.lru_cache(maxsize=1024)
+def _compiled(text: str) -> CodeType:
+    return compile(text, "<annotation>", "eval")
+
+
+def _plain_hint(value: Any) -> bool:
+    """A class, or a generic of classes, `Literal` or `Annotated`: `typing` returns it as is."""
+    origin = typing.get_origin(value)
+    if origin is None:
+        return isinstance(value, type) and not isinstance(value, GenericAlias)
+    if origin is Literal:
+        return True
+    args = typing.get_args(value)
+    if origin is Annotated:
+        return _plain_hint(args[0])
+    if origin is Union or isinstance(origin, type):
+        return all(arg is Ellipsis or _plain_hint(arg) for arg in args)
+    return False
 
 
 def _qualname(fn: Any) -> str:
@@ -307,134 +361,37 @@ def model_from_function(fn: Callable[..., Any], name: str) -> ArgumentsModel:
     )
 
 
-class _Generator(GenerateJsonSchema):
-    """Pydantic's generator, minus two costs that do not change what it generates.
-
-    Pydantic rebuilds its table of methods (one per core schema type, looked up by name) for
-    every schema, and encodes every default through a new `TypeAdapter` (a validator and a
-    serializer built for one value): together about half the cost of registering a typical
-    tool. The table is found once here, and a default that is already JSON (a string, a bool,
-    an int, a finite float, None) is its own encoding. tests/test_schema_generator.py holds
-    this to pydantic's own generator.
-    """
-
-    _method_names: ClassVar[dict[Any, str]] = {}
-
-    def build_schema_type_to_method(self) -> dict[Any, Callable[[Any], JsonSchemaValue]]:
-        if not _Generator._method_names:
-            table = super().build_schema_type_to_method()
-            _Generator._method_names = {key: method.__name__ for key, method in table.items()}
-        return _Methods(self)
-
-    def encode_default(self, dft: Any) -> Any:
-        kind = type(dft)
-        if kind is str or kind is bool or kind is int or dft is None:
-            return dft
-        if kind is float and math.isfinite(dft):
-            return dft
-        return super().encode_default(dft)
+def first_use_validator(owner: Any, model: type[BaseModel]) -> SchemaValidator:
+    """The model's validator, or, while it is deferred, a stand-in that builds it on first use
+    and then puts the real `SchemaValidator` in `owner.validator`, so later calls use it as is."""
+    validator = model.__pydantic_validator__
+    if isinstance(validator, SchemaValidator):
+        return validator
+    return cast(SchemaValidator, _FirstUse(owner, model))
 
 
-def frozen_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """`json_schema(model)`, read-only (see `toolsys._readonly`) and kept per model: a model
-    reused for a tool registered again (see `_create`) is not written out twice."""
-    kept = _SCHEMAS.get(model)
-    if kept is None:
-        kept = _SCHEMAS[model] = freeze(json_schema(model))
-    return kept
+class _FirstUse:
+    """Stands in for a deferred model's validator (pydantic's own stand-in, which `defer_build`
+    leaves on the model, would look for a rebuild on every call through it)."""
 
+    __slots__ = ("_model", "_owner")
 
-_SCHEMAS: weakref.WeakKeyDictionary[type[BaseModel], dict[str, Any]] = weakref.WeakKeyDictionary()
+    def __init__(self, owner: Any, model: type[BaseModel]) -> None:
+        self._owner, self._model = owner, model
 
+    def _built(self) -> SchemaValidator:
+        model = self._model
+        model.model_rebuild(raise_errors=False)
+        validator = model.__pydantic_validator__
+        if isinstance(validator, SchemaValidator):
+            object.__setattr__(self._owner, "validator", validator)
+        return cast(SchemaValidator, validator)
 
-class _Methods(dict[Any, Callable[[Any], JsonSchemaValue]]):
-    """The generator's table, each method looked up the first time a schema needs it."""
+    def validate_python(self, *args: Any, **kwargs: Any) -> Any:
+        return self._built().validate_python(*args, **kwargs)
 
-    def __init__(self, generator: _Generator) -> None:
-        super().__init__()
-        self.generator = generator
+    def validate_json(self, *args: Any, **kwargs: Any) -> Any:
+        return self._built().validate_json(*args, **kwargs)
 
-    def __missing__(self, key: Any) -> Callable[[Any], JsonSchemaValue]:
-        method = self[key] = getattr(self.generator, _Generator._method_names[key])
-        return method
-
-
-def json_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """The model's JSON Schema, cleaned for a language model: no titles, references inlined."""
-    raw = model.model_json_schema(by_alias=True, schema_generator=_Generator)
-    defs = raw.pop("$defs", {})
-    schema = _clean(_inline(raw, defs, ()))
-    if _has_ref(schema):  # recursive models keep their definitions
-        schema["$defs"] = {key: _clean(value) for key, value in defs.items()}
-    schema.setdefault("properties", {})
-    schema["type"] = "object"
-    return schema
-
-
-def _inline(node: Any, defs: dict[str, Any], stack: tuple[str, ...]) -> Any:
-    if isinstance(node, list):
-        return [_inline(item, defs, stack) for item in node]
-    if not isinstance(node, dict):
-        return node
-    ref = node.get("$ref")
-    if isinstance(ref, str) and ref.startswith("#/$defs/"):
-        key = ref.removeprefix("#/$defs/")
-        if key in stack:  # recursion: leave the reference in place
-            return dict(node)
-        target = _inline(defs[key], defs, (*stack, key))
-        siblings = {k: _inline(v, defs, stack) for k, v in node.items() if k != "$ref"}
-        return {**target, **siblings}
-    return {key: _inline(value, defs, stack) for key, value in node.items()}
-
-
-_SCHEMA_MAPS = ("properties", "$defs", "patternProperties")
-_SCHEMA_VALUES = ("items", "additionalProperties", "not", "contains")
-_SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
-
-
-def _clean(node: dict[str, Any]) -> dict[str, Any]:
-    """Drop titles (noise for a model); turn `anyOf[{type: T}, {type: null}]` into a type list."""
-    out: dict[str, Any] = {}
-    for key, value in node.items():
-        if key == "title" and isinstance(value, str):
-            continue
-        if key in _SCHEMA_MAPS and isinstance(value, dict):
-            out[key] = {name: _clean(sub) for name, sub in value.items()}
-        elif key in _SCHEMA_VALUES and isinstance(value, dict):
-            out[key] = _clean(value)
-        elif key in _SCHEMA_LISTS and isinstance(value, list):
-            out[key] = [_clean(sub) for sub in value]
-        else:
-            out[key] = value
-    return _ordered(_merge_nullable(out))
-
-
-_FIRST = ("type", "description", "enum", "default")
-_LAST = ("properties", "required", "additionalProperties", "$defs")
-_KEY_ORDER = {key: i for i, key in enumerate(_FIRST)} | {
-    key: 100 + i for i, key in enumerate(_LAST)
-}
-
-
-def _ordered(node: dict[str, Any]) -> dict[str, Any]:
-    """Keys in reading order: type and description first, the object's fields last."""
-    return dict(sorted(node.items(), key=lambda item: _KEY_ORDER.get(item[0], 50)))
-
-
-def _merge_nullable(node: dict[str, Any]) -> dict[str, Any]:
-    options = node.get("anyOf")
-    if not isinstance(options, list) or len(options) != 2 or {"type": "null"} not in options:
-        return node
-    other = options[0] if options[1] == {"type": "null"} else options[1]
-    if set(other) != {"type"} or not isinstance(other["type"], str):
-        return node
-    merged = {key: value for key, value in node.items() if key != "anyOf"}
-    return {"type": [other["type"], "null"], **merged}
-
-
-def _has_ref(node: Any) -> bool:
-    if isinstance(node, dict):
-        return "$ref" in node or any(_has_ref(value) for value in node.values())
-    if isinstance(node, list):
-        return any(_has_ref(value) for value in node)
-    return False
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._built(), name)

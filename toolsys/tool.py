@@ -35,6 +35,7 @@ from toolsys.schema import (
     ArgumentsModel,
     _type_hints,
     field_name,
+    first_use_validator,
     frozen_schema,
     model_from_function,
     model_from_params,
@@ -112,7 +113,7 @@ class Tool:
     """`call` passes the model's fields as keywords, as they are (the execute fast path's test)."""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "validator", self.model.__pydantic_validator__)
+        object.__setattr__(self, "validator", first_use_validator(self, self.model))
         object.__setattr__(self, "accepts_anything", accepts_anything(self.parameters))
         plain = self.isolate is None and not (self.pass_model or self.positional or self.aliases)
         object.__setattr__(self, "by_keyword", plain)
