@@ -24,9 +24,10 @@ from pydantic_core import SchemaValidator
 
 from tests.schema_cases import CASES
 from toolsys import Registry, schema
+from toolsys._hints import _plain_type_hints
 from toolsys._schema_writer import drop_null_default, write_schema
 from toolsys.errors import ToolDefinitionError
-from toolsys.schema import _plain_type_hints, field_name, json_schema, model_from_function
+from toolsys.schema import field_name, json_schema, model_from_function
 from toolsys.spec import Param, ToolSpec
 from toolsys.tool import tool_from_function, tool_from_spec
 
@@ -221,17 +222,52 @@ def _fresh(name: str) -> Any:
     return namespace[name]
 
 
-def test_registering_a_simple_tool_leaves_its_validator_to_the_first_call() -> None:
+def _counting_create_model(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    created: list[str] = []
+    real = schema.create_model
+
+    def counted(name: str, **kwargs: Any) -> Any:
+        created.append(name)
+        return real(name, **kwargs)
+
+    monkeypatch.setattr(schema, "create_model", counted)
+    return created
+
+
+def test_registering_a_simple_tool_leaves_its_model_and_validator_to_the_first_call(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    created = _counting_create_model(monkeypatch)
     registry = Registry()
     tool = registry.register(_fresh("deferred_one"))
     registry.export("openai")
-    assert tool.diagnostics  # diagnostics, exports and null handling need no validator
-    assert not tool.model.__pydantic_complete__
+    registry.export("anthropic", strict=True)
+    assert tool.diagnostics  # diagnostics, exports and null handling need neither
+    assert tool.null_means_default == {"limit"}
+    assert created == []
     assert not isinstance(tool.validator, SchemaValidator)
     assert registry.execute("deferred_one", {"query": "ab", "limit": 2}).value == "abab"
-    assert tool.model.__pydantic_complete__
-    assert tool.validator is tool.model.__pydantic_validator__
+    assert created == ["DeferredOneArguments"]
     assert isinstance(tool.validator, SchemaValidator)
+    assert tool.validator is tool.model.__pydantic_validator__
+    assert registry.execute("deferred_one", '{"query": "c"}').value == "ccccc"
+    assert created == ["DeferredOneArguments"]  # built once
+
+
+def test_reading_the_model_of_a_simple_tool_creates_it_once_with_its_schema(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    created = _counting_create_model(monkeypatch)
+    tool = tool_from_function(_fresh("read_model"))
+    model = tool.model
+    assert issubclass(model, BaseModel) and tool.model is model
+    assert list(model.model_fields) == ["query", "limit"]
+    assert json.dumps(json_schema(model)) == json.dumps(tool.parameters)
+    assert created == ["ReadModelArguments"]
+    assert tool_from_function(_fresh("read_model")).model is model  # the same signature again
+    assert created == ["ReadModelArguments"]
+    with pytest.raises(AttributeError, match="no attribute 'modle'"):
+        tool.modle  # noqa: B018
 
 
 def test_a_tool_that_is_not_simple_builds_its_validator_at_registration() -> None:

@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 
+from toolsys._deferred import PendingModel
 from toolsys._readonly import freeze
 
 
@@ -49,9 +50,12 @@ class _Generator(GenerateJsonSchema):
         return super().encode_default(dft)
 
 
-def frozen_schema(model: type[BaseModel]) -> dict[str, Any]:
+def frozen_schema(model: type[BaseModel] | PendingModel) -> dict[str, Any]:
     """`json_schema(model)`, read-only (see `toolsys._readonly`) and kept per model: a model
-    reused for a tool registered again (see `_create`) is not written out twice."""
+    reused for a tool registered again (see `_create`) is not written out twice. A model not
+    created yet (`PendingModel`) has its written schema already."""
+    if isinstance(model, PendingModel):
+        return model.schema
     kept = _SCHEMAS.get(model)
     if kept is None:
         kept = _SCHEMAS[model] = freeze(json_schema(model))

@@ -14,22 +14,21 @@ Chapter 03 builds this by hand first: notebooks/03_schemas.ipynb.
 
 from __future__ import annotations
 
-import functools
 import inspect
-import sys
 import typing
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
-from types import CodeType, FrameType, FunctionType, GenericAlias, NoneType
-from typing import Annotated, Any, Literal, Union, cast
+from types import GenericAlias
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
 from pydantic.errors import PydanticSchemaGenerationError, PydanticUserError
 from pydantic.fields import FieldInfo
-from pydantic_core import SchemaValidator
 
+from toolsys._deferred import PendingModel
+from toolsys._hints import _type_hints as _type_hints
 from toolsys._readonly import freeze
 from toolsys._schema_json import _SCHEMAS
 from toolsys._schema_json import _Generator as _Generator
@@ -64,14 +63,21 @@ class ArgumentsModel:
     only when a parameter name would shadow a Pydantic attribute, like `json` or `copy`);
     `positional` names, in order, the fields that must be passed by position (`def f(x, /)`);
     `injected` the parameters filled by the registry, never by the model (`toolsys.injection`).
+    `model` is a `PendingModel` only when asked for (`model_from_function(lazy=True)`).
     """
 
-    model: type[BaseModel]
+    model: type[BaseModel] | PendingModel
     description: str
     aliases: dict[str, str]
     diagnostics: tuple[str, ...] = ()
     positional: tuple[str, ...] = ()
     injected: Mapping[str, Injection] = dataclass_field(default_factory=dict)
+
+    def default(self, field: str) -> Any:
+        """A field's declared default (`PydanticUndefined` when it has none)."""
+        if isinstance(self.model, PendingModel):
+            return self.model.default(field)
+        return self.model.model_fields[field].default
 
 
 def _python_type(param: Param) -> Any:
@@ -121,29 +127,57 @@ def field_name(name: str) -> str:
 
 
 def _create(name: str, fields: dict[str, Any]) -> type[BaseModel]:
+    """The argument model for these fields, created now (or the same one, from the cache)."""
+    found = _pending(name, fields)
+    return found.create() if isinstance(found, PendingModel) else found
+
+
+def _pending(name: str, fields: dict[str, Any]) -> type[BaseModel] | PendingModel:
+    """`_create`, except that a simple signature's model is only written out (its schema), and
+    created when first read (see `toolsys._deferred`)."""
     key = _signature_key(name, fields)
     if key is not None and key in _MODELS:
         _MODELS.move_to_end(key)
         return _MODELS[key]
+    written = write_schema(fields)
+    if written is None:
+        return _keep(key, _new_model(name, fields, None))
+    schema = freeze(written)
+
+    def create() -> type[BaseModel]:
+        found = None if key is None else _MODELS.get(key)
+        if found is None or isinstance(found, PendingModel):
+            found = _keep(key, _new_model(name, fields, schema))
+        return found
+
+    return _keep(key, PendingModel(schema, fields, create))
+
+
+def _keep(key: tuple[Any, ...] | None, found: Any) -> Any:
+    if key is not None:
+        _MODELS[key] = found
+        if len(_MODELS) > _MODELS_KEPT:
+            _MODELS.popitem(last=False)
+    return found
+
+
+def _new_model(name: str, fields: dict[str, Any], schema: dict[str, Any] | None) -> type[BaseModel]:
+    """Create the model; with its `schema` written already, its validator is built on first use."""
     model_name = "".join(part.capitalize() for part in name.replace("-", "_").split("_")) or "Tool"
-    written = write_schema(fields)  # None: not simple, so pydantic builds and writes it now
-    config = _FORBID_EXTRA if written is None else _DEFERRED
+    config = _FORBID_EXTRA if schema is None else _DEFERRED
     try:
         model = create_model(f"{model_name}Arguments", __config__=config, **fields)
     except (PydanticSchemaGenerationError, PydanticUserError, TypeError) as exc:
         raise ToolDefinitionError(_unsupported(name, fields, exc)) from exc
-    if written is not None:
-        _SCHEMAS[model] = freeze(written)
-    if key is not None:
-        _MODELS[key] = model
-        if len(_MODELS) > _MODELS_KEPT:
-            _MODELS.popitem(last=False)
+    if schema is not None:
+        _SCHEMAS[model] = schema
     return model
 
 
 # Models by tool name and fields: a notebook that re-runs a cell registers the same tools again,
-# and building a model (its validator and serializer) is the largest cost of registering.
-_MODELS: OrderedDict[tuple[Any, ...], type[BaseModel]] = OrderedDict()
+# and building a model (its validator and serializer) is the largest cost of registering. A simple
+# signature's entry is its `PendingModel` until the model is created.
+_MODELS: OrderedDict[tuple[Any, ...], type[BaseModel] | PendingModel] = OrderedDict()
 _MODELS_KEPT = 512
 _PLAIN_DEFAULTS = (str, int, float, bool, type(None), type(...))
 
@@ -208,97 +242,16 @@ def _split_annotated(annotation: Any) -> tuple[Any, str | None]:
     return annotation, None
 
 
-# The modules a registration passes through before it reaches `model_from_function`.
-_REGISTERING = frozenset({__name__, "toolsys.tool", "toolsys.registry"})
-
-
-def _enclosing_namespace(fn: Callable[..., Any]) -> dict[str, Any]:
-    """Names visible where `fn` was defined but not in its module: its closure, and the locals of
-    the function that is registering it (as pydantic's `validate_call` reads its caller's frame).
-
-    With `from __future__ import annotations`, `def tool(args: Local)` inside a function stores the
-    string "Local", and the class it names lives only in that function's locals.
-    """
-    namespace: dict[str, Any] = {}
-    frame: FrameType | None = sys._getframe(1)
-    while frame is not None and frame.f_globals.get("__name__") in _REGISTERING:
-        frame = frame.f_back
-    if frame is not None and frame.f_locals is not frame.f_globals:
-        namespace.update(frame.f_locals)
-    code = getattr(fn, "__code__", None)
-    for var, cell in zip(getattr(code, "co_freevars", ()), fn.__closure__ or (), strict=False):
-        try:
-            namespace[var] = cell.cell_contents
-        except ValueError:  # a closure variable not assigned yet
-            continue
-    return namespace
-
-
-def _type_hints(fn: Callable[..., Any]) -> dict[str, Any]:
-    hints = _plain_type_hints(fn)
-    if hints is not None:
-        return hints
-    try:
-        return typing.get_type_hints(fn, include_extras=True)
-    except NameError:
-        return typing.get_type_hints(fn, localns=_enclosing_namespace(fn), include_extras=True)
-
-
-def _plain_type_hints(fn: Callable[..., Any]) -> dict[str, Any] | None:
-    """`typing.get_type_hints(fn, include_extras=True)` for a plain function whose annotations
-    are all plain (see `_plain_hint`), or None to ask `typing`.
-
-    `typing` compiles every string annotation (`from __future__ import annotations`) again on
-    every call; here each text is compiled once, and evaluated in the function's globals as
-    `typing` does. Anything `typing` would treat differently (a string nested in a generic, a
-    special form, a wrapped function) is left to it.
-    """
-    if type(fn) is not FunctionType or hasattr(fn, "__wrapped__"):
-        return None
-    if getattr(fn, "__no_type_check__", False):
-        return None
-    hints: dict[str, Any] = {}
-    for name, value in fn.__annotations__.items():
-        if type(value) is str:
-            try:
-                value = eval(_compiled(value), fn.__globals__)  # as typing does
-            except Exception:  # typing says what is wrong, or finds it in an enclosing scope
-                return None
-        if value is None:
-            value = NoneType
-        if not _plain_hint(value):
-            return None
-        hints[name] = value
-    return hints
-
-
-@functools.lru_cache(maxsize=1024)
-def _compiled(text: str) -> CodeType:
-    return compile(text, "<annotation>", "eval")
-
-
-def _plain_hint(value: Any) -> bool:
-    """A class, or a generic of classes, `Literal` or `Annotated`: `typing` returns it as is."""
-    origin = typing.get_origin(value)
-    if origin is None:
-        return isinstance(value, type) and not isinstance(value, GenericAlias)
-    if origin is Literal:
-        return True
-    args = typing.get_args(value)
-    if origin is Annotated:
-        return _plain_hint(args[0])
-    if origin is Union or isinstance(origin, type):
-        return all(arg is Ellipsis or _plain_hint(arg) for arg in args)
-    return False
-
-
 def _qualname(fn: Any) -> str:
     return str(getattr(fn, "__qualname__", None) or type(fn).__qualname__)
 
 
-def model_from_function(fn: Callable[..., Any], name: str) -> ArgumentsModel:
+def model_from_function(fn: Callable[..., Any], name: str, *, lazy: bool = False) -> ArgumentsModel:
     """Build the argument model of a function (or a callable object) from its signature and
-    docstring; for a callable object, its `__call__` method's hints and docstring count."""
+    docstring; for a callable object, its `__call__` method's hints and docstring count.
+
+    `lazy=True` leaves a simple signature's model as a `PendingModel` (see `toolsys._deferred`).
+    """
     plain = inspect.isroutine(fn) or isinstance(fn, type) or not callable(fn)
     source: Any = fn if plain else type(fn).__call__.__get__(fn)
     try:
@@ -355,43 +308,7 @@ def model_from_function(fn: Callable[..., Any], name: str) -> ArgumentsModel:
                 f"the docstring documents {documented!r}, which is not a parameter of "
                 f"{_qualname(fn)}; rename or remove it."
             )
-    model = _create(name, fields)
+    model = _pending(name, fields) if lazy else _create(name, fields)
     return ArgumentsModel(
         model, doc.description, aliases, tuple(diagnostics), tuple(positional), injected
     )
-
-
-def first_use_validator(owner: Any, model: type[BaseModel]) -> SchemaValidator:
-    """The model's validator, or, while it is deferred, a stand-in that builds it on first use
-    and then puts the real `SchemaValidator` in `owner.validator`, so later calls use it as is."""
-    validator = model.__pydantic_validator__
-    if isinstance(validator, SchemaValidator):
-        return validator
-    return cast(SchemaValidator, _FirstUse(owner, model))
-
-
-class _FirstUse:
-    """Stands in for a deferred model's validator (pydantic's own stand-in, which `defer_build`
-    leaves on the model, would look for a rebuild on every call through it)."""
-
-    __slots__ = ("_model", "_owner")
-
-    def __init__(self, owner: Any, model: type[BaseModel]) -> None:
-        self._owner, self._model = owner, model
-
-    def _built(self) -> SchemaValidator:
-        model = self._model
-        model.model_rebuild(raise_errors=False)
-        validator = model.__pydantic_validator__
-        if isinstance(validator, SchemaValidator):
-            object.__setattr__(self._owner, "validator", validator)
-        return cast(SchemaValidator, validator)
-
-    def validate_python(self, *args: Any, **kwargs: Any) -> Any:
-        return self._built().validate_python(*args, **kwargs)
-
-    def validate_json(self, *args: Any, **kwargs: Any) -> Any:
-        return self._built().validate_json(*args, **kwargs)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._built(), name)

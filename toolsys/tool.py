@@ -15,7 +15,7 @@ import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from pydantic import BaseModel, ConfigDict
 from pydantic_core import SchemaValidator, ValidationError
@@ -28,6 +28,7 @@ from toolsys._agreement import (
     parse_json,
     repair,
 )
+from toolsys._deferred import PendingModel, first_use_validator
 from toolsys.errors import ToolDefinitionError
 from toolsys.injection import Injection, injected_params, injected_values
 from toolsys.isolate import Subprocess
@@ -35,7 +36,6 @@ from toolsys.schema import (
     ArgumentsModel,
     _type_hints,
     field_name,
-    first_use_validator,
     frozen_schema,
     model_from_function,
     model_from_params,
@@ -114,11 +114,22 @@ class Tool:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "validator", first_use_validator(self, self.model))
+        if isinstance(self.model, PendingModel):  # created when first read: see __getattr__
+            object.__setattr__(self, "_pending", self.model)
+            object.__delattr__(self, "model")
         object.__setattr__(self, "accepts_anything", accepts_anything(self.parameters))
         plain = self.isolate is None and not (self.pass_model or self.positional or self.aliases)
         object.__setattr__(self, "by_keyword", plain)
         if self.idempotent is None:
             object.__setattr__(self, "idempotent", self.category == Category.READ)
+
+    def __getattr__(self, name: str) -> Any:
+        pending = self.__dict__.get("_pending")
+        if name != "model" or pending is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        model = pending.create()
+        object.__setattr__(self, "model", model)
+        return model
 
     def validate(self, arguments: Mapping[str, Any], *, coerce: bool = False) -> BaseModel:
         """Validate decoded JSON arguments; raises pydantic's ValidationError.
@@ -233,7 +244,7 @@ def _build(
     name: str,
     description: str,
     fn: Callable[..., Any],
-    model: type[BaseModel],
+    model: type[BaseModel] | PendingModel,
     category: Category,
     tags: tuple[str, ...],
     diagnostics: list[str],
@@ -269,7 +280,7 @@ def _build(
         description=description.strip(),
         parameters=parameters,
         fn=fn,
-        model=model,
+        model=cast(type[BaseModel], model),  # a PendingModel is created when first read
         category=Category(category),
         tags=tuple(tags),
         diagnostics=tuple(f"{name}: {d}" for d in diagnostics),
@@ -365,7 +376,7 @@ def tool_from_function(
     options.update(roles=roles, available=available)
     if args is not None:
         return _from_model(fn, name, description, category, tags, args, **options)
-    built: ArgumentsModel = model_from_function(fn, name)
+    built: ArgumentsModel = model_from_function(fn, name, lazy=True)
     return _build(
         name=name,
         description=description if description is not None else built.description,
@@ -376,7 +387,7 @@ def tool_from_function(
         diagnostics=list(built.diagnostics),
         source="function",
         aliases=built.aliases,
-        positional=tuple((f, built.model.model_fields[f].default) for f in built.positional),
+        positional=tuple((f, built.default(f)) for f in built.positional),
         injected=built.injected,
         **options,
     )
