@@ -4,8 +4,6 @@ Pydantic writes the schema (`model_json_schema`), and `json_schema` cleans it fo
 titles, references inlined, `anyOf[T, null]` as a type list, keys in reading order. Simple
 signatures skip pydantic's writer altogether (`toolsys._schema_writer`), and are held to produce
 exactly what `json_schema` produces here.
-
-Chapter 03 builds this by hand first: notebooks/03_schemas.ipynb.
 """
 
 from __future__ import annotations
