@@ -14,6 +14,7 @@ import enum
 import json
 import math
 import typing
+from concurrent.futures import ThreadPoolExecutor
 from typing import Annotated, Any, Literal, Optional
 
 import pytest
@@ -268,6 +269,23 @@ def test_reading_the_model_of_a_simple_tool_creates_it_once_with_its_schema(
     assert created == ["ReadModelArguments"]
     with pytest.raises(AttributeError, match="no attribute 'modle'"):
         tool.modle  # noqa: B018
+
+
+def test_threads_calling_a_new_tool_at_once_share_one_model_and_validator(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    created = _counting_create_model(monkeypatch)
+    registry = Registry()
+    tool = registry.register(_fresh("raced"))
+
+    def call(limit: int) -> Any:
+        return registry.execute("raced", {"query": "a", "limit": limit})
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        results = list(pool.map(call, range(8)))
+    assert [r.value for r in results] == ["a" * i for i in range(8)]
+    assert created == ["RacedArguments"]
+    assert tool.validator is tool.model.__pydantic_validator__
 
 
 def test_a_tool_that_is_not_simple_builds_its_validator_at_registration() -> None:

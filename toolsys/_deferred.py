@@ -12,8 +12,9 @@ so every later call reads a plain attribute, exactly as if they had been built a
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 from pydantic import BaseModel
@@ -23,16 +24,27 @@ from pydantic_core import SchemaValidator
 @dataclass(frozen=True, eq=False)
 class PendingModel:
     """A simple signature's argument model, not created yet: its written, read-only `schema`,
-    the `create_model` `fields` (for their defaults) and how to `create` it (cached by
-    `toolsys.schema`, so creating it again returns the same class)."""
+    the `create_model` `fields` (for their defaults) and how to `make` it (`toolsys.schema`
+    looks in its cache first, so tools registered with the same signature share one class)."""
 
     schema: dict[str, Any]
     fields: dict[str, Any]
-    create: Callable[[], type[BaseModel]]
+    make: Callable[[], type[BaseModel]]
+    _made: list[type[BaseModel]] = field(default_factory=list, repr=False)
+
+    def create(self) -> type[BaseModel]:
+        """The model, made on the first call (by one thread) and the same one after."""
+        with _CREATING:
+            if not self._made:
+                self._made.append(self.make())
+            return self._made[0]
 
     def default(self, field: str) -> Any:
         """The field's declared default, as `model.model_fields[field].default` will say."""
         return self.fields[field][1].default
+
+
+_CREATING = threading.RLock()
 
 
 def first_use_validator(owner: Any, model: type[BaseModel] | PendingModel) -> SchemaValidator:
