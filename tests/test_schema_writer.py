@@ -30,7 +30,7 @@ from toolsys._schema_writer import drop_null_default, write_schema
 from toolsys.errors import ToolDefinitionError
 from toolsys.schema import field_name, json_schema, model_from_function
 from toolsys.spec import Param, ToolSpec
-from toolsys.tool import tool_from_function, tool_from_spec
+from toolsys.tool import tool_from_function
 
 _FORBID = ConfigDict(extra="forbid", allow_inf_nan=False)
 
@@ -333,20 +333,24 @@ def test_a_deferred_validator_answers_as_the_built_one(arguments: Any) -> None:
     assert deferred.execute("search", arguments).to_dict() == expected.to_dict()
 
 
-def test_a_spec_tool_is_written_and_deferred_too() -> None:
+def test_a_spec_tool_is_written_and_deferred_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    created = _counting_create_model(monkeypatch)
     spec = ToolSpec(
         name="lookup",
         description="Look a word up.",
         parameters=[
             Param("word", "string", "The word."),
             Param("limit", "integer", "How many.", required=False, minimum=1, maximum=9),
+            Param("mode", "string", "How.", required=False, enum=["exact", "fuzzy"]),
         ],
     )
-    tool = tool_from_spec(spec, lambda word, limit=3: f"{word}{limit}")
-    assert json.dumps(tool.parameters) == json.dumps(json_schema(tool.model))
     registry = Registry()
-    registry.register(spec, lambda word, limit=3: f"{word}{limit}")
-    assert registry.execute("lookup", {"word": "a"}).value == "a3"
+    tool = registry.register(spec, lambda word, limit=3, mode="exact": f"{word}{limit}{mode}")
+    assert created == []
+    assert registry.execute("lookup", {"word": "a"}).value == "a3exact"
+    assert registry.execute("lookup", {"word": "a", "limit": 10}).ok is False
+    assert created == ["LookupArguments"]
+    assert json.dumps(tool.parameters) == json.dumps(json_schema(tool.model))
 
 
 def test_an_unsupported_type_still_fails_at_registration() -> None:

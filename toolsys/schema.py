@@ -97,6 +97,15 @@ def model_from_params(name: str, params: Sequence[Param]) -> type[BaseModel]:
     a value); `Tool.call` leaves such an argument out when the model did, so the implementation's
     own default applies.
     """
+    return _create(name, _params_fields(name, params))
+
+
+def pending_from_params(name: str, params: Sequence[Param]) -> type[BaseModel] | PendingModel:
+    """`model_from_params`, leaving a simple spec's model pending (see `toolsys._deferred`)."""
+    return _pending(name, _params_fields(name, params))
+
+
+def _params_fields(name: str, params: Sequence[Param]) -> dict[str, Any]:
     fields: dict[str, Any] = {}
     seen: set[str] = set()
     for param in params:
@@ -116,7 +125,7 @@ def model_from_params(name: str, params: Sequence[Param]) -> type[BaseModel]:
             json_schema_extra=extra,
         )
         fields[field_name(param.name)] = (_python_type(param), info)
-    return _create(name, fields)
+    return fields
 
 
 def field_name(name: str) -> str:

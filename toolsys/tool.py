@@ -38,7 +38,7 @@ from toolsys.schema import (
     field_name,
     frozen_schema,
     model_from_function,
-    model_from_params,
+    pending_from_params,
 )
 from toolsys.spec import Category, Param, ToolSpec
 
@@ -478,7 +478,7 @@ def tool_from_spec(
         name=spec.name,
         description=spec.description,
         fn=fn,
-        model=model_from_params(spec.name, spec.parameters),
+        model=pending_from_params(spec.name, spec.parameters),
         category=spec.category,
         tags=spec.tags,
         diagnostics=[],
