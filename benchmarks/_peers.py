@@ -165,15 +165,16 @@ def toolsys() -> Peer:
         [
             "toolsys: strict validation (no '2' -> 2), unknown arguments rejected; a sync tool "
             "runs in the caller's thread; failures come back as a ToolResult, never raised.",
-            "toolsys registration: a simple signature's schema is written directly and its "
-            "validator built on the tool's first call ('toolsys + first call' includes it).",
+            "toolsys registration: a simple signature's schema is written directly; its argument "
+            "model and validator are built on the tool's first call ('toolsys + first call').",
         ],
     )
 
 
 def toolsys_first_call() -> Peer:
     """Registration as `toolsys()` times it, plus each tool's first call: a simple signature's
-    validator is built on first use, so this row shows what registering costs once it is."""
+    model and validator are built on first use, so this row shows what registering costs once
+    they are."""
     from toolsys import Registry
 
     def register(functions: list[Callable[..., Any]]) -> object:
@@ -190,7 +191,7 @@ def toolsys_first_call() -> Peer:
         _version("toolsys"),
         [],
         register,
-        "the same + one execute per tool (builds its validator)",
+        "the same + one execute per tool (builds its model and validator)",
     )
 
 

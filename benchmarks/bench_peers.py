@@ -13,9 +13,9 @@ langchain-core `StructuredTool.invoke`). Each path is timed as the median per ca
 (`model_validate_json` for JSON input), and each ratio is the median of the per-round ratios, so
 a machine whose load drifts during the run still compares like with like. Registration (schema +
 validator + the schema the model is sent) is timed the same way on fresh copies of the function:
-toolsys builds a simple signature's validator on the tool's first call, so a second toolsys row
-adds one call per tool. Then 300 fresh tools are registered in one registry and exported (the
-size of a large catalog), with and without one call each.
+toolsys builds a simple signature's model and validator on the tool's first call, so a second
+toolsys row adds one call per tool. Then 300 fresh tools are registered in one registry and
+exported (the size of a large catalog), with and without one call each.
 Last, the import time of toolsys beyond pydantic (`bench_import.py`).
 
 Each path is also probed once with a bad enum value, "2" for an integer and an unknown
