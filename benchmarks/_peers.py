@@ -164,8 +164,34 @@ def toolsys() -> Peer:
         "Registry.register + export('openai')",
         [
             "toolsys: strict validation (no '2' -> 2), unknown arguments rejected; a sync tool "
-            "runs in the caller's thread; failures come back as a ToolResult, never raised."
+            "runs in the caller's thread; failures come back as a ToolResult, never raised.",
+            "toolsys registration: a simple signature's schema is written directly; its argument "
+            "model and validator are built on the tool's first call ('toolsys + first call').",
         ],
+    )
+
+
+def toolsys_first_call() -> Peer:
+    """Registration as `toolsys()` times it, plus each tool's first call: a simple signature's
+    model and validator are built on first use, so this row shows what registering costs once
+    they are."""
+    from toolsys import Registry
+
+    def register(functions: list[Callable[..., Any]]) -> object:
+        built = Registry()
+        for fn in functions:
+            built.register(fn)
+        exported = built.export("openai")
+        for fn in functions:
+            built.execute(fn.__name__, {"query": "agents"})
+        return exported
+
+    return Peer(
+        "toolsys + first call",
+        _version("toolsys"),
+        [],
+        register,
+        "the same + one execute per tool (builds its model and validator)",
     )
 
 

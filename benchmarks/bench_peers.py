@@ -12,7 +12,10 @@ langchain-core `StructuredTool.invoke`). Each path is timed as the median per ca
 `timeit`; the rounds interleave all paths and a bare pydantic `model_validate` + call
 (`model_validate_json` for JSON input), and each ratio is the median of the per-round ratios, so
 a machine whose load drifts during the run still compares like with like. Registration (schema +
-validator + the schema the model is sent) is timed the same way on fresh copies of the function.
+validator + the schema the model is sent) is timed the same way on fresh copies of the function:
+toolsys builds a simple signature's model and validator on the tool's first call, so a second
+toolsys row adds one call per tool. Then 300 fresh tools are registered in one registry and
+exported (the size of a large catalog), with and without one call each.
 Last, the import time of toolsys beyond pydantic (`bench_import.py`).
 
 Each path is also probed once with a bad enum value, "2" for an integer and an unknown
@@ -231,6 +234,45 @@ def time_registration(peers: list[Peer], rounds: int, per_batch: int) -> dict[st
     return samples
 
 
+def time_catalog(size: int, rounds: int, gc_paused: bool) -> tuple[Elapsed, Elapsed]:
+    """Median seconds (wall, CPU) to register `size` fresh tools in one registry and export them
+    all, and to do that and then call each tool once (its validator is built on that call)."""
+    peers = [_peers.toolsys(), _peers.toolsys_first_call()]
+    samples: list[list[Elapsed]] = [[], []]
+    for r in range(rounds):
+        for index, peer in enumerate(peers):
+            functions = [make_search(f"catalog_{index}_{r}_{i}") for i in range(size)]
+            gc.collect()
+            if gc_paused:
+                gc.disable()
+            try:
+                start = clocks()
+                peer.register(functions)
+                samples[index].append(since(start))
+            finally:
+                gc.enable()
+    return tuple(  # type: ignore[return-value]
+        (statistics.median(w for w, _ in s), statistics.median(c for _, c in s)) for s in samples
+    )
+
+
+def report_catalog(size: int, rounds: int) -> None:
+    print(f"A catalog: {size} fresh tools registered and exported (median of {rounds} rounds):")
+    print()
+    print("| toolsys | GC | ms | CPU ms |")
+    print("|---|---|---:|---:|")
+    for gc_paused in (True, False):
+        plain, called = time_catalog(size, rounds, gc_paused)
+        label = "paused" if gc_paused else "running"
+        for what, (wall, cpu) in (("", plain), (" + one call each", called)):
+            print(
+                f"| register + export('openai'){what} | {label} "
+                f"| {wall * 1e3:.0f} | {cpu * 1e3:.0f} |"
+            )
+    print()
+    print("(goal: register + export of 300 tools <= 150 ms)")
+
+
 def report(
     rows: list[Row], registration: dict[str, list[Elapsed]], peers: list[Peer], per_batch: int
 ) -> None:
@@ -286,8 +328,11 @@ def main(argv: list[str] | None = None) -> None:
         print(line)
     print()
     rows = time_calls(peers, rounds, target)
-    registration = time_registration(peers, rounds, per_batch)
-    report(rows, registration, peers, per_batch)
+    registering = [*peers[:2], _peers.toolsys_first_call(), *peers[2:]]
+    registration = time_registration(registering, rounds, per_batch)
+    report(rows, registration, registering, per_batch)
+    print()
+    report_catalog(300, 2 if options.quick else 7)
     print()
     for peer in peers[1:]:
         for note in peer.notes:

@@ -15,23 +15,26 @@ Chapter 03 builds this by hand first: notebooks/03_schemas.ipynb.
 from __future__ import annotations
 
 import inspect
-import math
-import sys
 import typing
-import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
-from types import FrameType, GenericAlias
-from typing import Annotated, Any, ClassVar, Literal
+from types import GenericAlias
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
 from pydantic.errors import PydanticSchemaGenerationError, PydanticUserError
 from pydantic.fields import FieldInfo
-from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 
+from toolsys._deferred import PendingModel
+from toolsys._hints import _type_hints as _type_hints
 from toolsys._readonly import freeze
+from toolsys._schema_json import _SCHEMAS
+from toolsys._schema_json import _Generator as _Generator
+from toolsys._schema_json import frozen_schema as frozen_schema
+from toolsys._schema_json import json_schema as json_schema
+from toolsys._schema_writer import drop_null_default, write_schema
 from toolsys.docstrings import parse_docstring
 from toolsys.errors import ToolDefinitionError
 from toolsys.injection import Injection, injection
@@ -48,6 +51,8 @@ _JSON_TO_PYTHON: dict[str, Any] = {
 _RESERVED = frozenset(dir(BaseModel))
 # No unknown arguments, and no NaN or infinity for a float: JSON has neither.
 _FORBID_EXTRA = ConfigDict(extra="forbid", allow_inf_nan=False)
+# A model whose schema `write_schema` wrote: its validator is built when a call first needs it.
+_DEFERRED = ConfigDict(extra="forbid", allow_inf_nan=False, defer_build=True)
 
 
 @dataclass(frozen=True)
@@ -58,14 +63,21 @@ class ArgumentsModel:
     only when a parameter name would shadow a Pydantic attribute, like `json` or `copy`);
     `positional` names, in order, the fields that must be passed by position (`def f(x, /)`);
     `injected` the parameters filled by the registry, never by the model (`toolsys.injection`).
+    `model` is a `PendingModel` only when asked for (`model_from_function(lazy=True)`).
     """
 
-    model: type[BaseModel]
+    model: type[BaseModel] | PendingModel
     description: str
     aliases: dict[str, str]
     diagnostics: tuple[str, ...] = ()
     positional: tuple[str, ...] = ()
     injected: Mapping[str, Injection] = dataclass_field(default_factory=dict)
+
+    def default(self, field: str) -> Any:
+        """A field's declared default (`PydanticUndefined` when it has none)."""
+        if isinstance(self.model, PendingModel):
+            return self.model.default(field)
+        return self.model.model_fields[field].default
 
 
 def _python_type(param: Param) -> Any:
@@ -78,13 +90,6 @@ def _python_type(param: Param) -> Any:
     return annotation | None if param.nullable else annotation
 
 
-def _drop_null_default(schema: dict[str, Any]) -> None:
-    # `default=None` on a Param means "none declared": "default": null would promise the model
-    # that leaving the argument out means null, when it means "the implementation's own default".
-    if schema.get("default", 0) is None:
-        del schema["default"]
-
-
 def model_from_params(name: str, params: Sequence[Param]) -> type[BaseModel]:
     """Build the argument model of a declarative spec.
 
@@ -92,6 +97,15 @@ def model_from_params(name: str, params: Sequence[Param]) -> type[BaseModel]:
     a value); `Tool.call` leaves such an argument out when the model did, so the implementation's
     own default applies.
     """
+    return _create(name, _params_fields(name, params))
+
+
+def pending_from_params(name: str, params: Sequence[Param]) -> type[BaseModel] | PendingModel:
+    """`model_from_params`, leaving a simple spec's model pending (see `toolsys._deferred`)."""
+    return _pending(name, _params_fields(name, params))
+
+
+def _params_fields(name: str, params: Sequence[Param]) -> dict[str, Any]:
     fields: dict[str, Any] = {}
     seen: set[str] = set()
     for param in params:
@@ -101,7 +115,7 @@ def model_from_params(name: str, params: Sequence[Param]) -> type[BaseModel]:
                 "give each one a unique name."
             )
         seen.add(param.name)
-        extra = _drop_null_default if param.default is None else None
+        extra = drop_null_default if param.default is None else None
         info = Field(
             default=... if param.required else param.default,
             description=param.description or None,
@@ -111,7 +125,7 @@ def model_from_params(name: str, params: Sequence[Param]) -> type[BaseModel]:
             json_schema_extra=extra,
         )
         fields[field_name(param.name)] = (_python_type(param), info)
-    return _create(name, fields)
+    return fields
 
 
 def field_name(name: str) -> str:
@@ -122,25 +136,57 @@ def field_name(name: str) -> str:
 
 
 def _create(name: str, fields: dict[str, Any]) -> type[BaseModel]:
+    """The argument model for these fields, created now (or the same one, from the cache)."""
+    found = _pending(name, fields)
+    return found.create() if isinstance(found, PendingModel) else found
+
+
+def _pending(name: str, fields: dict[str, Any]) -> type[BaseModel] | PendingModel:
+    """`_create`, except that a simple signature's model is only written out (its schema), and
+    created when first read (see `toolsys._deferred`)."""
     key = _signature_key(name, fields)
     if key is not None and key in _MODELS:
         _MODELS.move_to_end(key)
         return _MODELS[key]
-    model_name = "".join(part.capitalize() for part in name.replace("-", "_").split("_")) or "Tool"
-    try:
-        model = create_model(f"{model_name}Arguments", __config__=_FORBID_EXTRA, **fields)
-    except (PydanticSchemaGenerationError, PydanticUserError, TypeError) as exc:
-        raise ToolDefinitionError(_unsupported(name, fields, exc)) from exc
+    written = write_schema(fields)
+    if written is None:
+        return _keep(key, _new_model(name, fields, None))
+    schema = freeze(written)
+
+    def create() -> type[BaseModel]:
+        found = None if key is None else _MODELS.get(key)
+        if found is None or isinstance(found, PendingModel):
+            found = _keep(key, _new_model(name, fields, schema))
+        return found
+
+    return _keep(key, PendingModel(schema, fields, create))
+
+
+def _keep(key: tuple[Any, ...] | None, found: Any) -> Any:
     if key is not None:
-        _MODELS[key] = model
+        _MODELS[key] = found
         if len(_MODELS) > _MODELS_KEPT:
             _MODELS.popitem(last=False)
+    return found
+
+
+def _new_model(name: str, fields: dict[str, Any], schema: dict[str, Any] | None) -> type[BaseModel]:
+    """Create the model; with its `schema` written already, its validator is built on first use."""
+    model_name = "".join(part.capitalize() for part in name.replace("-", "_").split("_")) or "Tool"
+    config = _FORBID_EXTRA if schema is None else _DEFERRED
+    try:
+        model = create_model(f"{model_name}Arguments", __config__=config, **fields)
+    except (PydanticSchemaGenerationError, PydanticUserError, TypeError) as exc:
+        raise ToolDefinitionError(_unsupported(name, fields, exc)) from exc
+    if schema is not None:
+        _SCHEMAS[model] = schema
     return model
 
 
 # Models by tool name and fields: a notebook that re-runs a cell registers the same tools again,
-# and building a model (its validator and serializer) is the largest cost of registering.
-_MODELS: OrderedDict[tuple[Any, ...], type[BaseModel]] = OrderedDict()
+# and building a model (its validator and serializer) is the largest cost of registering. A simple
+# signature's entry is its `PendingModel` until the model is created.
+_MODELS: OrderedDict[tuple[Any, ...], type[BaseModel] | PendingModel] = OrderedDict()
 _MODELS_KEPT = 512
 _PLAIN_DEFAULTS = (str, int, float, bool, type(None), type(...))
 
@@ -205,46 +251,16 @@ def _split_annotated(annotation: Any) -> tuple[Any, str | None]:
     return annotation, None
 
 
-# The modules a registration passes through before it reaches `model_from_function`.
-_REGISTERING = frozenset({__name__, "toolsys.tool", "toolsys.registry"})
-
-
-def _enclosing_namespace(fn: Callable[..., Any]) -> dict[str, Any]:
-    """Names visible where `fn` was defined but not in its module: its closure, and the locals of
-    the function that is registering it (as pydantic's `validate_call` reads its caller's frame).
-
-    With `from __future__ import annotations`, `def tool(args: Local)` inside a function stores the
-    string "Local", and the class it names lives only in that function's locals.
-    """
-    namespace: dict[str, Any] = {}
-    frame: FrameType | None = sys._getframe(1)
-    while frame is not None and frame.f_globals.get("__name__") in _REGISTERING:
-        frame = frame.f_back
-    if frame is not None and frame.f_locals is not frame.f_globals:
-        namespace.update(frame.f_locals)
-    code = getattr(fn, "__code__", None)
-    for var, cell in zip(getattr(code, "co_freevars", ()), fn.__closure__ or (), strict=False):
-        try:
-            namespace[var] = cell.cell_contents
-        except ValueError:  # a closure variable not assigned yet
-            continue
-    return namespace
-
-
-def _type_hints(fn: Callable[..., Any]) -> dict[str, Any]:
-    try:
-        return typing.get_type_hints(fn, include_extras=True)
-    except NameError:
-        return typing.get_type_hints(fn, localns=_enclosing_namespace(fn), include_extras=True)
-
-
 def _qualname(fn: Any) -> str:
     return str(getattr(fn, "__qualname__", None) or type(fn).__qualname__)
 
 
-def model_from_function(fn: Callable[..., Any], name: str) -> ArgumentsModel:
+def model_from_function(fn: Callable[..., Any], name: str, *, lazy: bool = False) -> ArgumentsModel:
     """Build the argument model of a function (or a callable object) from its signature and
-    docstring; for a callable object, its `__call__` method's hints and docstring count."""
+    docstring; for a callable object, its `__call__` method's hints and docstring count.
+
+    `lazy=True` leaves a simple signature's model as a `PendingModel` (see `toolsys._deferred`).
+    """
     plain = inspect.isroutine(fn) or isinstance(fn, type) or not callable(fn)
     source: Any = fn if plain else type(fn).__call__.__get__(fn)
     try:
@@ -301,140 +317,7 @@ def model_from_function(fn: Callable[..., Any], name: str) -> ArgumentsModel:
                 f"the docstring documents {documented!r}, which is not a parameter of "
                 f"{_qualname(fn)}; rename or remove it."
             )
-    model = _create(name, fields)
+    model = _pending(name, fields) if lazy else _create(name, fields)
     return ArgumentsModel(
         model, doc.description, aliases, tuple(diagnostics), tuple(positional), injected
     )
-
-
-class _Generator(GenerateJsonSchema):
-    """Pydantic's generator, minus two costs that do not change what it generates.
-
-    Pydantic rebuilds its table of methods (one per core schema type, looked up by name) for
-    every schema, and encodes every default through a new `TypeAdapter` (a validator and a
-    serializer built for one value): together about half the cost of registering a typical
-    tool. The table is found once here, and a default that is already JSON (a string, a bool,
-    an int, a finite float, None) is its own encoding. tests/test_schema_generator.py holds
-    this to pydantic's own generator.
-    """
-
-    _method_names: ClassVar[dict[Any, str]] = {}
-
-    def build_schema_type_to_method(self) -> dict[Any, Callable[[Any], JsonSchemaValue]]:
-        if not _Generator._method_names:
-            table = super().build_schema_type_to_method()
-            _Generator._method_names = {key: method.__name__ for key, method in table.items()}
-        return _Methods(self)
-
-    def encode_default(self, dft: Any) -> Any:
-        kind = type(dft)
-        if kind is str or kind is bool or kind is int or dft is None:
-            return dft
-        if kind is float and math.isfinite(dft):
-            return dft
-        return super().encode_default(dft)
-
-
-def frozen_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """`json_schema(model)`, read-only (see `toolsys._readonly`) and kept per model: a model
-    reused for a tool registered again (see `_create`) is not written out twice."""
-    kept = _SCHEMAS.get(model)
-    if kept is None:
-        kept = _SCHEMAS[model] = freeze(json_schema(model))
-    return kept
-
-
-_SCHEMAS: weakref.WeakKeyDictionary[type[BaseModel], dict[str, Any]] = weakref.WeakKeyDictionary()
-
-
-class _Methods(dict[Any, Callable[[Any], JsonSchemaValue]]):
-    """The generator's table, each method looked up the first time a schema needs it."""
-
-    def __init__(self, generator: _Generator) -> None:
-        super().__init__()
-        self.generator = generator
-
-    def __missing__(self, key: Any) -> Callable[[Any], JsonSchemaValue]:
-        method = self[key] = getattr(self.generator, _Generator._method_names[key])
-        return method
-
-
-def json_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """The model's JSON Schema, cleaned for a language model: no titles, references inlined."""
-    raw = model.model_json_schema(by_alias=True, schema_generator=_Generator)
-    defs = raw.pop("$defs", {})
-    schema = _clean(_inline(raw, defs, ()))
-    if _has_ref(schema):  # recursive models keep their definitions
-        schema["$defs"] = {key: _clean(value) for key, value in defs.items()}
-    schema.setdefault("properties", {})
-    schema["type"] = "object"
-    return schema
-
-
-def _inline(node: Any, defs: dict[str, Any], stack: tuple[str, ...]) -> Any:
-    if isinstance(node, list):
-        return [_inline(item, defs, stack) for item in node]
-    if not isinstance(node, dict):
-        return node
-    ref = node.get("$ref")
-    if isinstance(ref, str) and ref.startswith("#/$defs/"):
-        key = ref.removeprefix("#/$defs/")
-        if key in stack:  # recursion: leave the reference in place
-            return dict(node)
-        target = _inline(defs[key], defs, (*stack, key))
-        siblings = {k: _inline(v, defs, stack) for k, v in node.items() if k != "$ref"}
-        return {**target, **siblings}
-    return {key: _inline(value, defs, stack) for key, value in node.items()}
-
-
-_SCHEMA_MAPS = ("properties", "$defs", "patternProperties")
-_SCHEMA_VALUES = ("items", "additionalProperties", "not", "contains")
-_SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
-
-
-def _clean(node: dict[str, Any]) -> dict[str, Any]:
-    """Drop titles (noise for a model); turn `anyOf[{type: T}, {type: null}]` into a type list."""
-    out: dict[str, Any] = {}
-    for key, value in node.items():
-        if key == "title" and isinstance(value, str):
-            continue
-        if key in _SCHEMA_MAPS and isinstance(value, dict):
-            out[key] = {name: _clean(sub) for name, sub in value.items()}
-        elif key in _SCHEMA_VALUES and isinstance(value, dict):
-            out[key] = _clean(value)
-        elif key in _SCHEMA_LISTS and isinstance(value, list):
-            out[key] = [_clean(sub) for sub in value]
-        else:
-            out[key] = value
-    return _ordered(_merge_nullable(out))
-
-
-_FIRST = ("type", "description", "enum", "default")
-_LAST = ("properties", "required", "additionalProperties", "$defs")
-_KEY_ORDER = {key: i for i, key in enumerate(_FIRST)} | {
-    key: 100 + i for i, key in enumerate(_LAST)
-}
-
-
-def _ordered(node: dict[str, Any]) -> dict[str, Any]:
-    """Keys in reading order: type and description first, the object's fields last."""
-    return dict(sorted(node.items(), key=lambda item: _KEY_ORDER.get(item[0], 50)))
-
-
-def _merge_nullable(node: dict[str, Any]) -> dict[str, Any]:
-    options = node.get("anyOf")
-    if not isinstance(options, list) or len(options) != 2 or {"type": "null"} not in options:
-        return node
-    other = options[0] if options[1] == {"type": "null"} else options[1]
-    if set(other) != {"type"} or not isinstance(other["type"], str):
-        return node
-    merged = {key: value for key, value in node.items() if key != "anyOf"}
-    return {"type": [other["type"], "null"], **merged}
-
-
-def _has_ref(node: Any) -> bool:
-    if isinstance(node, dict):
-        return "$ref" in node or any(_has_ref(value) for value in node.values())
-    if isinstance(node, list):
-        return any(_has_ref(value) for value in node)
-    return False

@@ -15,7 +15,7 @@ import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from pydantic import BaseModel, ConfigDict
 from pydantic_core import SchemaValidator, ValidationError
@@ -28,6 +28,7 @@ from toolsys._agreement import (
     parse_json,
     repair,
 )
+from toolsys._deferred import PendingModel, first_use_validator
 from toolsys.errors import ToolDefinitionError
 from toolsys.injection import Injection, injected_params, injected_values
 from toolsys.isolate import Subprocess
@@ -37,7 +38,7 @@ from toolsys.schema import (
     field_name,
     frozen_schema,
     model_from_function,
-    model_from_params,
+    pending_from_params,
 )
 from toolsys.spec import Category, Param, ToolSpec
 
@@ -112,12 +113,23 @@ class Tool:
     """`call` passes the model's fields as keywords, as they are (the execute fast path's test)."""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "validator", self.model.__pydantic_validator__)
+        object.__setattr__(self, "validator", first_use_validator(self, self.model))
+        if isinstance(self.model, PendingModel):  # created when first read: see __getattr__
+            object.__setattr__(self, "_pending", self.model)
+            object.__delattr__(self, "model")
         object.__setattr__(self, "accepts_anything", accepts_anything(self.parameters))
         plain = self.isolate is None and not (self.pass_model or self.positional or self.aliases)
         object.__setattr__(self, "by_keyword", plain)
         if self.idempotent is None:
             object.__setattr__(self, "idempotent", self.category == Category.READ)
+
+    def __getattr__(self, name: str) -> Any:
+        pending = self.__dict__.get("_pending")
+        if name != "model" or pending is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        model = pending.create()
+        object.__setattr__(self, "model", model)
+        return model
 
     def validate(self, arguments: Mapping[str, Any], *, coerce: bool = False) -> BaseModel:
         """Validate decoded JSON arguments; raises pydantic's ValidationError.
@@ -232,7 +244,7 @@ def _build(
     name: str,
     description: str,
     fn: Callable[..., Any],
-    model: type[BaseModel],
+    model: type[BaseModel] | PendingModel,
     category: Category,
     tags: tuple[str, ...],
     diagnostics: list[str],
@@ -268,7 +280,7 @@ def _build(
         description=description.strip(),
         parameters=parameters,
         fn=fn,
-        model=model,
+        model=cast(type[BaseModel], model),  # a PendingModel is created when first read
         category=Category(category),
         tags=tuple(tags),
         diagnostics=tuple(f"{name}: {d}" for d in diagnostics),
@@ -364,7 +376,7 @@ def tool_from_function(
     options.update(roles=roles, available=available)
     if args is not None:
         return _from_model(fn, name, description, category, tags, args, **options)
-    built: ArgumentsModel = model_from_function(fn, name)
+    built: ArgumentsModel = model_from_function(fn, name, lazy=True)
     return _build(
         name=name,
         description=description if description is not None else built.description,
@@ -375,7 +387,7 @@ def tool_from_function(
         diagnostics=list(built.diagnostics),
         source="function",
         aliases=built.aliases,
-        positional=tuple((f, built.model.model_fields[f].default) for f in built.positional),
+        positional=tuple((f, built.default(f)) for f in built.positional),
         injected=built.injected,
         **options,
     )
@@ -466,7 +478,7 @@ def tool_from_spec(
         name=spec.name,
         description=spec.description,
         fn=fn,
-        model=model_from_params(spec.name, spec.parameters),
+        model=pending_from_params(spec.name, spec.parameters),
         category=spec.category,
         tags=spec.tags,
         diagnostics=[],
