@@ -275,7 +275,7 @@ def test_an_injected_positional_only_parameter_is_refused() -> None:
 def test_a_call_binds_injected_values_without_building_a_new_tool(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import toolsys.tool
+    import toolsys._tool
 
     registry = Registry()
     registry.provide(db={"rows": 3})
@@ -286,8 +286,8 @@ def test_a_call_binds_injected_values_without_building_a_new_tool(
         return db["rows"]
 
     built: list[str] = []
-    real = toolsys.tool.accepts_anything
-    monkeypatch.setattr(toolsys.tool, "accepts_anything", lambda s: built.append("x") or real(s))
+    real = toolsys._tool.accepts_anything
+    monkeypatch.setattr(toolsys._tool, "accepts_anything", lambda s: built.append("x") or real(s))
     results = [registry.execute("count", {}, context={"user": "ada"}) for _ in range(3)]
     assert [r.value for r in results] == [3, 3, 3]
     assert built == []  # a new Tool per call re-checked the whole schema each time

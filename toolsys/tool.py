@@ -1,36 +1,24 @@
-"""`Tool`: a registered tool, ready to validate arguments and call its implementation.
+"""Making a `Tool`: from a function's type hints and docstring, from a Pydantic model, or from a
+declarative `ToolSpec`, with every option checked at registration, one clear error each.
 
-Everything about a tool that can be computed once is computed here, at registration: the argument
-model, its validator, the cleaned JSON Schema (read-only), the diagnostics. Calls then only look
-things up. How the validator is held to what the schema promises is in `toolsys/_agreement.py`.
+The class itself lives in `toolsys._tool`; it is re-exported here, where it has always been
+imported from.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import functools
 import inspect
 import math
 import os
-import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, cast
 
 from pydantic import BaseModel, ConfigDict
-from pydantic_core import SchemaValidator, ValidationError
 
-from toolsys._agreement import (
-    accepts_anything,
-    check_json,
-    could_be_nonstandard,
-    json_text,
-    parse_json,
-    repair,
-)
-from toolsys._deferred import PendingModel, first_use_validator
+from toolsys._deferred import PendingModel
+from toolsys._tool import NAME_PATTERN, Tool, check_name, normalize
 from toolsys.errors import ToolDefinitionError
-from toolsys.injection import Injection, injected_params, injected_values
+from toolsys.injection import Injection, injected_params
 from toolsys.isolate import Subprocess
 from toolsys.schema import (
     ArgumentsModel,
@@ -42,188 +30,14 @@ from toolsys.schema import (
 )
 from toolsys.spec import Category, Param, ToolSpec
 
-NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-
-
-def check_name(name: str) -> None:
-    """Reject names OpenAI and Anthropic would refuse, with the rule spelled out."""
-    if not isinstance(name, str) or not NAME_PATTERN.match(name):
-        raise ToolDefinitionError(
-            f"Tool name {name!r} cannot be exported: providers accept 1-64 characters from "
-            "A-Z, a-z, 0-9, '_' and '-'. Rename it, e.g. "
-            f"{re.sub(r'[^A-Za-z0-9_-]+', '_', str(name))[:64].strip('_') or 'my_tool'!r}."
-        )
-
-
-_CAMEL_WORDS = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
-_SEPARATORS = re.compile(r"[-_]+")
-
-
-def normalize(name: str) -> str:
-    """The form two names must not share, because a model confuses them: case, `-` or `_`, and
-    camelCase word boundaries are ignored (`getWeather`, `Get-Weather` -> `get_weather`,
-    `HTTPRequest` -> `http_request`)."""
-    return _SEPARATORS.sub("_", _CAMEL_WORDS.sub("_", name)).lower()
-
-
-@dataclass(frozen=True, eq=False)
-class Tool:
-    """A tool as the registry holds it. `parameters` is the JSON Schema the model sees (read-only).
-
-    `positional` names the fields passed by position (`def f(x, /)`), each with the value to
-    pass when the model left it out but sent a later one; `declared_defaults` names the fields
-    whose declared default is passed when the model leaves them out (`Param(default=...)`).
-
-    Read by the robustness layers (`toolsys.layers`): `timeout` (seconds; the `Timeout` layer's
-    default when None), `idempotent` (a repeat cannot double a side effect; None means True for
-    READ tools, False for WRITE and EXECUTE) and `isolate` (a `Subprocess`: run each call in a
-    child process whose whole process group is killed at the deadline).
-
-    `injected` names the implementation's parameters the registry fills at call time from the
-    caller's context or its provided dependencies (`toolsys.injection`); the model never sees them.
-
-    Read by the policy (`toolsys.governance`): `roles` (who may see and call it; None means
-    everyone) and `available` (`available(context) -> bool`, e.g. a feature flag).
-    """
-
-    name: str
-    description: str
-    parameters: dict[str, Any]
-    fn: Callable[..., Any]
-    model: type[BaseModel]
-    category: Category = Category.READ
-    tags: tuple[str, ...] = ()
-    diagnostics: tuple[str, ...] = ()
-    source: str = "function"
-    is_async: bool = False
-    pass_model: bool = False
-    aliases: Mapping[str, str] = field(default_factory=dict, repr=False)
-    null_means_default: frozenset[str] = field(default=frozenset(), repr=False)
-    positional: tuple[tuple[str, Any], ...] = field(default=(), repr=False)
-    declared_defaults: frozenset[str] = field(default=frozenset(), repr=False)
-    timeout: float | None = None
-    idempotent: bool = None  # type: ignore[assignment]  # None: decided by the category
-    isolate: Subprocess | None = None
-    injected: Mapping[str, Injection] = field(default_factory=dict, repr=False)
-    roles: frozenset[str] | None = None
-    available: Callable[[Mapping[str, Any]], Any] | None = field(default=None, repr=False)
-    validator: SchemaValidator = field(init=False, repr=False)
-    accepts_anything: bool = field(init=False, repr=False)
-    by_keyword: bool = field(init=False, repr=False)
-    """`call` passes the model's fields as keywords, as they are (the execute fast path's test)."""
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "validator", first_use_validator(self, self.model))
-        if isinstance(self.model, PendingModel):  # created when first read: see __getattr__
-            object.__setattr__(self, "_pending", self.model)
-            object.__delattr__(self, "model")
-        object.__setattr__(self, "accepts_anything", accepts_anything(self.parameters))
-        plain = self.isolate is None and not (self.pass_model or self.positional or self.aliases)
-        object.__setattr__(self, "by_keyword", plain)
-        if self.idempotent is None:
-            object.__setattr__(self, "idempotent", self.category == Category.READ)
-
-    def __getattr__(self, name: str) -> Any:
-        pending = self.__dict__.get("_pending")
-        if name != "model" or pending is None:
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        model = pending.create()
-        object.__setattr__(self, "model", model)
-        return model
-
-    def validate(self, arguments: Mapping[str, Any], *, coerce: bool = False) -> BaseModel:
-        """Validate decoded JSON arguments; raises pydantic's ValidationError.
-
-        Strict by default, so the validator accepts what the schema accepts, and only JSON: a
-        value JSON cannot carry (bytes, a set, an object, NaN) is refused, never stringified.
-        Where JSON Schema and strict Pydantic read JSON differently, JSON Schema wins: `2.0` is
-        an integer, and `null` for an omittable, non-nullable argument (at any depth) means "use
-        the default" (strict-mode providers must send every key, and send null for the ones
-        they would have left out).
-        """
-        if type(arguments) is not dict:
-            arguments = dict(arguments)
-        if self.accepts_anything:
-            check_json(arguments)
-        if self.null_means_default and None in arguments.values():
-            arguments = {
-                key: value
-                for key, value in arguments.items()
-                if value is not None or key not in self.null_means_default
-            }
-        try:
-            return self._validate(arguments, coerce)
-        except ValidationError as exc:
-            repaired = repair(arguments, exc, self.parameters)
-            if repaired is None:
-                raise
-        return self._validate(repaired, coerce)
-
-    def _validate(self, arguments: dict[str, Any], coerce: bool) -> BaseModel:
-        if coerce:
-            return self.validator.validate_python(arguments)
-        try:
-            return self.validator.validate_python(arguments, strict=True)
-        except ValidationError:
-            # JSON's strict mode also accepts ISO dates, enum values and the like as strings.
-            return self.validator.validate_json(json_text(arguments), strict=True)
-
-    def validate_json(self, text: str | bytes, *, coerce: bool = False) -> BaseModel:
-        """Validate raw JSON text; raises ValidationError (json_invalid included).
-
-        The same promise as `validate`: what JSON Schema accepts, and nothing JSON cannot say
-        (pydantic would read the non-standard `NaN` and `Infinity`).
-        """
-        try:
-            model = self.validator.validate_json(text, strict=not coerce)
-        except ValidationError:
-            data = parse_json(text)
-            if not isinstance(data, dict):
-                raise
-            check_json(data)
-            return self.validate(data, coerce=coerce)
-        if could_be_nonstandard(text):
-            check_json(parse_json(text))
-        return model
-
-    def call(
-        self,
-        arguments: BaseModel,
-        context: Mapping[str, Any] | None = None,
-        dependencies: Mapping[str, Any] | None = None,
-    ) -> Any:
-        """Call the implementation with the arguments the model sent; for an async or isolated
-        tool this returns the coroutine.
-
-        An argument the model left out is left out of the call too, so the implementation's own
-        default applies, unless the spec declared a default for it (that one is passed).
-        Injected parameters come from `context` and `dependencies` (a ToolError when missing).
-        """
-        fn = self.fn
-        if self.injected:  # bound per call: building a new Tool would re-check the schema
-            values = injected_values(self.name, self.injected, context, dependencies)
-            fn = functools.partial(fn, **values)
-        if self.isolate is not None:
-            plain = dataclasses.replace(self, fn=fn, isolate=None, injected={})
-            return self.isolate.run(plain.call, arguments)
-        if self.pass_model:
-            return fn(arguments)
-        values = arguments.__dict__
-        given = arguments.__pydantic_fields_set__
-        if len(given) != len(values):
-            values = {k: v for k, v in values.items() if k in given or k in self.declared_defaults}
-        if self.positional:
-            return self._call_positional(fn, values)
-        if not self.aliases:
-            return fn(**values)
-        return fn(**{self.aliases[key]: value for key, value in values.items()})
-
-    def _call_positional(self, fn: Callable[..., Any], values: dict[str, Any]) -> Any:
-        names = [name for name, _ in self.positional]
-        last = max((i for i, name in enumerate(names) if name in values), default=-1)
-        head = [values.get(name, default) for name, default in self.positional[: last + 1]]
-        rest = {self.aliases.get(k, k): v for k, v in values.items() if k not in names}
-        return fn(*head, **rest)
+__all__ = [
+    "NAME_PATTERN",
+    "Tool",
+    "check_name",
+    "normalize",
+    "tool_from_function",
+    "tool_from_spec",
+]
 
 
 def _is_async(fn: Callable[..., Any]) -> bool:
