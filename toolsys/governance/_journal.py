@@ -20,7 +20,7 @@ import os
 import threading
 from typing import IO, Any
 
-from toolsys.governance._chain import GENESIS, AuditFileError, last_record, seal
+from toolsys.governance._chain import GENESIS, AuditFileError, Body, last_record
 
 try:
     import fcntl
@@ -29,7 +29,7 @@ except ImportError:  # pragma: no cover - Windows
 
 
 class Journal:
-    """`Journal(path_or_stream, fsync=False)`: `append(record)` seals and writes one record."""
+    """`Journal(path_or_stream, fsync=False)`: `append(body)` seals and writes one record."""
 
     def __init__(self, target: str | os.PathLike[str] | IO[Any], *, fsync: bool = False) -> None:
         self.stream: IO[Any] | None = None
@@ -67,14 +67,16 @@ class Journal:
                 return f"the audit log cannot be continued: {exc}"
         return None
 
-    def append(self, record: dict[str, Any]) -> tuple[int, str]:
+    def append(self, record: Body | dict[str, Any]) -> tuple[int, str]:
         """Write `record` with the next seq and the previous hash; its (seq, hash).
 
-        Raises OSError (or AuditFileError) when it cannot be written.
+        Raises OSError (or AuditFileError) when it cannot be written, ValueError when the
+        record holds a value JSON cannot (a dict is encoded here, a `Body` already was).
         """
+        body = record if isinstance(record, Body) else Body.of(record)
         with self._lock:
             if self.stream is not None:
-                line, digest = self._seal(record)
+                line, digest = body.line(self._seq + 1, self._prev)
                 self._emit(line)
                 return self._advance(digest)
             fd = self._fd if self._fd is not None and self._pid == os.getpid() else self._open()
@@ -84,7 +86,7 @@ class Journal:
                 size = os.fstat(fd).st_size
                 if size != self._end:  # another writer appended since our last line
                     self._follow(fd, size)
-                line, digest = self._seal(record)
+                line, digest = body.line(self._seq + 1, self._prev)
                 _write_all(fd, line)
                 if self.fsync:
                     os.fsync(fd)
@@ -130,10 +132,6 @@ class Journal:
         else:
             self._seq, self._prev = int(last["seq"]), str(last["hash"])
         self._end = size
-
-    def _seal(self, record: dict[str, Any]) -> tuple[bytes, str]:
-        record["seq"], record["prev"] = self._seq + 1, self._prev
-        return seal(record)
 
     def _advance(self, digest: str) -> tuple[int, str]:
         self._seq, self._prev = self._seq + 1, digest
