@@ -43,9 +43,11 @@ scalars = (
 keys = texts | st.integers(-5, 5) | st.sampled_from(["password", "api-key", "Card_Number"])
 values = st.recursive(
     scalars,
-    lambda inner: st.lists(inner, max_size=3)
-    | st.tuples(inner, inner)
-    | st.dictionaries(keys, inner, max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.tuples(inner, inner)
+        | st.dictionaries(keys, inner, max_size=3)
+    ),
     max_leaves=8,
 )
 results = st.builds(
