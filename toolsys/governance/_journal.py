@@ -48,7 +48,7 @@ class Journal:
         """Why the last write failed; while set, the log refuses calls (see AuditLog)."""
         self._lock = threading.Lock()
         self._fd: int | None = None
-        self._pid = os.getpid()
+        self._pid = _pid
         self._end = -1  # the file's size after our last write; another writer changes it
         self._seq, self._prev = 0, GENESIS
 
@@ -56,7 +56,7 @@ class Journal:
         """None when a record can be written now, else why not (one line, no path)."""
         if self.failed is not None:
             return self.failed
-        if self.stream is not None or (self._fd is not None and self._pid == os.getpid()):
+        if self.stream is not None or (self._fd is not None and self._pid == _pid):
             return None
         with self._lock:
             try:
@@ -79,7 +79,7 @@ class Journal:
                 line, digest = body.line(self._seq + 1, self._prev)
                 self._emit(line)
                 return self._advance(digest)
-            fd = self._fd if self._fd is not None and self._pid == os.getpid() else self._open()
+            fd = self._fd if self._fd is not None and self._pid == _pid else self._open()
             if fcntl is not None:
                 fcntl.flock(fd, fcntl.LOCK_EX)
             try:
@@ -121,7 +121,7 @@ class Journal:
         except BaseException:
             os.close(fd)
             raise
-        self._fd, self._pid = fd, os.getpid()
+        self._fd, self._pid = fd, _pid
         return fd
 
     def _follow(self, fd: int, size: int) -> None:
@@ -150,6 +150,17 @@ class Journal:
 
 
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_pid = os.getpid()
+"""This process's id, kept current by a fork hook (one system call fewer per record, twice)."""
+
+
+def _forked() -> None:
+    global _pid
+    _pid = os.getpid()
+
+
+if hasattr(os, "register_at_fork"):  # pragma: no branch - absent on Windows, which has no fork
+    os.register_at_fork(after_in_child=_forked)
 
 
 def _write_all(fd: int, data: bytes) -> None:
