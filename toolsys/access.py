@@ -23,6 +23,8 @@ from toolsys.tool import Tool
 
 _KNOWN = frozenset(Category)
 _CACHE_SIZE = 64
+_NO_ROLES: frozenset[str] = frozenset()
+_checked: dict[frozenset[Any], None] = {}  # role sets already checked to hold only names
 _caches: weakref.WeakKeyDictionary[Any, dict[tuple[Any, ...], list[dict[str, Any]]]] = (
     weakref.WeakKeyDictionary()
 )
@@ -32,47 +34,74 @@ def caller_roles(context: Mapping[str, Any]) -> frozenset[str]:
     """The caller's roles from `context["roles"]` (a set, list or one name); ValueError if not."""
     roles = context.get("roles")
     if roles is None:
-        return frozenset()
+        return _NO_ROLES
     if isinstance(roles, str):
         return frozenset({roles})
-    if isinstance(roles, set | frozenset | list | tuple) and all(isinstance(r, str) for r in roles):
-        return frozenset(roles)
+    if isinstance(roles, set | frozenset | list | tuple):
+        names = _names(roles)
+        if names is not None:
+            return names
     raise ValueError(f"context['roles'] is {roles!r}; give a set of role names, e.g. {{'support'}}")
+
+
+def _names(roles: Any) -> frozenset[str] | None:
+    """`roles` as a frozenset when every item is a name, else None. Remembered: the same roles
+    come call after call, and a frozenset of names stays one."""
+    try:
+        frozen = frozenset(roles)
+    except TypeError:  # an unhashable item: not a name
+        return None
+    if frozen in _checked:
+        return frozen
+    if not all(isinstance(role, str) for role in frozen):
+        return None
+    if len(_checked) >= _CACHE_SIZE:
+        _checked.clear()
+    _checked[frozen] = None
+    return frozen
 
 
 def refusal(tool: Tool, context: Mapping[str, Any]) -> str | None:
     """Why this caller may not use `tool` (category, roles, available), or None; never raises."""
+    return screen(tool, context)[0]
+
+
+def screen(tool: Tool, context: Mapping[str, Any]) -> tuple[str | None, frozenset[str]]:
+    """`refusal(tool, context)` and the caller's roles (empty when they cannot be read)."""
     name = getattr(tool, "name", "?")
     category = getattr(tool, "category", None)
     if category not in _KNOWN:
         return (
             f"Tool {name!r} has the unknown category {category!r}, so no rule covers it; "
-            f"only {', '.join(c.value for c in Category)} tools can run."
+            f"only {', '.join(c.value for c in Category)} tools can run.",
+            _NO_ROLES,
         )
     try:
         roles = caller_roles(context)
     except ValueError as exc:
-        return f"The caller's roles cannot be read ({exc}), so {name!r} is refused."
+        return f"The caller's roles cannot be read ({exc}), so {name!r} is refused.", _NO_ROLES
     allowed = getattr(tool, "roles", None)
     if allowed is not None and not (allowed & roles):
         return (
             f"Tool {name!r} is only for the roles {', '.join(sorted(allowed)) or '(none)'}; "
-            f"this caller has {', '.join(sorted(roles)) or 'no role'}."
+            f"this caller has {', '.join(sorted(roles)) or 'no role'}.",
+            roles,
         )
     available = getattr(tool, "available", None)
     if available is None:
-        return None
+        return None, roles
     try:
         answer = available(context)
     except Exception as exc:
         return (
             f"The call to {name!r} is refused because its available() check failed "
-            f"({type(exc).__name__}); a check that cannot decide says no."
+            f"({type(exc).__name__}); a check that cannot decide says no.",
+            roles,
         )
     if answer is True:
-        return None
+        return None, roles
     why = "" if answer is False else f" (it answered {answer!r}, not True)"
-    return f"Tool {name!r} is not available to this caller now{why}."
+    return f"Tool {name!r} is not available to this caller now{why}.", roles
 
 
 def _visible_by_default(tool: Tool, context: Mapping[str, Any]) -> bool:

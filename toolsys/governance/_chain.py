@@ -17,6 +17,12 @@ the head hash (`verify(...).head`) somewhere the writer cannot change, and pass 
 `verify(path, head=...)` (`toolsys audit verify FILE --head HASH`) fails if that record is gone.
 
 The file is ASCII (non-ASCII is escaped), so a line is exactly the bytes up to b"\\n".
+
+Writing is the hot path (one record per tool call), so an `AuditLog` record is encoded once,
+before its place in the chain is known, as the text around the two gaps where `prev` and `seq`
+go (they sort between the other fields): `Body(head, middle, tail)`; `Body.line(seq, prev)`
+fills them in. That text must be the canonical form exactly (`canonical` is the definition):
+`verify` re-encodes every record, and the tests compare the two on generated records.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from json.encoder import encode_basestring_ascii as _string
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +41,9 @@ GENESIS = "0" * 64
 """The `prev` of a log's first record."""
 REQUIRED = ("seq", "prev", "hash")
 _HEX = re.compile(r"[0-9a-fA-F]{8,64}")
+_ENCODER = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False, check_circular=False
+)
 
 
 class AuditFileError(ValueError):
@@ -43,9 +53,12 @@ class AuditFileError(ValueError):
 def canonical(record: Mapping[str, Any]) -> bytes:
     """The bytes that are hashed: the record without `hash`, sorted, compact, ASCII."""
     body = {key: value for key, value in record.items() if key != "hash"}
-    return json.dumps(
-        body, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False
-    ).encode("ascii")
+    return _ENCODER.encode(body).encode("ascii")
+
+
+def encoded(value: Any) -> str:
+    """`value` (any part of a record) as the canonical form writes it."""
+    return _ENCODER.encode(value)
 
 
 def seal(record: Mapping[str, Any]) -> tuple[bytes, str]:
@@ -53,7 +66,44 @@ def seal(record: Mapping[str, Any]) -> tuple[bytes, str]:
 
     The line is the canonical body with `"hash"` added last: one serialisation per record.
     """
-    body = canonical(record)
+    return _sealed(canonical(record))
+
+
+class Body:
+    """A record without `seq` and `prev`, encoded once; `line(seq, prev)` seals it.
+
+    `Body.of(record)` takes any record (encoded by `line`, with `canonical`). `Body(head,
+    middle, tail)` takes one already written in canonical form, in three pieces: the fields
+    that sort before "prev", those between "prev" and "seq", and those after "seq", each as
+    `"key":value` pairs joined by commas, in key order (the writer's promise; `verify` checks it).
+    """
+
+    __slots__ = ("_parts", "_record")
+
+    def __init__(self, head: str, middle: str, tail: str) -> None:
+        self._parts: tuple[str, str, str] | None = (head, middle, tail)
+        self._record: dict[str, Any] | None = None
+
+    @classmethod
+    def of(cls, record: Mapping[str, Any]) -> Body:
+        body = cls("", "", "")
+        body._parts, body._record = None, dict(record)
+        return body
+
+    def line(self, seq: int, prev: str) -> tuple[bytes, str]:
+        """The line to append with this `seq` and `prev`, and its hash.
+
+        Raises ValueError for a record (`Body.of`) holding a value JSON cannot (NaN...).
+        """
+        if self._parts is None:
+            assert self._record is not None
+            return seal({**self._record, "seq": seq, "prev": prev})
+        head, middle, tail = self._parts
+        text = f'{{{head},"prev":{_string(prev)},{middle},"seq":{int(seq)},{tail}}}'
+        return _sealed(text.encode("ascii"))
+
+
+def _sealed(body: bytes) -> tuple[bytes, str]:
     digest = hashlib.sha256(body).hexdigest()
     if body == b"{}":
         return b'{"hash":"' + digest.encode() + b'"}\n', digest

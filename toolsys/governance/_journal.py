@@ -20,7 +20,7 @@ import os
 import threading
 from typing import IO, Any
 
-from toolsys.governance._chain import GENESIS, AuditFileError, last_record, seal
+from toolsys.governance._chain import GENESIS, AuditFileError, Body, last_record
 
 try:
     import fcntl
@@ -29,7 +29,7 @@ except ImportError:  # pragma: no cover - Windows
 
 
 class Journal:
-    """`Journal(path_or_stream, fsync=False)`: `append(record)` seals and writes one record."""
+    """`Journal(path_or_stream, fsync=False)`: `append(body)` seals and writes one record."""
 
     def __init__(self, target: str | os.PathLike[str] | IO[Any], *, fsync: bool = False) -> None:
         self.stream: IO[Any] | None = None
@@ -48,7 +48,7 @@ class Journal:
         """Why the last write failed; while set, the log refuses calls (see AuditLog)."""
         self._lock = threading.Lock()
         self._fd: int | None = None
-        self._pid = os.getpid()
+        self._pid = _pid
         self._end = -1  # the file's size after our last write; another writer changes it
         self._seq, self._prev = 0, GENESIS
 
@@ -56,7 +56,7 @@ class Journal:
         """None when a record can be written now, else why not (one line, no path)."""
         if self.failed is not None:
             return self.failed
-        if self.stream is not None or (self._fd is not None and self._pid == os.getpid()):
+        if self.stream is not None or (self._fd is not None and self._pid == _pid):
             return None
         with self._lock:
             try:
@@ -67,24 +67,26 @@ class Journal:
                 return f"the audit log cannot be continued: {exc}"
         return None
 
-    def append(self, record: dict[str, Any]) -> tuple[int, str]:
+    def append(self, record: Body | dict[str, Any]) -> tuple[int, str]:
         """Write `record` with the next seq and the previous hash; its (seq, hash).
 
-        Raises OSError (or AuditFileError) when it cannot be written.
+        Raises OSError (or AuditFileError) when it cannot be written, ValueError when the
+        record holds a value JSON cannot (a dict is encoded here, a `Body` already was).
         """
+        body = record if isinstance(record, Body) else Body.of(record)
         with self._lock:
             if self.stream is not None:
-                line, digest = self._seal(record)
+                line, digest = body.line(self._seq + 1, self._prev)
                 self._emit(line)
                 return self._advance(digest)
-            fd = self._fd if self._fd is not None and self._pid == os.getpid() else self._open()
+            fd = self._fd if self._fd is not None and self._pid == _pid else self._open()
             if fcntl is not None:
                 fcntl.flock(fd, fcntl.LOCK_EX)
             try:
                 size = os.fstat(fd).st_size
                 if size != self._end:  # another writer appended since our last line
                     self._follow(fd, size)
-                line, digest = self._seal(record)
+                line, digest = body.line(self._seq + 1, self._prev)
                 _write_all(fd, line)
                 if self.fsync:
                     os.fsync(fd)
@@ -119,7 +121,7 @@ class Journal:
         except BaseException:
             os.close(fd)
             raise
-        self._fd, self._pid = fd, os.getpid()
+        self._fd, self._pid = fd, _pid
         return fd
 
     def _follow(self, fd: int, size: int) -> None:
@@ -130,10 +132,6 @@ class Journal:
         else:
             self._seq, self._prev = int(last["seq"]), str(last["hash"])
         self._end = size
-
-    def _seal(self, record: dict[str, Any]) -> tuple[bytes, str]:
-        record["seq"], record["prev"] = self._seq + 1, self._prev
-        return seal(record)
 
     def _advance(self, digest: str) -> tuple[int, str]:
         self._seq, self._prev = self._seq + 1, digest
@@ -152,6 +150,17 @@ class Journal:
 
 
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_pid = os.getpid()
+"""This process's id, kept current by a fork hook (one system call fewer per record, twice)."""
+
+
+def _forked() -> None:
+    global _pid
+    _pid = os.getpid()
+
+
+if hasattr(os, "register_at_fork"):  # pragma: no branch - absent on Windows, which has no fork
+    os.register_at_fork(after_in_child=_forked)
 
 
 def _write_all(fd: int, data: bytes) -> None:

@@ -7,9 +7,16 @@ a text shows to be secret by its context (a URL's password, a Bearer token). The
 goes through `toolsys._redact.redact_secrets` (the environment's secrets, known token shapes,
 `add_secret`...).
 
+How, in two walks over the arguments (`Redactor.prepare`): the first turns them into plain JSON
+data (`toolsys._sendable` for anything that is not already: a pydantic model or a dataclass
+becomes an object whose keys are checked like any other), replaces what is under a secret key
+and gathers the values to look for elsewhere; the second cleans every text, keys included, with
+the record's cleaner, which the caller then applies to the record's other texts.
+
 Redaction runs on every string of every record, so what repeats is remembered: the verdict on
 a key, the spellings of a value, the redacted form of a short text (tool names, keys, users and
-codes repeat from call to call). The memory is dropped whenever the known secrets change.
+codes repeat from call to call). The memory is dropped whenever the known secrets change (the
+environment, `add_secret`...: `toolsys._redact` notices both).
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ from typing import Any
 
 from toolsys._redact import _MIN_SECRET_LENGTH as _MIN_SECRET
 from toolsys._redact import REDACTED, _known, _spellings, context_secrets, redact_secrets
+from toolsys._sendable import MAX_DEPTH, integer, sendable, valid_text
 
 DEFAULT_REDACT_KEYS = (
     "password",
@@ -40,10 +48,13 @@ DEFAULT_REDACT_KEYS = (
 )
 _MIN_HIDDEN = 4  # a shorter value under a secret key is not looked for elsewhere
 _MEMO_CHARS, _MEMO_SIZE = 200, 4096  # texts this short are remembered redacted, this many
+_TOO_DEEP = f"<nested deeper than {MAX_DEPTH} levels>"
+
+Cleaner = Callable[[str], str]
 
 
 class Redactor:
-    """`Redactor(keys)`: `scrub(arguments)` then `cleaner(found)` for every text of a record."""
+    """`Redactor(keys)`: `prepare(arguments)` gives them clean, and the cleaner for the rest."""
 
     def __init__(self, keys: Iterable[str] = DEFAULT_REDACT_KEYS) -> None:
         if isinstance(keys, str):
@@ -64,7 +75,16 @@ class Redactor:
         if state is not self._known:
             self._known, self._memo, self._shown = state, {}, {}
 
-    def cleaner(self, also: set[str]) -> Callable[[str], str]:
+    def prepare(self, arguments: Any) -> tuple[Any, Cleaner]:
+        """`arguments` as plain JSON data with every secret taken out, and the cleaner for the
+        record's other texts (which knows the values taken out of these arguments)."""
+        plain, found, changed = self.scrub(arguments)
+        clean = self.cleaner(found)
+        if found or changed:
+            return _cleaned(plain, clean), clean
+        return plain, clean  # every text is already what `clean` would make it
+
+    def cleaner(self, also: set[str]) -> Cleaner:
         """A redactor for one record: its own secret values (every spelling), then every known
         secret, remembered for short texts while the known secrets stay the same (tool names,
         keys, users and codes repeat from call to call)."""
@@ -101,13 +121,42 @@ class Redactor:
             found.update(known)
         return sorted(found, key=len, reverse=True)
 
-    def scrub(self, value: Any) -> tuple[Any, set[str]]:
-        """`value` with every value under a secret-named key replaced, and the values to look
-        for elsewhere: those taken out, and those a text shows to be secret by its context (the
-        password of a URL, a Bearer token)."""
+    def scrub(self, value: Any) -> tuple[Any, set[str], bool]:
+        """`value` as plain JSON data with every value under a secret-named key replaced; the
+        values to look for elsewhere (those taken out, and those a text shows to be secret by
+        its context: the password of a URL, a Bearer token); and whether any text in it holds
+        a known secret (when neither, the cleaner would change nothing)."""
         self.refresh()
         found: set[str] = set()
-        secret_keys, shown = self._secret_keys, self._shown
+        changed = False
+        secret_keys, shown, memo, words = self._secret_keys, self._shown, self._memo, self.keys
+
+        def text(node: str) -> str:
+            """A text made valid, looked at for secrets shown by context and known ones."""
+            nonlocal changed
+            if not node.isascii():
+                node = valid_text(node)
+            if len(node) < _MIN_HIDDEN:
+                return node
+            if len(node) > _MEMO_CHARS:
+                found.update(context_secrets(node))
+                changed = True  # not remembered: cleaned in the second walk
+                return node
+            seen = shown.get(node)
+            if seen is None:
+                if len(shown) >= _MEMO_SIZE:
+                    shown.clear()
+                seen = shown[node] = frozenset(context_secrets(node))
+            if seen:
+                found.update(seen)
+            if not changed:
+                done = memo.get(node)
+                if done is None:
+                    if len(memo) >= _MEMO_SIZE:
+                        memo.clear()
+                    done = memo[node] = redact_secrets(node)
+                changed = done != node
+            return node
 
         def secret_key(key: str) -> bool:
             verdict = secret_keys.get(key)
@@ -115,44 +164,58 @@ class Redactor:
                 if len(secret_keys) >= _MEMO_SIZE:
                     secret_keys.clear()
                 squashed = _squash(key)
-                verdict = secret_keys[key] = any(word in squashed for word in self.keys)
+                verdict = secret_keys[key] = any(word in squashed for word in words)
             return verdict
 
-        def look(text: str) -> None:
-            if len(text) < _MIN_HIDDEN:
-                return
-            if len(text) > _MEMO_CHARS:
-                found.update(context_secrets(text))
-                return
-            seen = shown.get(text)
-            if seen is None:
-                if len(shown) >= _MEMO_SIZE:
-                    shown.clear()
-                seen = shown[text] = frozenset(context_secrets(text))
-            found.update(seen)
-
         def walk(node: Any, depth: int) -> Any:
-            if depth > 100:
-                return "[too deep]"
-            if isinstance(node, str):
-                look(node)
+            kind = type(node)
+            if kind is str:
+                return text(node)
+            if node is None or kind is bool:
                 return node
-            if isinstance(node, Mapping):
+            if kind is int:
+                return integer(node)
+            if kind is float and node - node == 0:  # finite: NaN and inf go to sendable
+                return node
+            if depth >= MAX_DEPTH:
+                return _TOO_DEEP
+            if kind is dict:
                 out = {}
                 for key, item in node.items():
-                    if isinstance(key, str):
-                        look(key)
-                        if secret_key(key):
-                            _collect(item, found)
-                            out[key] = REDACTED
-                            continue
-                    out[key] = walk(item, depth + 1)
+                    if type(key) is not str:
+                        return walk(sendable(node), depth)  # keys as JSON writes them
+                    key = text(key)
+                    kind = type(item)
+                    if secret_key(key):
+                        if kind is not str:
+                            _collect(sendable(item), found)
+                        elif len(item) >= _MIN_HIDDEN:
+                            found.add(item)
+                        out[key] = REDACTED
+                    elif kind is str:
+                        out[key] = text(item)
+                    elif item is None or kind is bool or (kind is float and item - item == 0):
+                        out[key] = item
+                    else:
+                        out[key] = walk(item, depth + 1)
                 return out
-            if isinstance(node, list | tuple):
+            if kind is list or kind is tuple:
                 return [walk(item, depth + 1) for item in node]
-            return node
+            return walk(sendable(node), depth)  # now plain data: its keys are checked too
 
-        return walk(value, 0), found
+        return walk(value, 0), found, changed
+
+
+def _cleaned(node: Any, clean: Cleaner) -> Any:
+    """Plain JSON data with `clean` applied to every text, keys included."""
+    kind = type(node)
+    if kind is str:
+        return clean(node)
+    if kind is dict:
+        return {clean(key): _cleaned(item, clean) for key, item in node.items()}
+    if kind is list:
+        return [_cleaned(item, clean) for item in node]
+    return node
 
 
 def _squash(word: str) -> str:

@@ -113,14 +113,22 @@ _DECIDED_ON: contextvars.ContextVar[tuple[str, str | None] | None] = contextvars
 )
 
 
-@contextlib.contextmanager
-def deciding(tool: str, call_id: str | None) -> Iterator[None]:
-    """Mark this call (tool, call id) as decided by a policy, so a later rewrite is refused."""
-    token = _DECIDED_ON.set((tool, call_id))
-    try:
-        yield
-    finally:
-        _DECIDED_ON.reset(token)
+class deciding:  # lower case: used like the function it replaced, `with deciding(...)`
+    """Mark this call (tool, call id) as decided by a policy, so a later rewrite is refused.
+
+    A class rather than a generator-based context manager: it runs on every allowed call.
+    """
+
+    __slots__ = ("_mark", "_token")
+
+    def __init__(self, tool: str, call_id: str | None) -> None:
+        self._mark = (tool, call_id)
+
+    def __enter__(self) -> None:
+        self._token = _DECIDED_ON.set(self._mark)
+
+    def __exit__(self, *exc: object) -> None:
+        _DECIDED_ON.reset(self._token)
 
 
 def decided_on() -> tuple[str, str | None] | None:

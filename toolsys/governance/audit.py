@@ -20,7 +20,8 @@ a secret (`redact_keys`: password, token, api_key, card...: any key containing o
 case and `-`/`_` ignored), and that same value wherever else it appears in the record; every
 secret `toolsys._redact` knows (the environment's, known token shapes, `add_secret`...).
 Results are not recorded, only the error code and (redacted) message of a failure. Arguments
-longer than `max_argument_chars` are kept as their size and SHA-256.
+whose canonical JSON (as in the record: sorted keys, no spaces, ASCII) is longer than
+`max_argument_chars` are kept as that text's length and SHA-256.
 
 Threads, parallel async calls, several AuditLog objects and several processes may write one
 file: each record is one whole line and the chain never forks (see `toolsys.governance._journal`).
@@ -41,24 +42,24 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 import logging
+import math
 import os
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
+from json.encoder import encode_basestring_ascii as _string
 from typing import IO, Any
 
 from toolsys._redact import redact_secrets
-from toolsys._sendable import sendable
+from toolsys._sendable import sendable, text_of, valid_text
 from toolsys.errors import ErrorCode, ErrorInfo
 from toolsys.execution import VALIDATED, Call, Next
-from toolsys.governance._chain import VerifyResult, read, verify
+from toolsys.governance._chain import Body, VerifyResult, encoded, read, verify
 from toolsys.governance._journal import Journal
 from toolsys.governance._scrub import DEFAULT_REDACT_KEYS, Redactor
 from toolsys.result import ToolResult
 from toolsys.stages import decode
-from toolsys.tool import Tool
 
 __all__ = ["DECISIONS", "DEFAULT_REDACT_KEYS", "AuditLog", "VerifyResult", "read", "verify"]
 
@@ -150,10 +151,10 @@ class AuditLog:
         """Append the record of this call; None, or why it could not be written."""
         try:
             try:
-                record = self.record(call, seen[-1] if seen else None, result, seconds)
+                body = self.record(call, seen[-1] if seen else None, result, seconds)
             except Exception as exc:  # a value no record can hold: the call is still recorded
-                record = self._fallback(call, result, seconds, exc)
-            self._journal.append(record)
+                body = Body.of(self._fallback(call, result, seconds, exc))
+            self._journal.append(body)
         except (KeyboardInterrupt, asyncio.CancelledError):
             raise
         except BaseException as exc:
@@ -165,15 +166,17 @@ class AuditLog:
 
     def record(
         self, call: Call, final: Call | None, result: ToolResult | None, seconds: float
-    ) -> dict[str, Any]:
-        """The record of one call (without seq, prev and hash, which the chain adds).
+    ) -> Body:
+        """The record of one call, encoded (without seq, prev and hash, which the chain adds).
 
         `final` is the call as validated (None when it never was); `result` None means the
-        call was cancelled while it ran.
+        call was cancelled while it ran. Written straight in canonical form (keys sorted,
+        compact, ASCII: `toolsys.governance._chain`), each field once: the hot path.
         """
         tool = final.tool if final is not None else None
-        arguments = final.values if final is not None else _decoded(call.raw_arguments)
-        clean, also = self._redactor.scrub(arguments)
+        arguments, clean = self._redactor.prepare(
+            final.values if final is not None else _decoded(call.raw_arguments)
+        )
         meta = result.meta if result is not None else {}
         decision = meta.get("decision")
         attempt = meta.get("attempt", final.attempt if final is not None else 1)
@@ -187,33 +190,24 @@ class AuditLog:
             outcome = str(error.code) if error is not None else str(ErrorCode.EXECUTION_ERROR)
             message = error.message if error is not None else None
         context = call.context
-        scrub = self._redactor.cleaner(also)
-        told = {  # what came from outside: redacted
-            "run_id": call.run_id,
-            "call_id": call.call_id,
-            "user": context.get("user"),
-            "roles": _roles(context.get("roles")),
-            "tool": tool.name if tool is not None else call.name,
-            "approved_by": meta.get("approved_by"),
-            "outcome": outcome,
-            "message": message,
-        }
-        record = {key: sendable(value, scrub) for key, value in told.items()}
-        record.update(  # what this layer itself decided: nothing secret in it
-            v=1,
-            ts=_timestamp(self.clock()),
-            step=sendable(call.step),
-            category=_category(tool),
-            validated=final is not None,
-            decision=decision if isinstance(decision, str) and decision in DECISIONS else "none",
-            ok=result is not None and result.ok,
-            duration_ms=round(seconds * 1000, 3),
-            attempt=attempt,
-            retries=attempt - 1,
-            replayed=meta.get("replayed") is True,
-            arguments=self._arguments(sendable(clean, scrub)),
+        roles = ",".join([_string(clean(role)) for role in _roles(context.get("roles"))])
+        category = "null" if tool is None else _string(str(tool.category))
+        decision = decision if isinstance(decision, str) and decision in DECISIONS else "none"
+        ok = result is not None and result.ok
+        return Body(
+            f'"approved_by":{_told(meta.get("approved_by"), clean)},'
+            f'"arguments":{self._arguments(arguments)},"attempt":{attempt},'
+            f'"call_id":{_told(call.call_id, clean)},"category":{category},'
+            f'"decision":"{decision}","duration_ms":{_number(round(seconds * 1000, 3))},'
+            f'"message":{_told(message, clean)},"ok":{_JSON[ok]},'
+            f'"outcome":{_told(outcome, clean)}',
+            f'"replayed":{_JSON[meta.get("replayed") is True]},"retries":{attempt - 1},'
+            f'"roles":[{roles}],"run_id":{_told(call.run_id, clean)}',
+            f'"step":{_told(call.step, clean)},'
+            f'"tool":{_told(tool.name if tool is not None else call.name, clean)},'
+            f'"ts":{_string(_timestamp(self.clock()))},"user":{_told(context.get("user"), clean)},'
+            f'"v":1,"validated":{_JSON[final is not None]}',
         )
-        return record
 
     def _fallback(
         self, call: Call, result: ToolResult | None, seconds: float, exc: Exception
@@ -239,12 +233,13 @@ class AuditLog:
             redact_secrets,
         )
 
-    def _arguments(self, arguments: Any) -> Any:
-        text = json.dumps(arguments, sort_keys=True, ensure_ascii=True)
+    def _arguments(self, arguments: Any) -> str:
+        """The arguments' canonical JSON; when too long, their size and hash instead."""
+        text = encoded(arguments)
         if len(text) <= self.max_argument_chars:
-            return arguments
+            return text
         digest = hashlib.sha256(text.encode("ascii")).hexdigest()
-        return {"omitted": "too long", "chars": len(text), "sha256": digest}
+        return encoded({"omitted": "too long", "chars": len(text), "sha256": digest})
 
 
 def _decoded(raw: Any) -> Any:
@@ -260,23 +255,58 @@ def _decoded(raw: Any) -> Any:
     return {} if raw is None else raw
 
 
+_JSON = {True: "true", False: "false"}
+_BIG = 1 << 64  # an int this large or more goes through `sendable` (which may shorten it)
+
+
+def _told(value: Any, clean: Callable[[str], str]) -> str:
+    """A value that came from outside (the model, the caller, a layer) as clean canonical JSON."""
+    if value is None:
+        return "null"
+    kind = type(value)
+    if kind is str:
+        return _string(clean(valid_text(value)))
+    if kind is int and -_BIG < value < _BIG:
+        return int.__repr__(value)
+    return encoded(sendable(value, clean))
+
+
+def _number(value: Any) -> str:
+    if type(value) is float and value - value == 0:  # finite: NaN is refused by the encoder
+        return float.__repr__(value)
+    return encoded(value)
+
+
 def _roles(roles: Any) -> list[str]:
     if roles is None:
         return []
     if isinstance(roles, str):
-        return [roles]
+        return [valid_text(roles)]
     try:
-        return sorted(str(role) for role in roles)
+        return sorted(text_of(role) for role in roles)
     except TypeError:
-        return [str(roles)]
-
-
-def _category(tool: Tool | None) -> str | None:
-    return None if tool is None else str(tool.category)
+        return [text_of(roles)]
 
 
 def _timestamp(seconds: float) -> str:
-    return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="milliseconds")
+    """`datetime.fromtimestamp(seconds, UTC).isoformat(timespec="milliseconds")`, with the
+    date and time of the current second remembered (many calls share a second)."""
+    global _second
+    if type(seconds) is not float or not 0 <= seconds < 1e11:
+        return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="milliseconds")
+    fraction, whole = math.modf(seconds)
+    micro = round(fraction * 1e6)  # as fromtimestamp rounds: half to even, carried over
+    if micro >= 1_000_000:
+        micro, whole = micro - 1_000_000, whole + 1
+    second, text = _second
+    if second != whole:
+        second = int(whole)
+        text = datetime.fromtimestamp(second, UTC).isoformat(timespec="seconds")[:-6]
+        _second = (second, text)
+    return f"{text}.{micro // 1000:03d}+00:00"
+
+
+_second = (-1, "")
 
 
 def _refused(why: str) -> ToolResult:

@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable, Mapping
 from types import MappingProxyType
 from typing import Any
 
-from toolsys.access import caller_roles, refusal
+from toolsys.access import screen
 from toolsys.execution import Call, Next
 from toolsys.governance import approval
 from toolsys.governance._envelopes import decided, denied, required
@@ -40,6 +40,7 @@ from toolsys.tool import Tool
 
 Rule = Decision | Callable[[Tool, Mapping[str, Any] | None, Mapping[str, Any]], Decision]
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
+_ASK = NeedsApproval()
 
 
 class Policy:
@@ -92,13 +93,10 @@ class Policy:
         context: Mapping[str, Any] | None = None,
     ) -> Decision:
         """Allow, Deny or NeedsApproval for `tool` with these arguments and caller; never raises."""
-        if isinstance(call_or_arguments, Call):
-            arguments: Mapping[str, Any] | None = call_or_arguments.values
-            context = call_or_arguments.context if context is None else context
-        else:
-            arguments = call_or_arguments
+        if context is None and isinstance(call_or_arguments, Call):
+            context = call_or_arguments.context
         try:
-            return self._decide(tool, arguments, context or _EMPTY, listing=False)
+            return self._decide(tool, call_or_arguments, context or _EMPTY, listing=False)
         except Exception as exc:
             return _failed(tool, "the policy", exc)
 
@@ -113,21 +111,27 @@ class Policy:
     def _decide(
         self,
         tool: Tool,
-        arguments: Mapping[str, Any] | None,
+        call_or_arguments: Call | Mapping[str, Any] | None,
         context: Mapping[str, Any],
         *,
         listing: bool,
     ) -> Decision:
         name = tool.name
-        refused = refusal(tool, context)
+        refused, roles = screen(tool, context)
         if refused is not None:
             return Deny(refused)
-        category = Category(tool.category)
-        roles = caller_roles(context)
+        category = tool.category
+        if type(category) is not Category:
+            category = Category(category)
         rule = self.rules.get(name)
         if rule is not None and not isinstance(rule, DECISIONS):
             if listing:
                 return Allow()
+            arguments = (  # only a rule reads them: the dump is made for it alone
+                call_or_arguments.values
+                if isinstance(call_or_arguments, Call)
+                else call_or_arguments
+            )
             try:
                 rule = rule(tool, arguments, context)
             except Exception as exc:
@@ -141,10 +145,11 @@ class Policy:
             return rule
         decision = self.defaults[category]
         if isinstance(decision, NeedsApproval):
-            granted = sorted(r for r in roles if category in self.grants.get(r, ()))
-            if granted:
-                return Allow(f"The role {granted[0]!r} may run {category.value} tools.")
-            if decision == NeedsApproval():
+            if roles and self.grants:
+                granted = sorted(r for r in roles if category in self.grants.get(r, ()))
+                if granted:
+                    return Allow(f"The role {granted[0]!r} may run {category.value} tools.")
+            if decision == _ASK:
                 return NeedsApproval(
                     f"{name!r} is a {category.value} tool: it changes something, so a person "
                     "must approve these arguments first."
