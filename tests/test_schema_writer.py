@@ -425,3 +425,29 @@ def test_a_name_only_an_enclosing_function_knows_still_resolves() -> None:
 
     assert _plain_type_hints(uses) is None  # "Inner" is not in the module: typing's path
     assert model_from_function(uses, "uses").model.model_fields["arg"].annotation is Inner
+
+
+@pytest.mark.parametrize(
+    ("annotation", "reason"),
+    [
+        (Annotated[int, Field(ge="a")], "'ge' must be coercible to an integer"),
+        (Annotated[str, Field(max_length=-1)], "can't convert negative int to unsigned"),
+    ],
+)
+def test_a_constraint_pydantic_cannot_check_is_a_clear_error_at_registration(
+    annotation: Any, reason: str
+) -> None:
+    def bounded(x: int) -> int:
+        """Returns x.
+
+        Args:
+            x: A number.
+        """
+        return x
+
+    bounded.__annotations__["x"] = annotation
+    with pytest.raises(ToolDefinitionError) as caught:
+        Registry().register(bounded)
+    message = str(caught.value)
+    assert "Tool 'bounded': parameter \"x\" has a constraint that cannot be checked" in message
+    assert reason in message and "Error building" not in message

@@ -26,6 +26,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
 from pydantic.errors import PydanticSchemaGenerationError, PydanticUserError
 from pydantic.fields import FieldInfo
+from pydantic_core import SchemaError
 
 from toolsys._deferred import PendingModel
 from toolsys._hints import _type_hints as _type_hints
@@ -176,6 +177,8 @@ def _new_model(name: str, fields: dict[str, Any], schema: dict[str, Any] | None)
     config = _FORBID_EXTRA if schema is None else _DEFERRED
     try:
         model = create_model(f"{model_name}Arguments", __config__=config, **fields)
+    except SchemaError as exc:  # a type it supports, with a constraint it cannot check
+        raise ToolDefinitionError(_unbuildable(name, exc)) from exc
     except (PydanticSchemaGenerationError, PydanticUserError, TypeError) as exc:
         raise ToolDefinitionError(_unsupported(name, fields, exc)) from exc
     if schema is not None:
@@ -240,6 +243,18 @@ def _unsupported(name: str, fields: dict[str, Any], exc: Exception) -> str:
                 "a Pydantic model or a dataclass)."
             )
     return f"Tool {name!r}: cannot build its argument model: {exc}"
+
+
+def _unbuildable(name: str, exc: SchemaError) -> str:
+    """Pydantic's nested "Error building ..." lines, shortened to the field and the reason."""
+    lines = [line.strip().removeprefix("SchemaError: ") for line in str(exc).splitlines()]
+    field = next((line for line in lines if line.startswith("Field ")), "Field ?")
+    field = field.removeprefix("Field ").rstrip(":")
+    return (
+        f"Tool {name!r}: parameter {field} has a constraint that cannot be checked: {lines[-1]}. "
+        "Make each Field(...) bound fit the parameter's type (e.g. ge=1 for an int, "
+        "max_length=10 for a str)."
+    )
 
 
 def _split_annotated(annotation: Any) -> tuple[Any, str | None]:
