@@ -24,6 +24,8 @@ HEAVY = (
     "sqlite3",
     "toolsys.stores",
 )
+# What the async path needs (about 20 ms to import); the sync fast path runs without it.
+ASYNC = ("asyncio", "toolsys._sync", "concurrent.futures", "ssl")
 # The libraries benchmarks/bench_peers.py compares with: never a dependency of the package.
 PEERS = ("smolagents", "langchain_core", "agents", "pydantic_ai")
 
@@ -42,6 +44,25 @@ def _loaded_after(imports: str, names: tuple[str, ...]) -> list[str]:
 
 def test_import_toolsys_does_not_import_heavy_libraries() -> None:
     assert _loaded_after("import toolsys", HEAVY) == []
+
+
+def test_import_toolsys_and_an_unlayered_call_do_not_import_asyncio() -> None:
+    call = (
+        "import toolsys; r = toolsys.Registry(); "
+        "r.register(lambda a, b: a + b, name='add'); "
+        "assert r.execute('add', {'a': 1, 'b': 2}).value == 3; "
+        "assert r.execute('add', '{\"a\": 1}').error.code == 'INVALID_ARGUMENTS'"
+    )
+    assert _loaded_after(call, ASYNC) == []
+
+
+def test_a_layered_call_imports_asyncio_when_it_first_needs_it() -> None:
+    call = (
+        "import toolsys; r = toolsys.Registry(layers=[lambda c, n: n(c)]); "
+        "r.register(lambda a, b: a + b, name='add'); "
+        "assert r.execute('add', {'a': 1, 'b': 2}).value == 3"
+    )
+    assert "asyncio" in _loaded_after(call, ASYNC)
 
 
 def test_import_toolsys_does_not_import_the_benchmark_peers() -> None:

@@ -238,3 +238,22 @@ def test_a_tool_that_executes_a_layered_call_gets_its_answer_before_and_after_wa
     assert registry.execute("outer").value == 43
     assert registry.execute("outer_later").value == 44
     assert run_sync(_answer()) == 42
+
+
+def test_a_thread_loop_dropped_before_its_host_ever_ran_leaves_no_warning() -> None:
+    import gc
+    import warnings
+
+    from toolsys._sync import _Private
+
+    async def notebook_cell() -> None:  # another loop runs in this thread: ours cannot run
+        private = _Private()
+        del private
+        gc.collect()
+
+    gc.collect()  # what earlier tests left behind is not this test's concern
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        asyncio.run(notebook_cell())
+        gc.collect()
+    assert [str(w.message) for w in caught] == []

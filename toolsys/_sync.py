@@ -42,14 +42,14 @@ class _Private:
     def __init__(self) -> None:
         self.loop = asyncio.SelectorEventLoop()
         self.jobs: asyncio.Queue[_Job] = asyncio.Queue()
-        self.host = self.loop.create_task(_serve(self.jobs), name="toolsys-host")
+        self.host = _host(self.loop, self.jobs)
         self.until_sweep = _SWEEP_EVERY
 
     def run(self, coroutine: Coroutine[Any, Any, T], previous: Any) -> T:
         """Run the first step at once as the host task; wait on the loop only if it must."""
         loop, host = self.loop, self.host
         if host.done() or host.cancelling():  # spent by an interrupt
-            host = self.host = loop.create_task(_serve(self.jobs), name="toolsys-host")
+            host = self.host = _host(loop, self.jobs)
         context = contextvars.copy_context()
         events._set_running_loop(loop)
         _enter_task(loop, host)
@@ -63,7 +63,7 @@ class _Private:
             _leave_task(loop, host)
             events._set_running_loop(previous)
         if host.cancelling():  # the call cancelled its own task: as a task would, it is
-            self.host = loop.create_task(_serve(self.jobs), name="toolsys-host")
+            self.host = _host(loop, self.jobs)
             if result is _WAITING:  # cancelled where it waits (a call that ended, ended)
                 waiting_on = _Cancel(waiting_on)
         if result is not _WAITING:
@@ -106,12 +106,24 @@ class _Private:
         loop.close()  # its selector and self-pipe are file descriptors
 
 
-async def _serve(jobs: asyncio.Queue[_Job]) -> None:
-    """The host task: finish each call whose first step had to wait, one after another."""
+def _host(loop: asyncio.AbstractEventLoop, jobs: asyncio.Queue[_Job]) -> asyncio.Task[None]:
+    """A new host task. It may never run (every call finished at once) and be dropped with its
+    thread: that is not the forgotten task asyncio warns about, so it is not reported."""
+    task = loop.create_task(_serve(jobs), name="toolsys-host")
+    task._log_destroy_pending = False  # type: ignore[attr-defined]  # as asyncio.gather does
+    return task
+
+
+@types.coroutine
+def _serve(jobs: asyncio.Queue[_Job]) -> Generator[Any, Any, None]:
+    """The host task: finish each call whose first step had to wait, one after another.
+
+    A generator-based coroutine: one that never started is dropped silently.
+    """
     while True:
-        context, coroutine, waiting_on, done = await jobs.get()
+        context, coroutine, waiting_on, done = yield from jobs.get()
         try:
-            value = await _resume(context, coroutine, waiting_on)
+            value = yield from _resume(context, coroutine, waiting_on)
         except asyncio.CancelledError:
             done.cancel()
             task = asyncio.current_task()

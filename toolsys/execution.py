@@ -32,7 +32,6 @@ Chapter 04 builds this by hand first: notebooks/04_errors.ipynb.
 
 from __future__ import annotations
 
-import asyncio
 import contextvars
 import logging
 import time
@@ -43,6 +42,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol
 from pydantic import BaseModel
 
 from toolsys import failures
+from toolsys._cancel import is_cancellation
 from toolsys.injection import caller_context
 from toolsys.invoke import Arguments, _really_cancelled, ainvoke
 from toolsys.result import ToolResult
@@ -221,14 +221,11 @@ def guard_layer(layer: Layer, call_next: Next) -> Next:
     async def handler(call: Call) -> ToolResult:
         try:
             result = await layer(call, call_next)
-        except asyncio.CancelledError:
-            if _really_cancelled():
-                raise
-            result = None
-            error: BaseException | None = asyncio.CancelledError()
         except KeyboardInterrupt:
             raise
         except BaseException as exc:
+            if is_cancellation(exc) and _really_cancelled():
+                raise
             result, error = None, exc
         else:
             if isinstance(result, ToolResult):

@@ -11,7 +11,6 @@ KeyboardInterrupt and a real cancellation of the caller's task propagate.
 
 from __future__ import annotations
 
-import asyncio
 import contextvars
 import functools
 from collections.abc import Callable, Mapping
@@ -22,6 +21,7 @@ from pydantic import BaseModel
 from pydantic_core import ValidationError
 
 from toolsys import _workers
+from toolsys._cancel import is_cancellation
 from toolsys.errors import ToolError
 from toolsys.result import ToolResult
 from toolsys.stages import MAX_ARGUMENT_CHARS, _tool_error, crashed, validate
@@ -125,25 +125,27 @@ async def ainvoke(
             value = await value
     except ToolError as exc:
         return _tool_error(exc)
-    except asyncio.CancelledError as exc:
-        if _really_cancelled():
-            raise
-        return crashed(tool, exc)
     except KeyboardInterrupt:
         raise
     except BaseException as exc:
+        if is_cancellation(exc) and _really_cancelled():
+            raise
         return crashed(tool, exc)
     return ToolResult(True, value, None, {})
 
 
 def _really_cancelled() -> bool:
     """A CancelledError is real when our own task is being cancelled, not when a tool raised one."""
+    import asyncio  # imported already: a task is running
+
     task = asyncio.current_task()
     return task is not None and task.cancelling() > 0
 
 
 async def _on_thread(fn: Callable[..., Any], *args: Any) -> Any:
     """Run `fn` on a worker thread; awaiting may stop early, the thread then runs on."""
+    import asyncio  # imported already: a loop is running
+
     loop = asyncio.get_running_loop()
     future: asyncio.Future[Any] = loop.create_future()
     context = contextvars.copy_context()

@@ -25,7 +25,6 @@ Chapter 07 shows it at work: notebooks/07_robustness.ipynb.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import inspect
 import os
@@ -101,6 +100,8 @@ def _child(
     read_fd: int, write_fd: int, fn: Callable[..., Any], args: Any, limits: Subprocess
 ) -> None:
     """In the child: run, send the outcome, exit without running anything of the parent's."""
+    import asyncio  # here, not at import: `import toolsys` does not need asyncio
+
     code = 70
     try:
         os.close(read_fd)
@@ -223,6 +224,8 @@ async def _read_message(fd: int) -> bytes | None:
     Reading stops once the whole message is in: a grandchild that inherited the pipe cannot
     keep the call waiting by holding the pipe open.
     """
+    import asyncio
+
     loop = asyncio.get_running_loop()
     os.set_blocking(fd, False)
     done: asyncio.Future[bytes | None] = loop.create_future()
@@ -256,6 +259,8 @@ async def _read_message(fd: int) -> bytes | None:
 
 async def _stop(pid: int, grace: float) -> None:
     """SIGTERM the group, wait up to `grace` for the child to exit, then SIGKILL and reap."""
+    import asyncio
+
     try:
         _signal_group(pid, signal.SIGTERM)
         end = time.monotonic() + grace

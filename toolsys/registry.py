@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import builtins
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from typing import Any, overload
 
 from pydantic import BaseModel
 
 from toolsys import failures
-from toolsys._sync import run_sync
 from toolsys.access import export_for
 from toolsys.components import BaseTool, as_tool
 from toolsys.errors import ToolDefinitionError
@@ -342,6 +341,7 @@ class Registry:
         tool = self._tools.get(name) if type(name) is str else None
         if self._layers or (tool is not None and (tool.is_async or tool.injected)):
             call = received(name, arguments, context, run_id, step, call_id, idempotency_key)
+            run_sync = _run_sync or _sync_runner()
             return finished(call, run_sync(self._handler(call)), start)
         if tool is None:
             name = name if type(name) is str else shown_name(name)
@@ -375,3 +375,16 @@ class Registry:
         start = time.perf_counter()
         call = received(name, arguments, context, run_id, step, call_id, idempotency_key)
         return finished(call, await self._handler(call), start)
+
+
+_run_sync: Callable[[Awaitable[ToolResult]], ToolResult] | None = None
+
+
+def _sync_runner() -> Callable[[Awaitable[ToolResult]], ToolResult]:
+    """`toolsys._sync.run_sync`, imported on the first layered call: it brings asyncio, which
+    `import toolsys` and the unlayered path do not need."""
+    global _run_sync
+    from toolsys._sync import run_sync
+
+    _run_sync = run_sync
+    return run_sync

@@ -10,7 +10,6 @@ each reads top to bottom; `failure` builds every envelope of both, and cannot it
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 from collections.abc import Callable, Mapping
@@ -20,6 +19,7 @@ from pydantic import BaseModel
 from pydantic_core import ValidationError
 
 from toolsys import failures
+from toolsys._cancel import is_cancellation
 from toolsys.errors import ErrorCode, ErrorInfo, ToolError
 from toolsys.result import ToolResult
 
@@ -55,9 +55,11 @@ def validate(tool: Tool, raw: Any, *, coerce: bool = False) -> BaseModel | ToolR
             pass  # the general path below finds out exactly what is wrong
     try:
         return _validate(tool, raw, coerce)
-    except (KeyboardInterrupt, asyncio.CancelledError):
+    except KeyboardInterrupt:
         raise
     except BaseException as exc:  # a value pydantic itself chokes on: the arguments are at fault
+        if is_cancellation(exc):
+            raise
         return failure(failures.unvalidatable, tool, exc, exception=exc)
 
 
@@ -170,9 +172,11 @@ def failure(
     """`ToolResult.failure(describe(*args))`; if describing fails, a plain one that cannot fail."""
     try:
         return ToolResult.failure(describe(*args), exception=exception)
-    except (KeyboardInterrupt, asyncio.CancelledError):
+    except KeyboardInterrupt:
         raise
     except BaseException as error:
+        if is_cancellation(error):
+            raise
         _log.debug("building an error envelope failed", exc_info=error)
         return ToolResult(
             False,

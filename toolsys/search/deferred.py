@@ -25,7 +25,6 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from toolsys import failures
-from toolsys._sync import run_sync
 from toolsys.export import export_tools
 from toolsys.invoke import Arguments, invoke
 from toolsys.result import ToolResult
@@ -162,6 +161,8 @@ class Deferred:
 
     def execute(self, name: str, arguments: Arguments = None, **ids: Any) -> ToolResult:
         """`aexecute` for synchronous code (and Jupyter cells)."""
+        from toolsys._sync import run_sync
+
         return run_sync(self.aexecute(name, arguments, **ids))
 
     def __repr__(self) -> str:
