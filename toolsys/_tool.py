@@ -105,7 +105,7 @@ class Tool:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "validator", first_use_validator(self, self.model))
-        if isinstance(self.model, PendingModel):  # created when first read: see __getattr__
+        if isinstance(self.model, PendingModel):  # created when first read: see _PendingModelField
             object.__setattr__(self, "_pending", self.model)
             object.__delattr__(self, "model")
         object.__setattr__(self, "accepts_anything", accepts_anything(self.parameters))
@@ -113,14 +113,6 @@ class Tool:
         object.__setattr__(self, "by_keyword", plain)
         if self.idempotent is None:
             object.__setattr__(self, "idempotent", self.category == Category.READ)
-
-    def __getattr__(self, name: str) -> Any:
-        pending = self.__dict__.get("_pending")
-        if name != "model" or pending is None:
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        model = pending.create()
-        object.__setattr__(self, "model", model)
-        return model
 
     def validate(self, arguments: Mapping[str, Any], *, coerce: bool = False) -> BaseModel:
         """Validate decoded JSON arguments; raises pydantic's ValidationError.
@@ -215,3 +207,25 @@ class Tool:
         head = [values.get(name, default) for name, default in self.positional[: last + 1]]
         rest = {self.aliases.get(k, k): v for k, v in values.items() if k not in names}
         return fn(*head, **rest)
+
+
+class _PendingModelField:
+    """`Tool.model` while it is pending: created on first read, then kept on the tool.
+
+    A non-data descriptor rather than `__getattr__`: a class with `__getattr__` makes every
+    attribute read of its instances take the slow path, and the execute path reads several.
+    Once the model is kept on the instance, the instance's own attribute wins.
+    """
+
+    def __get__(self, tool: Tool | None, owner: type | None = None) -> Any:
+        if tool is None:
+            return self
+        pending = tool.__dict__.get("_pending")
+        if pending is None:
+            raise AttributeError("'Tool' object has no attribute 'model'")
+        model = pending.create()
+        object.__setattr__(tool, "model", model)
+        return model
+
+
+Tool.model = _PendingModelField()  # type: ignore[assignment]
