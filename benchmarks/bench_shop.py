@@ -8,11 +8,14 @@ Printed, all in the same run:
   invariant checks ran and how many broke (must be 0), how many scenarios passed;
 - one `get_order` call (a real SQLite read) on the bare registry (the tools, no layer), then
   with the layers of `toolsys.shop.agent.build` added one at a time, innermost first (timeout,
-  retry, policy, hooks, the audit log to a file without fsync: that row is the full stack),
-  then the governance layers alone (audit log, hooks, policy: no timeout or retry), then
-  `build(shop, audit=...)` itself; per call, wall and CPU microseconds, and the ratio to the
-  bare registry. Each row is timed in short batches (`--calls` calls), all rows taking turns
-  for `--rounds` rounds, and the fastest batch kept (on a shared machine, the least disturbed).
+  cooperative as in `build`: the shop's tools stop themselves at the deadline, so they run
+  inline; retry, policy, hooks, the audit log to a file without fsync: that row is the full
+  stack), then the governance layers alone (audit log, hooks, policy: no timeout or retry),
+  then `build(shop, audit=...)` itself, and for comparison a Timeout that hops to a worker
+  thread (what a tool that cannot stop itself gets); per call, wall and CPU microseconds,
+  and the ratio to the bare registry. Each row is timed in short batches (`--calls` calls),
+  all rows taking turns for `--rounds` rounds, and the fastest batch kept (on a shared
+  machine, the least disturbed).
 
 Goals (issue 17): the suite in under 30 s on 2 cores; the full stack at most 2x the bare
 registry per call. A shop call does real work (a connection, a query, a transaction), so the
@@ -93,7 +96,8 @@ def main(argv: list[str] | None = None) -> None:
         shop = create(Path(folder) / "shop.db")
         policy = Policy(rules={"refund_order": refund_rule()}, grants=GRANTS)
         audit = AuditLog(Path(folder) / "audit.jsonl")
-        layers: list[Any] = [Timeout(seconds=2.0), Retry(seed=0), policy]
+        cooperative = {options.get("name", fn.__name__) for fn, options in tools()}
+        layers: list[Any] = [Timeout(seconds=2.0, cooperative=cooperative), Retry(seed=0), policy]
         layers += [Hooks(after=[hide_personal]), audit]
         stacks: dict[str, Registry] = {"bare registry": bare(shop)}
         for n, layer in enumerate(layers, start=1):
@@ -102,6 +106,7 @@ def main(argv: list[str] | None = None) -> None:
         governance = [AuditLog(Path(folder) / "gov.jsonl"), Hooks(after=[hide_personal]), policy]
         stacks["governance only (audit+hooks+policy)"] = bare(shop, governance)
         stacks["build(shop, audit=...)"] = build(shop, audit=folder + "/b.jsonl")
+        stacks["Timeout hopping to a worker thread"] = bare(shop, [Timeout(seconds=2.0)])
         us = per_call(stacks, args.calls, args.rounds)
         floor = us["bare registry"]
         print(f"\nget_order as a customer, best of {args.rounds} batches of {args.calls} calls:")

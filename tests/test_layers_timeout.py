@@ -283,3 +283,77 @@ def test_the_robustness_stack_is_transparent_to_calls_that_succeed_in_time(
 ) -> None:
     bare, stacked = TRANSPARENT
     assert envelope(stacked.execute(name, args, run_id=run)) == envelope(bare.execute(name, args))
+
+
+SLOW_SQL = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n"
+
+
+def _stops_at_the_deadline() -> Registry:
+    import sqlite3
+
+    from toolsys.layers import deadline
+
+    cooperative = {"count_forever", "where_am_i"}
+    registry = Registry(layers=[Timeout(seconds=DEADLINE, cooperative=cooperative)])
+
+    @registry.tool
+    def count_forever() -> int:
+        """Counts without end; a progress handler stops the query at the call's deadline."""
+        conn = sqlite3.connect(":memory:")
+        end = deadline()
+        assert end is not None
+        conn.set_progress_handler(lambda: time.monotonic() > end, 1000)
+        return conn.execute(SLOW_SQL).fetchone()[0]
+
+    @registry.tool
+    def where_am_i() -> int:
+        """The thread it runs on."""
+        return threading.get_ident()
+
+    return registry
+
+
+def test_a_cooperative_tool_that_stops_at_the_deadline_is_a_timeout_leaving_no_thread() -> None:
+    registry = _stops_at_the_deadline()
+    before = abandoned_threads()
+    started = time.monotonic()
+    result = registry.execute("count_forever")
+    took = time.monotonic() - started
+    assert result.error is not None and result.error.code == ErrorCode.TIMEOUT
+    assert result.error.details["stopped"] == "stopped itself"
+    assert result.error.details["still_running"] is False
+    assert "stopped itself at the deadline" in result.error.message
+    assert abandoned_threads() == before
+    assert took < HANG_GUARD  # stopped by its own check, not left to run
+
+
+def test_a_cooperative_tool_runs_on_the_callers_thread_and_sees_no_deadline_outside() -> None:
+    from toolsys.layers import deadline
+
+    registry = _stops_at_the_deadline()
+    assert registry.execute("where_am_i").value == threading.get_ident()
+    assert deadline() is None
+
+
+def test_a_slow_wait_below_a_cooperative_tool_is_cut_at_the_deadline() -> None:
+    async def stalls(call: Any, call_next: Any) -> ToolResult:
+        result = await call_next(call)
+        await asyncio.sleep(HANG_GUARD)
+        return result
+
+    stalls.stage = "validated"  # type: ignore[attr-defined]
+    registry = Registry(layers=[Timeout(seconds=DEADLINE, cooperative={"quick"}), stalls])
+
+    @registry.tool
+    def quick() -> str:
+        """Returns at once."""
+        return "done"
+
+    result = registry.execute("quick")
+    assert result.error is not None and result.error.code == ErrorCode.TIMEOUT
+
+
+@pytest.mark.parametrize("cooperative", ["get_order", [1], {"a", None}])
+def test_cooperative_must_name_tools(cooperative: Any) -> None:
+    with pytest.raises(ValueError, match="give the names of tools"):
+        Timeout(seconds=1, cooperative=cooperative)

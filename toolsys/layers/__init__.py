@@ -35,7 +35,7 @@ Chapter 07 builds the core of three of them by hand first: notebooks/07_robustne
 from toolsys.layers.budget import NO_TRUNCATE, ResultBudget, fit_result
 from toolsys.layers.idempotency import Idempotency, idempotency_key
 from toolsys.layers.retry import Retry
-from toolsys.layers.timeout import Timeout, abandoned_threads
+from toolsys.layers.timeout import Timeout, abandoned_threads, deadline
 
 __all__ = [
     "NO_TRUNCATE",
@@ -44,6 +44,7 @@ __all__ = [
     "Retry",
     "Timeout",
     "abandoned_threads",
+    "deadline",
     "fit_result",
     "idempotency_key",
 ]

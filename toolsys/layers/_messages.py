@@ -20,6 +20,7 @@ _STOPPED_BY = {
     ("task", True): "it ignored cancellation and is still running in the background",
     ("task", False): "it was cancelled",
     ("process", False): "its process group was killed",
+    ("cooperative", False): "it stopped itself at the deadline",
 }
 
 
@@ -59,7 +60,12 @@ def timeout(tool: Tool, seconds: float, runner: str, still_running: bool) -> Err
             "timeout_s": seconds,
             "side_effects": "unknown",
             "still_running": still_running,
-            "stopped": {"thread": "abandoned", "task": "cancelled", "process": "killed"}[runner],
+            "stopped": {
+                "thread": "abandoned",
+                "task": "cancelled",
+                "process": "killed",
+                "cooperative": "stopped itself",
+            }[runner],
         },
     )
 

@@ -81,7 +81,10 @@ def build(
     policy = Policy(rules={"refund_order": refund_rule(refund_limit)}, grants=GRANTS)
     log = audit if isinstance(audit, AuditLog) or audit is None else AuditLog(audit)
     stack: list[Any] = [log] if log is not None else []
-    stack += [Hooks(after=[hide_personal]), policy, Retry(seed=0), Timeout(seconds=timeout)]
+    # Every shop tool works through `Shop.connect`, which stops at the deadline: no thread hop.
+    cooperative = {options.get("name", fn.__name__) for fn, options in tools()}
+    deadline = Timeout(seconds=timeout, cooperative=cooperative)
+    stack += [Hooks(after=[hide_personal]), policy, Retry(seed=0), deadline]
     registry = Registry(layers=stack + list(layers or []))
     registry.provide(shop=shop)
     for fn, options in tools():

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import random
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+
+from toolsys.layers import deadline
 
 SCHEMA = """
 CREATE TABLE customers (
@@ -116,14 +119,22 @@ class Shop:
 
     One connection per use (not one shared connection) because tools may run on worker threads,
     and SQLite connections are not to be shared across threads without care.
+
+    Inside a call with a deadline (`toolsys.layers.deadline()`, set by `Timeout` for the
+    cooperative shop tools) a connection keeps it: a query still running at the deadline is
+    interrupted (a progress handler), and waiting for a lock stops there too.
     """
 
     path: Path
 
     def connect(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self.path, isolation_level=None, timeout=5.0)
+        end = deadline()
+        wait = 5.0 if end is None else max(0.0, min(5.0, end - time.monotonic()))
+        conn = sqlite3.connect(self.path, isolation_level=None, timeout=wait)
         conn.row_factory = sqlite3.Row
         conn.execute("PRAGMA foreign_keys = ON")
+        if end is not None:
+            conn.set_progress_handler(lambda: time.monotonic() > end, 1000)
         return conn
 
     @contextmanager
@@ -135,6 +146,7 @@ class Shop:
             try:
                 yield conn
             except BaseException:
+                conn.set_progress_handler(None, 0)  # past a deadline, the rollback must still run
                 conn.execute("ROLLBACK")
                 raise
             conn.execute("COMMIT")

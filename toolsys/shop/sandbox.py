@@ -14,6 +14,7 @@ import time
 from typing import Any
 
 from toolsys import ToolError
+from toolsys.layers import deadline
 from toolsys.shop.db import Shop
 
 MAX_ROWS = 50
@@ -30,7 +31,7 @@ def run_readonly(shop: Shop, sql: str, *, deadline_s: float = 1.0) -> dict[str, 
         conn.execute("PRAGMA query_only = ON")
         conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_CHARS)
         conn.set_authorizer(_authorize)
-        ends = time.monotonic() + deadline_s
+        ends = min(time.monotonic() + deadline_s, deadline() or float("inf"))  # a call's, too
         conn.set_progress_handler(lambda: int(time.monotonic() > ends), 1_000)
         try:
             cursor = conn.execute(sql)
