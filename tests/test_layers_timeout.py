@@ -335,8 +335,13 @@ def test_a_cooperative_tool_runs_on_the_callers_thread_and_sees_no_deadline_outs
     assert deadline() is None
 
 
-def test_a_slow_wait_below_a_cooperative_tool_is_cut_at_the_deadline() -> None:
+@pytest.mark.parametrize(("before", "outcome"), [(True, "TIMEOUT"), (False, "done")])
+def test_a_slow_wait_below_a_cooperative_tool_is_cut_and_a_finished_tool_keeps_its_result(
+    before: bool, outcome: str
+) -> None:
     async def stalls(call: Any, call_next: Any) -> ToolResult:
+        if before:
+            await asyncio.sleep(HANG_GUARD)
         result = await call_next(call)
         await asyncio.sleep(HANG_GUARD)
         return result
@@ -349,8 +354,14 @@ def test_a_slow_wait_below_a_cooperative_tool_is_cut_at_the_deadline() -> None:
         """Returns at once."""
         return "done"
 
+    started = time.monotonic()
     result = registry.execute("quick")
-    assert result.error is not None and result.error.code == ErrorCode.TIMEOUT
+    assert time.monotonic() - started < HANG_GUARD
+    if outcome == "TIMEOUT":  # cut before the tool ran: it was cancelled, nothing ran
+        assert result.error is not None and result.error.code == ErrorCode.TIMEOUT
+        assert result.error.details["stopped"] == "cancelled"
+    else:  # the tool had finished when the deadline cut the wait after it
+        assert result.value == "done"
 
 
 @pytest.mark.parametrize("cooperative", ["get_order", [1], {"a", None}])

@@ -145,17 +145,24 @@ async def _killable(tool: Tool, call: Call, call_next: Next, seconds: float) -> 
 
 
 async def _cooperative(tool: Tool, call: Call, call_next: Next, seconds: float) -> ToolResult:
-    """A sync tool that stops itself at `deadline()`: inline, no thread. What it awaits on the
-    way (a slow layer below) is cut at the deadline as for any task."""
+    """A sync tool that stops itself at `deadline()`: inline, no thread. What is awaited on the
+    way (a slow layer below) is cut at the deadline as in any task; if the tool itself had
+    already finished by then, its own result stands, as for a thread that ended in time."""
+    ticket = _Ticket()
+    tickets = _tickets.set((*_tickets.get(), ticket))
     end = time.monotonic() + seconds
-    token = _DEADLINE.set(end)
+    stop = _DEADLINE.set(end)
     try:
         async with asyncio.timeout(seconds):
-            result = await call_next(call)
+            result = await call_next(call.replace(tool=_tracking(tool)))
     except TimeoutError:
-        return _timed_out(tool, seconds, "cooperative", still_running=False)
+        run = ticket.run
+        if run is not None and run.finished:
+            return run.result()
+        return _timed_out(tool, seconds, "task", still_running=False)
     finally:
-        _DEADLINE.reset(token)
+        _DEADLINE.reset(stop)
+        _tickets.reset(tickets)
     if not result.ok and time.monotonic() >= end:  # it gave up because the deadline passed
         return _timed_out(tool, seconds, "cooperative", still_running=False)
     return result
