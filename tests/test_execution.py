@@ -530,3 +530,32 @@ def test_only_a_tool_called_with_plain_keywords_takes_the_inline_call() -> None:
     assert tool_from_function(_plain).by_keyword
     assert not tool_from_function(_keywords).by_keyword  # `json` is renamed in the model
     assert not tool_from_function(_positional).by_keyword
+
+
+def test_a_validator_that_cannot_be_built_at_the_first_call_is_an_envelope_not_a_raise(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import toolsys._deferred
+
+    def cannot_build(self: object) -> None:
+        raise RuntimeError("cannot build the validator")
+
+    monkeypatch.setattr(toolsys._deferred._FirstUse, "_built", cannot_build)
+    for layers in ([], [passthrough]):
+        registry = Registry(layers=layers)
+
+        @registry.tool
+        def never_built_before(first_of_its_kind: int) -> int:
+            """A signature no other test registers, so its validator is still a stand-in.
+
+            Args:
+                first_of_its_kind: A number.
+            """
+            return first_of_its_kind
+
+        tool = registry.get("never_built_before")
+        assert isinstance(tool.validator, toolsys._deferred._FirstUse)
+        for arguments in ({"first_of_its_kind": 1}, '{"first_of_its_kind": 1}'):
+            result = registry.execute("never_built_before", arguments)
+            assert result.error is not None
+            assert result.error.code == ErrorCode.INVALID_ARGUMENTS, result.error

@@ -18,7 +18,6 @@ from types import CoroutineType
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
-from pydantic_core import ValidationError
 
 from toolsys import _workers
 from toolsys._cancel import is_cancellation
@@ -46,12 +45,12 @@ def run_plain(tool: Tool, arguments: Arguments, coerce: bool = False) -> ToolRes
         if not tool.null_means_default or None not in raw.values():
             try:
                 model = tool.validator.validate_python(raw, strict=True)
-            except ValidationError:
+            except Exception:  # invalid, or stranger: `validate` says which, as data
                 model = None
     elif kind is str and not coerce and len(raw) <= MAX_ARGUMENT_CHARS:
         try:
             model = tool.validator.validate_json(raw or "{}", strict=True)
-        except ValidationError:
+        except Exception:
             model = None
         else:  # pydantic reads NaN and Infinity, JSON does not: `validate` refuses them
             model = None if "NaN" in raw or "Infinity" in raw else model

@@ -48,11 +48,6 @@ def resolve(
 
 def validate(tool: Tool, raw: Any, *, coerce: bool = False) -> BaseModel | ToolResult:
     """Decode (when text) and validate `raw` against the tool's model, or say why not."""
-    if type(raw) is dict and not (coerce or tool.accepts_anything or tool.null_means_default):
-        try:  # the commonest case, first: a plain dict that is valid as it is
-            return tool.validator.validate_python(raw, strict=True)
-        except ValidationError:
-            pass  # the general path below finds out exactly what is wrong
     try:
         return _validate(tool, raw, coerce)
     except KeyboardInterrupt:
