@@ -25,7 +25,17 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from bench_governance import ARGS, GOAL, add, best_of, fetch, passthrough, shop_registry, simple
+from bench_governance import (
+    ARGS,
+    GOAL,
+    add,
+    best_of,
+    fetch,
+    passthrough,
+    per_registry,
+    shop_registry,
+    simple,
+)
 
 from toolsys.execution import Call
 from toolsys.governance import AuditLog
@@ -57,16 +67,7 @@ def per_tool(folder: Path, rounds: int) -> None:
             "audit": make([log]),
             "fsync": make([synced]),
         }
-        for registry in registries.values():
-            assert registry.execute(tool, arguments, context=context).ok
-        us = best_of(
-            {
-                key: lambda r=r, t=tool, a=arguments, c=context: r.execute(t, a, context=c)
-                for key, r in registries.items()
-            },
-            number,
-            rounds,
-        )
+        us = per_registry(registries, tool, arguments, context, number, rounds)
         ratio = us["audit"] / us["bare"]
         cells = "".join(f"{us[key]:>9.1f}us" for key in registries)
         print(

@@ -91,6 +91,27 @@ def best_of(
     return best
 
 
+def per_registry(
+    registries: Mapping[str, Registry],
+    tool: str,
+    arguments: dict[str, Any],
+    context: Mapping[str, Any] | None,
+    number: int,
+    rounds: int,
+) -> dict[str, float]:
+    """`best_of` one call of `tool` through each registry, after checking each succeeds."""
+    for registry in registries.values():
+        assert registry.execute(tool, arguments, context=context).ok
+    return best_of(
+        {
+            key: lambda r=r, t=tool, a=arguments, c=context: r.execute(t, a, context=c)
+            for key, r in registries.items()
+        },
+        number,
+        rounds,
+    )
+
+
 def verdict(ratio: float) -> str:
     return "yes" if ratio <= GOAL else "no"
 
@@ -157,16 +178,7 @@ def goal_table(rounds: int) -> None:
         ]
         for label, make, tool, arguments, context, number in tools:
             registries = stacks(make, folder)
-            for registry in registries.values():
-                assert registry.execute(tool, arguments, context=context).ok
-            us = best_of(
-                {
-                    key: lambda r=r, t=tool, a=arguments, c=context: r.execute(t, a, context=c)
-                    for key, r in registries.items()
-                },
-                number,
-                rounds,
-            )
+            us = per_registry(registries, tool, arguments, context, number, rounds)
             ratio = us["policy+audit"] / us["bare"]
             cells = "".join(f"{value:>11.1f}us" for value in us.values())
             print(f"{label:<26}{cells}{ratio:>7.2f}x{verdict(ratio):>7}")

@@ -34,7 +34,7 @@ from toolsys import Registry
 from toolsys.governance import AuditLog, Hooks, Policy
 from toolsys.layers import Retry, Timeout
 from toolsys.shop import Shop, create
-from toolsys.shop.agent import GRANTS, build, hide_personal, refund_rule
+from toolsys.shop.agent import GRANTS, build, deadline, hide_personal, refund_rule
 from toolsys.shop.runner import run_all
 from toolsys.shop.scenarios import CHLOE, SCENARIOS
 from toolsys.shop.tools import tools
@@ -96,8 +96,7 @@ def main(argv: list[str] | None = None) -> None:
         shop = create(Path(folder) / "shop.db")
         policy = Policy(rules={"refund_order": refund_rule()}, grants=GRANTS)
         audit = AuditLog(Path(folder) / "audit.jsonl")
-        cooperative = {options.get("name", fn.__name__) for fn, options in tools()}
-        layers: list[Any] = [Timeout(seconds=2.0, cooperative=cooperative), Retry(seed=0), policy]
+        layers: list[Any] = [deadline(2.0), Retry(seed=0), policy]
         layers += [Hooks(after=[hide_personal]), audit]
         stacks: dict[str, Registry] = {"bare registry": bare(shop)}
         for n, layer in enumerate(layers, start=1):

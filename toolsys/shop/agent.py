@@ -64,6 +64,12 @@ def hide_personal(call: Any, result: ToolResult) -> ToolResult:
     )
 
 
+def deadline(seconds: float) -> Timeout:
+    """The shop's Timeout: every shop tool works through `Shop.connect`, which stops at the
+    call's deadline, so all of them run inline (cooperative), with no hop to a worker thread."""
+    return Timeout(seconds=seconds, cooperative={fn.__name__ for fn, _ in tools()})
+
+
 def build(
     shop: Shop,
     *,
@@ -81,10 +87,7 @@ def build(
     policy = Policy(rules={"refund_order": refund_rule(refund_limit)}, grants=GRANTS)
     log = audit if isinstance(audit, AuditLog) or audit is None else AuditLog(audit)
     stack: list[Any] = [log] if log is not None else []
-    # Every shop tool works through `Shop.connect`, which stops at the deadline: no thread hop.
-    cooperative = {options.get("name", fn.__name__) for fn, options in tools()}
-    deadline = Timeout(seconds=timeout, cooperative=cooperative)
-    stack += [Hooks(after=[hide_personal]), policy, Retry(seed=0), deadline]
+    stack += [Hooks(after=[hide_personal]), policy, Retry(seed=0), deadline(timeout)]
     registry = Registry(layers=stack + list(layers or []))
     registry.provide(shop=shop)
     for fn, options in tools():
