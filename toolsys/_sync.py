@@ -26,6 +26,7 @@ import contextvars
 import threading
 import types
 from asyncio import events
+from asyncio.events import _get_running_loop, _set_running_loop
 from asyncio.tasks import _enter_task, _leave_task  # what a task does around each of its steps
 from collections.abc import Awaitable, Callable, Coroutine, Generator
 from typing import Any, TypeVar
@@ -45,38 +46,28 @@ class _Private:
         self.host = _host(self.loop, self.jobs)
         self.until_sweep = _SWEEP_EVERY
 
-    def run(self, coroutine: Coroutine[Any, Any, T], previous: Any) -> T:
-        """Run the first step at once as the host task; wait on the loop only if it must."""
-        loop, host = self.loop, self.host
-        if host.done() or host.cancelling():  # spent by an interrupt
-            host = self.host = _host(loop, self.jobs)
-        context = contextvars.copy_context()
-        events._set_running_loop(loop)
-        _enter_task(loop, host)
-        try:
-            waiting_on = context.run(coroutine.send, None)
-        except StopIteration as finished:
-            result: T = finished.value
-        else:
-            result = _WAITING
-        finally:
-            _leave_task(loop, host)
-            events._set_running_loop(previous)
-        if host.cancelling():  # the call cancelled its own task: as a task would, it is
-            self.host = _host(loop, self.jobs)
-            if result is _WAITING:  # cancelled where it waits (a call that ended, ended)
-                waiting_on = _Cancel(waiting_on)
-        if result is not _WAITING:
-            self.until_sweep -= 1
-            if not self.until_sweep:
-                self._sweep(previous)
-            return result
-        done: asyncio.Future[T] = loop.create_future()
+    def renew_host(self) -> asyncio.Task[None]:
+        """A new host task, for one spent by an interrupt or cancelled by the call it hosted."""
+        self.host = _host(self.loop, self.jobs)
+        return self.host
+
+    def finish(
+        self,
+        context: contextvars.Context,
+        coroutine: Coroutine[Any, Any, T],
+        waiting_on: Any,
+        cancelled: bool,
+        previous: Any,
+    ) -> T:
+        """Hand a call whose first step has to wait to the host task, and wait for it."""
+        if cancelled:  # the call cancelled its own task: it is cancelled where it waits
+            waiting_on = _Cancel(waiting_on)
+        done: asyncio.Future[T] = self.loop.create_future()
         self.jobs.put_nowait((context, coroutine, waiting_on, done))
         return self._wait(done, previous)
 
     def _wait(self, done: asyncio.Future[T], previous: Any) -> T:
-        events._set_running_loop(None)
+        _set_running_loop(None)
         try:
             return self.loop.run_until_complete(done)
         except BaseException:
@@ -86,9 +77,9 @@ class _Private:
                     self.loop.run_until_complete(self.host)
             raise
         finally:
-            events._set_running_loop(previous)
+            _set_running_loop(previous)
 
-    def _sweep(self, previous: Any) -> None:
+    def sweep(self, previous: Any) -> None:
         """Calls that finished at once may leave cancelled timers (a deadline that was not
         needed) on the loop, which drops them only when it runs: let it run once."""
         self.until_sweep = _SWEEP_EVERY
@@ -99,7 +90,7 @@ class _Private:
         loop = self.loop
         if loop.is_closed():
             return
-        if events._get_running_loop() is None:
+        if events._get_running_loop() is None:  # (module globals may be gone at exit)
             self.host.cancel()  # not left pending: the loop's tasks end before it closes
             with contextlib.suppress(BaseException):
                 loop.run_until_complete(self.host)
@@ -175,15 +166,42 @@ _local = threading.local()
 
 
 def run_sync(awaitable: Awaitable[T]) -> T:
-    """The awaitable's result (or exception), computed in this thread on its private loop."""
+    """The awaitable's result (or exception), computed in this thread on its private loop.
+
+    The first step runs at once as the thread's host task, in a copy of the caller's context;
+    only a call that has to wait goes on to the loop (`_Private.finish`). Written as one function
+    because it is on every layered call's path.
+    """
     coroutine = awaitable if type(awaitable) is types.CoroutineType else _awaiting(awaitable)
     state: _Private | None = getattr(_local, "private", None)
     if state is None or state.loop.is_closed():
         state = _local.private = _Private()
-    previous = events._get_running_loop()
-    if previous is state.loop:  # called by a call this thread is running: use a fresh loop
+    loop, host = state.loop, state.host
+    previous = _get_running_loop()
+    if previous is loop:  # called by a call this thread is running: use a fresh loop
         return _in_new_thread(coroutine)
-    return state.run(coroutine, previous)
+    if host.done() or host.cancelling():  # spent by an interrupt
+        host = state.renew_host()
+    context = contextvars.copy_context()
+    result: Any = _WAITING
+    _set_running_loop(loop)
+    _enter_task(loop, host)
+    try:
+        waiting_on = context.run(coroutine.send, None)
+    except StopIteration as finished:
+        result = finished.value
+    finally:
+        _leave_task(loop, host)
+        _set_running_loop(previous)
+    cancelled = host.cancelling() > 0  # the call cancelled its own task: as any task, it is spent
+    if cancelled:
+        state.renew_host()
+    if result is _WAITING:
+        return state.finish(context, coroutine, waiting_on, cancelled, previous)
+    state.until_sweep -= 1
+    if not state.until_sweep:
+        state.sweep(previous)
+    return result
 
 
 async def _awaiting(awaitable: Awaitable[T]) -> T:

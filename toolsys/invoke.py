@@ -26,6 +26,7 @@ from toolsys.result import ToolResult
 from toolsys.stages import MAX_ARGUMENT_CHARS, _tool_error, crashed, validate
 
 if TYPE_CHECKING:
+    from toolsys.execution import Call
     from toolsys.tool import Tool
 
 Arguments = Mapping[str, Any] | str | bytes | bytearray | None
@@ -93,35 +94,50 @@ def invoke(tool: Tool, arguments: BaseModel) -> ToolResult:
     return ToolResult(True, value, None, {})
 
 
-async def ainvoke(
-    tool: Tool,
-    arguments: BaseModel,
-    context: Mapping[str, Any],
-    offload: bool,
-    dependencies: Mapping[str, Any],
-) -> ToolResult:
-    """Call a tool with validated arguments: awaited when async, on a thread when `offload`.
+RUNNING: contextvars.ContextVar[tuple[Any, Any] | None] = contextvars.ContextVar(
+    "toolsys_running", default=None
+)
+"""The execute path and the call whose async tool is running now (`toolsys.execution.running`)."""
 
-    A tool with injected parameters gets them from `context` and `dependencies`.
+VALIDATED: contextvars.ContextVar[list[Any] | None] = contextvars.ContextVar(
+    "toolsys_validated", default=None
+)
+"""A listening audit layer's list of validated calls (`toolsys.execution.VALIDATED`); off while
+a tool runs, so a tool calling another registry does not add to this call's record."""
+
+
+async def ainvoke(call: Call, path: Any, dependencies: Mapping[str, Any]) -> ToolResult:
+    """Call `call.tool` with its validated arguments: awaited when async, on a thread when
+    `call.offload`. While an async tool runs, `RUNNING` holds `(path, call)`, so a composite
+    tool (always async) sends its inner calls through the same path.
+
+    A tool with injected parameters gets them from the call's context and `dependencies`.
     """
+    tool: Tool = call.tool  # type: ignore[assignment]
+    arguments: Any = call.arguments
+    hidden = VALIDATED.set(None) if VALIDATED.get() is not None else None
     try:
         values = arguments.__dict__
         if (
             tool.by_keyword
-            and not (tool.injected or offload)
+            and not (tool.injected or call.offload)
             and (len(arguments.__pydantic_fields_set__) == len(values))
         ):
             value = tool.fn(**values)  # the common case of `tool.call`, inlined
         else:
             run: Callable[..., Any] = tool.call
             if tool.injected:
-                run = functools.partial(run, context=context, dependencies=dependencies)
-            if offload and not tool.is_async:
+                run = functools.partial(run, context=call.context, dependencies=dependencies)
+            if call.offload and not tool.is_async:
                 value = await _on_thread(run, arguments)
             else:
                 value = run(arguments)
         if type(value) is CoroutineType:  # an async tool, or a callable that returned one
-            value = await value
+            token = RUNNING.set((path, call))  # composites are async: only they look
+            try:
+                value = await value
+            finally:
+                RUNNING.reset(token)
     except ToolError as exc:
         return _tool_error(exc)
     except KeyboardInterrupt:
@@ -130,6 +146,9 @@ async def ainvoke(
         if is_cancellation(exc) and _really_cancelled():
             raise
         return crashed(tool, exc)
+    finally:
+        if hidden is not None:
+            VALIDATED.reset(hidden)
     return ToolResult(True, value, None, {})
 
 

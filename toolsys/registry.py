@@ -338,17 +338,16 @@ class Registry:
         `aexecute` to completion in this thread (see `toolsys._sync`).
         """
         start = time.perf_counter()
-        tool = self._tools.get(name) if type(name) is str else None
-        if self._layers or (tool is not None and (tool.is_async or tool.injected)):
+        tool = None if self._layers or type(name) is not str else self._tools.get(name)
+        if tool is not None and not (tool.is_async or tool.injected):
+            result = run_plain(tool, arguments, self.coerce)
+        elif tool is None and not self._layers:
+            name = name if type(name) is str else shown_name(name)
+            result = resolve(name, self._tools.get, self.names)  # type: ignore[assignment]
+        else:
             call = received(name, arguments, context, run_id, step, call_id, idempotency_key)
             run_sync = _run_sync or _sync_runner()
             return finished(call, run_sync(self._handler(call)), start)
-        if tool is None:
-            name = name if type(name) is str else shown_name(name)
-            result = resolve(name, self._tools.get, self.names)
-            assert isinstance(result, ToolResult)
-        else:
-            result = run_plain(tool, arguments, self.coerce)
         meta = result.meta
         meta["tool"], meta["attempt"] = name, 1
         meta["duration_ms"] = (time.perf_counter() - start) * 1000

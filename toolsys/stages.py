@@ -48,6 +48,15 @@ def resolve(
 
 def validate(tool: Tool, raw: Any, *, coerce: bool = False) -> BaseModel | ToolResult:
     """Decode (when text) and validate `raw` against the tool's model, or say why not."""
+    if (
+        type(raw) is dict
+        and not (coerce or tool.accepts_anything)
+        and (not tool.null_means_default or None not in raw.values())
+    ):
+        try:  # the common case: a plain dict that is valid as it is
+            return tool.validator.validate_python(raw, strict=True)
+        except Exception:
+            pass  # invalid, or stranger: the guarded general path below says which
     try:
         return _validate(tool, raw, coerce)
     except KeyboardInterrupt:
@@ -60,15 +69,6 @@ def validate(tool: Tool, raw: Any, *, coerce: bool = False) -> BaseModel | ToolR
 
 def _validate(tool: Tool, raw: Any, coerce: bool) -> BaseModel | ToolResult:
     kind = type(raw)
-    if (
-        kind is dict
-        and not (coerce or tool.accepts_anything)
-        and (not tool.null_means_default or None not in raw.values())
-    ):
-        try:  # the common case: a plain dict that is valid as it is
-            return tool.validator.validate_python(raw, strict=True)
-        except ValidationError:
-            pass
     if kind is str and not coerce and len(raw) <= MAX_ARGUMENT_CHARS:
         try:  # the common case for models: JSON text that is valid as it is
             return tool.validate_json(raw or "{}")
