@@ -109,14 +109,15 @@ names = st.sampled_from(["add", "shout", "double", "nope", "", "ADD"]) | st.inte
 
 
 BARE, LAYERED = make(), make(passthrough, validated_passthrough)
+VALIDATED_ONLY = make(validated_passthrough)  # starts from the call's parts (Path.start)
 
 
 @settings(max_examples=250, deadline=None)
 @given(name=names, args=arguments)
 def test_layered_and_unlayered_execution_agree_on_every_input(name: Any, args: Any) -> None:
     bare = BARE.execute(name, args)
-    layered = LAYERED.execute(name, args)
-    assert envelope(layered) == envelope(bare)
+    assert envelope(LAYERED.execute(name, args)) == envelope(bare)
+    assert envelope(VALIDATED_ONLY.execute(name, args)) == envelope(bare)
     json.loads(bare.to_message())
 
 
@@ -559,3 +560,56 @@ def test_a_validator_that_cannot_be_built_at_the_first_call_is_an_envelope_not_a
             result = registry.execute("never_built_before", arguments)
             assert result.error is not None
             assert result.error.code == ErrorCode.INVALID_ARGUMENTS, result.error
+
+
+def _recording_registry(stage: str) -> tuple[Registry, list[Call]]:
+    seen: list[Call] = []
+
+    async def record(call: Call, call_next: Next) -> ToolResult:
+        seen.append(call)
+        return await call_next(call)
+
+    record.stage = stage  # type: ignore[attr-defined]
+    return make(record), seen
+
+
+@pytest.mark.parametrize("stage", ["received", "validated"])
+def test_a_layer_sees_every_id_the_caller_gave_on_both_starts(stage: str) -> None:
+    registry, seen = _recording_registry(stage)
+    ids = {"run_id": "r1", "step": 2, "call_id": "c3", "idempotency_key": "k4"}
+    sync = registry.execute("add", {"a": 1, "b": 2}, context={"user": "ana"}, **ids)  # type: ignore[arg-type]
+    done = asyncio.run(registry.aexecute("add", '{"a": 1, "b": 2}', context={"user": "ana"}, **ids))  # type: ignore[arg-type]
+    assert sync.value == done.value == 3
+    assert sync.meta["tool"] == done.meta["tool"] == "add"
+    assert len(seen) == 2
+    for call in seen:
+        given_ids = (call.name, call.run_id, call.step, call.call_id, call.idempotency_key)
+        assert given_ids == ("add", "r1", 2, "c3", "k4")
+        assert dict(call.context) == {"user": "ana"} and (call.attempt, call.offload) == (1, False)
+        if stage == "validated":
+            assert call.tool is registry.get("add") and call.values == {"a": 1, "b": 2}
+
+
+def test_the_running_path_is_set_for_async_tools_only() -> None:
+    from toolsys.execution import running
+
+    registry = Registry(layers=[validated_passthrough])
+    found: dict[str, Any] = {}
+
+    @registry.tool
+    def sync_tool() -> str:
+        """A sync tool cannot await inner calls, so no path is set for it."""
+        found["sync"] = running()
+        return "ok"
+
+    @registry.tool
+    async def async_tool() -> str:
+        """An async tool (every composite is one) finds the path and its own call."""
+        found["async"] = running()
+        return "ok"
+
+    assert registry.execute("sync_tool").ok and registry.execute("async_tool", call_id="c9").ok
+    assert found["sync"] is None
+    path, call = found["async"]
+    assert (call.name, call.call_id) == ("async_tool", "c9") and callable(path)
+    assert running() is None  # reset once the tool is done

@@ -208,9 +208,9 @@ def received(
     )
 
 
-def finished(call: Call, result: ToolResult, start: float) -> ToolResult:
-    """The handler's result with this call's meta; a copy, as a layer may hand out a kept one."""
-    meta = {"tool": call.name, "attempt": 1, **result.meta}
+def finished(name: str, result: ToolResult, start: float) -> ToolResult:
+    """The path's result with the call's meta; a copy, as a layer may hand out a kept one."""
+    meta = {"tool": name, "attempt": 1, **result.meta}
     meta["duration_ms"] = (time.perf_counter() - start) * 1000
     return ToolResult(result.ok, result.value, result.error, meta, result.exception, result.notice)
 
@@ -249,6 +249,19 @@ def guard_layer(layer: Layer, call_next: Next) -> Next:
     return handler
 
 
+Start = Callable[..., Awaitable[ToolResult]]
+"""`start(name, arguments, context, run_id, step, call_id, idempotency_key)`."""
+
+
+class Path(NamedTuple):
+    """A built execute path. `handler` runs a `Call`; `start` runs a call from the parts
+    `execute` receives (name, arguments, context, run_id, step, call_id, idempotency_key), and
+    when no layer sits at "received" it builds one validated call instead of two."""
+
+    handler: Next
+    start: Start
+
+
 def build_handler(
     layers: list[Layer],
     lookup: Callable[[str], Tool | None],
@@ -256,7 +269,18 @@ def build_handler(
     coerce: Callable[[], bool],
     dependencies: Mapping[str, Any] = _EMPTY,
 ) -> Next:
-    """The whole path as one async function: received layers, prepare, validated layers, invoke.
+    """The whole path as one async function: received layers, prepare, validated layers, invoke."""
+    return build_path(layers, lookup, available, coerce, dependencies).handler
+
+
+def build_path(
+    layers: list[Layer],
+    lookup: Callable[[str], Tool | None],
+    available: Callable[[], list[str]],
+    coerce: Callable[[], bool],
+    dependencies: Mapping[str, Any] = _EMPTY,
+) -> Path:
+    """The whole path (received layers, prepare, validated layers, invoke) and its start.
 
     Written for the common case (a call valid as sent, a sync tool, layers that only await the
     next one): each stage is entered once, and no frame is added that a layer does not need.
@@ -300,6 +324,35 @@ def build_handler(
         return inner(ready)  # type: ignore[arg-type]
 
     handler: Next = core if validated else run_tool
-    for layer in reversed([x for x in layers if layer_stage(x) == "received"]):
+    at_receipt = [x for x in layers if layer_stage(x) == "received"]
+    for layer in reversed(at_receipt):
         handler = guard_layer(layer, handler)
-    return handler
+
+    def start(
+        name: object,
+        arguments: Arguments,
+        context: Mapping[str, Any] | None,
+        run_id: str | None,
+        step: int | None,
+        call_id: str | None,
+        key: str | None,
+    ) -> Awaitable[ToolResult]:
+        """No layer sees the call as received: resolve and validate it first, then build it."""
+        tool = lookup(name) if type(name) is str else None
+        if tool is None:  # the general path says what is wrong
+            return handler(received(name, arguments, context, run_id, step, call_id, key))
+        model = validate(tool, arguments, coerce=coerce())
+        if type(model) is ToolResult:
+            return _at_once(model)
+        caller = _EMPTY if context is None else caller_context(context)
+        fields = (name, arguments, tool, model, caller, run_id, step, call_id, 1, False, key)
+        call = tuple.__new__(Call, fields)
+        seen = VALIDATED.get()
+        if seen is not None:
+            seen.append(call)
+        return inner(call)
+
+    def start_received(*parts: Any) -> Awaitable[ToolResult]:
+        return handler(received(*parts))
+
+    return Path(handler, start_received if at_receipt else start)

@@ -26,11 +26,10 @@ from toolsys.execution import (
     Arguments,
     Layer,
     NamedLayer,
-    build_handler,
+    build_path,
     finished,
     layer_name,
     layer_stage,
-    received,
     resolve,
     shown_name,
 )
@@ -317,7 +316,7 @@ class Registry:
         return names.index(name)
 
     def _rebuild(self) -> None:
-        self._handler = build_handler(
+        self._handler, self._start = build_path(
             self._layers, self._tools.get, self.names, lambda: self.coerce, self._dependencies
         )
 
@@ -345,9 +344,10 @@ class Registry:
             name = name if type(name) is str else shown_name(name)
             result = resolve(name, self._tools.get, self.names)  # type: ignore[assignment]
         else:
-            call = received(name, arguments, context, run_id, step, call_id, idempotency_key)
+            path = self._start(name, arguments, context, run_id, step, call_id, idempotency_key)
             run_sync = _run_sync or _sync_runner()
-            return finished(call, run_sync(self._handler(call)), start)
+            shown = name if type(name) is str else shown_name(name)
+            return finished(shown, run_sync(path), start)
         meta = result.meta
         meta["tool"], meta["attempt"] = name, 1
         meta["duration_ms"] = (time.perf_counter() - start) * 1000
@@ -372,8 +372,9 @@ class Registry:
         `idempotency_key` reaches the layers on the call (see `toolsys.layers.Idempotency`).
         """
         start = time.perf_counter()
-        call = received(name, arguments, context, run_id, step, call_id, idempotency_key)
-        return finished(call, await self._handler(call), start)
+        path = self._start(name, arguments, context, run_id, step, call_id, idempotency_key)
+        shown = name if type(name) is str else shown_name(name)
+        return finished(shown, await path, start)
 
 
 _run_sync: Callable[[Awaitable[ToolResult]], ToolResult] | None = None
