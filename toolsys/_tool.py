@@ -104,10 +104,8 @@ class Tool:
     """`call` passes the model's fields as keywords, as they are (the execute fast path's test)."""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "validator", first_use_validator(self, self.model))
-        if isinstance(self.model, PendingModel):  # created when first read: see _PendingModelField
-            object.__setattr__(self, "_pending", self.model)
-            object.__delattr__(self, "model")
+        given = self._model  # type: ignore[attr-defined]  # not `self.model`: it stays pending
+        object.__setattr__(self, "validator", first_use_validator(self, given))
         object.__setattr__(self, "accepts_anything", accepts_anything(self.parameters))
         plain = self.isolate is None and not (self.pass_model or self.positional or self.aliases)
         object.__setattr__(self, "by_keyword", plain)
@@ -209,23 +207,26 @@ class Tool:
         return fn(*head, **rest)
 
 
-class _PendingModelField:
-    """`Tool.model` while it is pending: created on first read, then kept on the tool.
+class _ModelField:
+    """`Tool.model`, kept under `_model`: a `PendingModel` is created when first read.
 
-    A non-data descriptor rather than `__getattr__`: a class with `__getattr__` makes every
-    attribute read of its instances take the slow path, and the execute path reads several.
-    Once the model is kept on the instance, the instance's own attribute wins.
+    A data descriptor that stores with `object.__setattr__`, so creating the model replaces a
+    value and never deletes an attribute nor touches `__dict__`: either makes CPython keep that
+    tool's attributes in a real dict, and every attribute read of it (the execute path makes
+    about ten) then takes three times as long.
     """
 
     def __get__(self, tool: Tool | None, owner: type | None = None) -> Any:
         if tool is None:
             return self
-        pending = tool.__dict__.get("_pending")
-        if pending is None:
-            raise AttributeError("'Tool' object has no attribute 'model'")
-        model = pending.create()
-        object.__setattr__(tool, "model", model)
+        model = tool._model  # type: ignore[attr-defined]
+        if isinstance(model, PendingModel):
+            model = model.create()
+            object.__setattr__(tool, "_model", model)
         return model
 
+    def __set__(self, tool: Tool, model: Any) -> None:  # the dataclass __init__, or replace()
+        object.__setattr__(tool, "_model", model)
 
-Tool.model = _PendingModelField()  # type: ignore[assignment]
+
+Tool.model = _ModelField()  # type: ignore[assignment]
