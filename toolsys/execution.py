@@ -352,7 +352,15 @@ def build_path(
             seen.append(call)
         return inner(call)
 
-    def start_received(*parts: Any) -> Awaitable[ToolResult]:
-        return handler(received(*parts))
+    def start_received(
+        name: object,
+        arguments: Arguments,
+        context: Mapping[str, Any] | None,
+        run_id: str | None,
+        step: int | None,
+        call_id: str | None,
+        key: str | None,
+    ) -> Awaitable[ToolResult]:
+        return handler(received(name, arguments, context, run_id, step, call_id, key))
 
     return Path(handler, start_received if at_receipt else start)
