@@ -67,3 +67,23 @@ def test_the_shop_benchmark_runs_the_suite_and_every_stack(
     for label in ("bare registry", "+ Timeout", "+ (full stack) AuditLog", "build(shop"):
         assert label in printed
     assert max(len(line) for line in printed.splitlines()) <= 100
+
+
+def test_the_lessons_hand_built_agent_is_what_build_returns(tmp_path: Path) -> None:
+    """Lesson 12 writes the stack line by line and then says `build` is exactly those lines:
+    the same layers in the same order, with the same settings."""
+    lesson = BENCHMARKS.parent / "notebooks" / "12_capstone.ipynb"
+    cells = json.loads(lesson.read_text(encoding="utf-8"))["cells"]
+    code = ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
+    namespace: dict[str, object] = {}
+    exec(code[0] + "\n" + next(c for c in code if "agent = Registry()" in c), namespace)
+    hand_built = namespace["agent"]._layers  # type: ignore[attr-defined]
+    built = build(create(tmp_path / "shop.db"), audit=tmp_path / "audit.jsonl")._layers
+
+    def settings(layer: object) -> tuple[object, ...]:
+        kept = ("seconds", "cooperative", "max_attempts", "grants")
+        return type(layer), *(getattr(layer, name, None) for name in kept)
+
+    assert [settings(layer) for layer in hand_built] == [settings(layer) for layer in built]
+    policy = next(layer for layer in built if type(layer).__name__ == "Policy")
+    assert set(policy.rules) == {"refund_order"}  # type: ignore[attr-defined]
