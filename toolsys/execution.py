@@ -17,7 +17,8 @@ sees `call.tool` and `call.arguments`, the validated arguments; policies, retrie
 live here). Set it as an attribute: `layer.stage = "validated"`. A `Call` is immutable: a layer
 passes `call.replace(...)` on, and a call whose name or raw arguments were replaced is resolved and
 validated again before the tool runs, so a layer can never run a tool with arguments it did not
-validate.
+validate. With no layer at "received", nobody can see the call as received, so `execute` starts
+from its parts (`ExecutePath.start`): resolved and validated first, the call is built once.
 
 Nothing here raises to the caller: one guard surrounds each stage and each layer, envelope
 building included. Only real cancellation (the caller's task being cancelled) and
@@ -253,7 +254,7 @@ Start = Callable[..., Awaitable[ToolResult]]
 """`start(name, arguments, context, run_id, step, call_id, idempotency_key)`."""
 
 
-class Path(NamedTuple):
+class ExecutePath(NamedTuple):
     """A built execute path. `handler` runs a `Call`; `start` runs a call from the parts
     `execute` receives (name, arguments, context, run_id, step, call_id, idempotency_key), and
     when no layer sits at "received" it builds one validated call instead of two."""
@@ -279,7 +280,7 @@ def build_path(
     available: Callable[[], list[str]],
     coerce: Callable[[], bool],
     dependencies: Mapping[str, Any] = _EMPTY,
-) -> Path:
+) -> ExecutePath:
     """The whole path (received layers, prepare, validated layers, invoke) and its start.
 
     Written for the common case (a call valid as sent, a sync tool, layers that only await the
@@ -363,4 +364,4 @@ def build_path(
     ) -> Awaitable[ToolResult]:
         return handler(received(name, arguments, context, run_id, step, call_id, key))
 
-    return Path(handler, start_received if at_receipt else start)
+    return ExecutePath(handler, start_received if at_receipt else start)
