@@ -55,7 +55,9 @@ def per_call(
     registries: dict[str, Registry], calls: int, rounds: int
 ) -> dict[str, tuple[float, float]]:
     """Best-of-`rounds` (wall µs, CPU µs) per get_order call as Chloe, for each registry; the
-    registries take turns, batch after batch."""
+    registries take turns, batch after batch, each batch after one untimed call (without it, the
+    row after the thread-hopping one paid for the caches that row left cold, and the bare
+    registry timed slower than a registry with layers)."""
     arguments = {"order_id": "ORD-1003"}
     for registry in registries.values():
         result = registry.execute("get_order", arguments, context=CHLOE)
@@ -63,6 +65,7 @@ def per_call(
     best = {label: (float("inf"), float("inf")) for label in registries}
     for _ in range(rounds):
         for label, registry in registries.items():
+            registry.execute("get_order", arguments, context=CHLOE)
             wall, cpu = time.perf_counter(), time.process_time()
             for _ in range(calls):
                 registry.execute("get_order", arguments, context=CHLOE)
