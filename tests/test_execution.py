@@ -613,3 +613,22 @@ def test_the_running_path_is_set_for_async_tools_only() -> None:
     path, call = found["async"]
     assert (call.name, call.call_id) == ("async_tool", "c9") and callable(path)
     assert running() is None  # reset once the tool is done
+
+
+@pytest.mark.parametrize("stage", ["received", "validated"])
+def test_a_result_once_returned_never_changes_when_a_layer_hands_it_out_again(stage: str) -> None:
+    kept: list[ToolResult] = []
+
+    async def cache(call: Call, call_next: Next) -> ToolResult:
+        if not kept:
+            kept.append(await call_next(call))  # the tool's own, fresh result
+        return kept[0]
+
+    cache.stage = stage  # type: ignore[attr-defined]
+    registry = make(cache)
+    first = registry.execute("add", {"a": 1, "b": 2})
+    seen = dict(first.meta)
+    again = registry.execute("add", {"a": 1, "b": 2})
+    later = asyncio.run(registry.aexecute("add", {"a": 1, "b": 2}))
+    assert first.meta == seen and set(seen) == {"tool", "attempt", "duration_ms"}
+    assert again is not first and later is not first and again.value == later.value == 3

@@ -44,7 +44,7 @@ from pydantic import BaseModel
 from toolsys import failures
 from toolsys._cancel import is_cancellation
 from toolsys.injection import caller_context
-from toolsys.invoke import RUNNING, Arguments, _really_cancelled, ainvoke
+from toolsys.invoke import FRESH, RUNNING, Arguments, _really_cancelled, ainvoke
 from toolsys.invoke import VALIDATED as _VALIDATED
 from toolsys.result import ToolResult
 from toolsys.stages import failure, resolve, validate
@@ -210,7 +210,19 @@ def received(
 
 
 def finished(name: str, result: ToolResult, start: float) -> ToolResult:
-    """The path's result with the call's meta; a copy, as a layer may hand out a kept one."""
+    """The path's result with the call's meta.
+
+    A copy, as a layer may hand out a result it kept, and a result once returned must never
+    change. Except for the success `ainvoke` built last (`FRESH`), with no meta yet: it is
+    filled in place. `FRESH` is cleared here whatever the result, so a layer that kept that
+    result and hands it out again later gets a copy: only its first delivery is filled.
+    """
+    fresh, FRESH[0] = FRESH[0], None
+    if result is fresh and not result.meta:
+        meta = result.meta
+        meta["tool"], meta["attempt"] = name, 1
+        meta["duration_ms"] = (time.perf_counter() - start) * 1000
+        return result
     meta = {"tool": name, "attempt": 1, **result.meta}
     meta["duration_ms"] = (time.perf_counter() - start) * 1000
     return ToolResult(result.ok, result.value, result.error, meta, result.exception, result.notice)
@@ -298,20 +310,24 @@ def build_path(
                 return resolve(name, lookup, available)  # type: ignore[return-value]
         elif call.arguments is not None:
             return call
-        arguments = validate(tool, call.raw_arguments, coerce=coerce())
+        name, raw, _, _, context, run_id, step, call_id, attempt, offload, key = call
+        arguments = validate(tool, raw, coerce())
         if type(arguments) is ToolResult:
             return arguments
-        ready = call.validated(tool, arguments)  # type: ignore[arg-type]
+        fields = (name, raw, tool, arguments, context, run_id, step, call_id, attempt, offload, key)
+        ready = tuple.__new__(Call, fields)  # `call.validated(...)`, inlined: every call
         seen = VALIDATED.get()
         if seen is not None:
             seen.append(ready)
         return ready
 
     def run_tool(call: Call) -> Awaitable[ToolResult]:  # not a coroutine: one frame less
-        ready = prepared(call)  # at once when ready; again if a layer replaced name or arguments
-        if type(ready) is ToolResult:
-            return _at_once(ready)
-        return ainvoke(ready, handler, dependencies)  # type: ignore[arg-type]
+        if call[3] is None or call[2] is None:  # not validated yet, or a layer replaced it
+            ready = prepared(call)
+            if type(ready) is ToolResult:
+                return _at_once(ready)
+            call = ready  # type: ignore[assignment]
+        return ainvoke(call, handler, dependencies)
 
     validated = [x for x in layers if layer_stage(x) == "validated"]
     inner: Next = run_tool
@@ -342,7 +358,7 @@ def build_path(
         tool = lookup(name) if type(name) is str else None
         if tool is None:  # the general path says what is wrong
             return handler(received(name, arguments, context, run_id, step, call_id, key))
-        model = validate(tool, arguments, coerce=coerce())
+        model = validate(tool, arguments, coerce())
         if type(model) is ToolResult:
             return _at_once(model)
         caller = _EMPTY if context is None else caller_context(context)
@@ -362,6 +378,9 @@ def build_path(
         call_id: str | None,
         key: str | None,
     ) -> Awaitable[ToolResult]:
-        return handler(received(name, arguments, context, run_id, step, call_id, key))
+        caller = _EMPTY if context is None else caller_context(context)
+        shown = name if type(name) is str else shown_name(name)
+        fields = (shown, arguments, None, None, caller, run_id, step, call_id, 1, False, key)
+        return handler(tuple.__new__(Call, fields))  # `received(...)`, inlined: every call
 
     return ExecutePath(handler, start_received if at_receipt else start)

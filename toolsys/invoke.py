@@ -106,6 +106,12 @@ VALIDATED: contextvars.ContextVar[list[Any] | None] = contextvars.ContextVar(
 a tool runs, so a tool calling another registry does not add to this call's record."""
 
 
+FRESH: list[ToolResult | None] = [None]
+"""The last success `ainvoke` built (in any thread), until `toolsys.execution.finished` takes
+it: only the layers of the call that made it can hold it yet, so `finished` may add the call's
+meta to it in place instead of copying it (see there)."""
+
+
 async def ainvoke(call: Call, path: Any, dependencies: Mapping[str, Any]) -> ToolResult:
     """Call `call.tool` with its validated arguments: awaited when async, on a thread when
     `call.offload`. While an async tool runs, `RUNNING` holds `(path, call)`, so a composite
@@ -149,7 +155,8 @@ async def ainvoke(call: Call, path: Any, dependencies: Mapping[str, Any]) -> Too
     finally:
         if hidden is not None:
             VALIDATED.reset(hidden)
-    return ToolResult(True, value, None, {})
+    result = FRESH[0] = ToolResult(True, value, None, {})
+    return result
 
 
 def _really_cancelled() -> bool:

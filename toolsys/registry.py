@@ -340,14 +340,14 @@ class Registry:
         tool = None if self._layers or type(name) is not str else self._tools.get(name)
         if tool is not None and not (tool.is_async or tool.injected):
             result = run_plain(tool, arguments, self.coerce)
-        elif tool is None and not self._layers:
-            name = name if type(name) is str else shown_name(name)
-            result = resolve(name, self._tools.get, self.names)  # type: ignore[assignment]
-        else:
+        elif tool is not None or self._layers:
             path = self._start(name, arguments, context, run_id, step, call_id, idempotency_key)
             run_sync = _run_sync or _sync_runner()
             shown = name if type(name) is str else shown_name(name)
             return finished(shown, run_sync(path), start)
+        else:
+            name = name if type(name) is str else shown_name(name)
+            result = resolve(name, self._tools.get, self.names)  # type: ignore[assignment]
         meta = result.meta
         meta["tool"], meta["attempt"] = name, 1
         meta["duration_ms"] = (time.perf_counter() - start) * 1000

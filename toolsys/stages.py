@@ -46,7 +46,7 @@ def resolve(
     return failure(lambda: failures.unknown_tool(name, available()))
 
 
-def validate(tool: Tool, raw: Any, *, coerce: bool = False) -> BaseModel | ToolResult:
+def validate(tool: Tool, raw: Any, coerce: bool = False) -> BaseModel | ToolResult:
     """Decode (when text) and validate `raw` against the tool's model, or say why not."""
     if (
         type(raw) is dict
