@@ -586,8 +586,17 @@ def test_a_layer_sees_every_id_the_caller_gave_on_both_starts(stage: str) -> Non
         given_ids = (call.name, call.run_id, call.step, call.call_id, call.idempotency_key)
         assert given_ids == ("add", "r1", 2, "c3", "k4")
         assert dict(call.context) == {"user": "ana"} and (call.attempt, call.offload) == (1, False)
-        if stage == "validated":
-            assert call.tool is registry.get("add") and call.values == {"a": 1, "b": 2}
+        assert call.tool is registry.get("add") and call.values == {"a": 1, "b": 2}
+
+
+def test_a_received_layer_sees_a_call_not_valid_as_sent_unresolved_and_the_same_failure() -> None:
+    registry, seen = _recording_registry("received")
+    bare = make()
+    for name, arguments in [("add", {"a": "x", "b": 2}), ("add", '{"a": 1'), ("nope", {})]:
+        result = registry.execute(name, arguments)
+        assert (seen[-1].tool, seen[-1].arguments) == (None, None)
+        assert seen[-1].raw_arguments == arguments
+        assert envelope(result) == envelope(bare.execute(name, arguments))
 
 
 def test_the_running_path_is_set_for_async_tools_only() -> None:

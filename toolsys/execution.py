@@ -11,14 +11,15 @@ Each stage maps its own failures to its own code, so the model is told what real
     a layer   -> LAYER_ERROR         a layer itself failed; the tool may not have run
 
 A layer is `async def layer(call, call_next) -> ToolResult`. It sits at one of two stages:
-`"received"` (the default: it sees every call as the model sent it, before the tool is resolved,
-so it also sees unknown tools and invalid arguments; audit logs live here) or `"validated"` (it
-sees `call.tool` and `call.arguments`, the validated arguments; policies, retries and timeouts
-live here). Set it as an attribute: `layer.stage = "validated"`. A `Call` is immutable: a layer
-passes `call.replace(...)` on, and a call whose name or raw arguments were replaced is resolved and
-validated again before the tool runs, so a layer can never run a tool with arguments it did not
-validate. With no layer at "received", nobody can see the call as received, so `execute` starts
-from its parts (`ExecutePath.start`): resolved and validated first, the call is built once.
+`"received"` (the default: it sees every call as the model sent it, so it also sees unknown
+tools and invalid arguments; audit logs live here; a call whose arguments are valid as sent
+arrives with `call.tool` and `call.arguments` already filled, the others with None) or
+`"validated"` (it sees `call.tool` and `call.arguments`, the validated arguments, always;
+policies, retries and timeouts live here). Set it as an attribute: `layer.stage = "validated"`.
+A `Call` is immutable: a layer passes `call.replace(...)` on, and a call whose name or raw
+arguments were replaced is resolved and validated again before the tool runs, so a layer can
+never run a tool with arguments it did not validate. A call valid as sent is built once, resolved
+and validated (`ExecutePath.start`); only one that is not is built as received, then again.
 
 Nothing here raises to the caller: one guard surrounds each stage and each layer, envelope
 building included. Only real cancellation (the caller's task being cancelled) and
@@ -47,7 +48,7 @@ from toolsys.injection import caller_context
 from toolsys.invoke import FRESH, RUNNING, Arguments, _really_cancelled, ainvoke
 from toolsys.invoke import VALIDATED as _VALIDATED
 from toolsys.result import ToolResult
-from toolsys.stages import failure, resolve, validate
+from toolsys.stages import failure, resolve, valid_as_sent, validate
 
 if TYPE_CHECKING:
     from toolsys.tool import Tool
@@ -378,9 +379,17 @@ def build_path(
         call_id: str | None,
         key: str | None,
     ) -> Awaitable[ToolResult]:
+        """Layers see the call as received; one valid as sent arrives resolved and validated
+        (one Call built, not two), any other as sent, to be resolved and validated after them."""
         caller = _EMPTY if context is None else caller_context(context)
-        shown = name if type(name) is str else shown_name(name)
-        fields = (shown, arguments, None, None, caller, run_id, step, call_id, 1, False, key)
-        return handler(tuple.__new__(Call, fields))  # `received(...)`, inlined: every call
+        tool = lookup(name) if type(name) is str else None
+        model = None if tool is None else valid_as_sent(tool, arguments, coerce())
+        fields: tuple[Any, ...]
+        if model is None:
+            shown = name if type(name) is str else shown_name(name)
+            fields = (shown, arguments, None, None, caller, run_id, step, call_id, 1, False, key)
+        else:
+            fields = (name, arguments, tool, model, caller, run_id, step, call_id, 1, False, key)
+        return handler(tuple.__new__(Call, fields))
 
     return ExecutePath(handler, start_received if at_receipt else start)

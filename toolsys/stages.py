@@ -46,6 +46,27 @@ def resolve(
     return failure(lambda: failures.unknown_tool(name, available()))
 
 
+def valid_as_sent(tool: Tool, raw: Any, coerce: bool) -> BaseModel | None:
+    """The validated arguments when `raw` (a dict, or JSON text) is valid as sent, the common
+    case; None otherwise, and `validate` then says why. Never raises, builds no envelope.
+
+    The same test as the sync fast path's (`toolsys.invoke.run_plain`, which inlines it)."""
+    if coerce:
+        return None
+    kind = type(raw)
+    try:
+        if kind is dict:
+            if tool.accepts_anything or (tool.null_means_default and None in raw.values()):
+                return None
+            return tool.validator.validate_python(raw, strict=True)
+        if kind is str and len(raw) <= MAX_ARGUMENT_CHARS:
+            model = tool.validator.validate_json(raw or "{}", strict=True)
+            return None if "NaN" in raw or "Infinity" in raw else model  # as JSON reads them
+    except Exception:
+        pass
+    return None
+
+
 def validate(tool: Tool, raw: Any, coerce: bool = False) -> BaseModel | ToolResult:
     """Decode (when text) and validate `raw` against the tool's model, or say why not."""
     if (

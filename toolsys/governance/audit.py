@@ -6,8 +6,9 @@
 Put it first: it is a "received" layer, so it sees every call as the model sent it, including
 unknown tools and invalid arguments, and every outcome the layers inside produce (denied,
 approved, retried, timed out, crashed, replayed). It learns the tool's category and the
-validated arguments from the execute path (`toolsys.execution.VALIDATED`). A call cancelled
-while it runs is recorded as CANCELLED before the cancellation goes on.
+validated arguments from the call (filled when it was valid as sent) or, when they are filled
+later (a layer rewrote the call), from the execute path (`toolsys.execution.VALIDATED`). A
+call cancelled while it runs is recorded as CANCELLED before the cancellation goes on.
 
 Each record: `v, seq, ts, run_id, step, call_id, user, roles, tool, category, validated,
 arguments, decision, approved_by, outcome, ok, message, duration_ms, attempt, retries, replayed,
@@ -151,7 +152,8 @@ class AuditLog:
         """Append the record of this call; None, or why it could not be written."""
         try:
             try:
-                body = self.record(call, seen[-1] if seen else None, result, seconds)
+                final = seen[-1] if seen else call if call.arguments is not None else None
+                body = self.record(call, final, result, seconds)
             except Exception as exc:  # a value no record can hold: the call is still recorded
                 body = Body.of(self._fallback(call, result, seconds, exc))
             self._journal.append(body)
