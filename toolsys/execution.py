@@ -384,12 +384,15 @@ def build_path(
         caller = _EMPTY if context is None else caller_context(context)
         tool = lookup(name) if type(name) is str else None
         model = None if tool is None else valid_as_sent(tool, arguments, coerce())
-        fields: tuple[Any, ...]
         if model is None:
             shown = name if type(name) is str else shown_name(name)
-            fields = (shown, arguments, None, None, caller, run_id, step, call_id, 1, False, key)
-        else:
-            fields = (name, arguments, tool, model, caller, run_id, step, call_id, 1, False, key)
-        return handler(tuple.__new__(Call, fields))
+            as_sent = (shown, arguments, None, None, caller, run_id, step, call_id, 1, False, key)
+            return handler(tuple.__new__(Call, as_sent))
+        fields = (name, arguments, tool, model, caller, run_id, step, call_id, 1, False, key)
+        call = tuple.__new__(Call, fields)
+        seen = VALIDATED.get()  # a listener outside this path (inside it, none listens yet)
+        if seen is not None:
+            seen.append(call)
+        return handler(call)
 
     return ExecutePath(handler, start_received if at_receipt else start)
