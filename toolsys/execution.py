@@ -270,7 +270,7 @@ Start = Callable[..., Awaitable[ToolResult]]
 class ExecutePath(NamedTuple):
     """A built execute path. `handler` runs a `Call`; `start` runs a call from the parts
     `execute` receives (name, arguments, context, run_id, step, call_id, idempotency_key), and
-    when no layer sits at "received" it builds one validated call instead of two."""
+    builds a call valid as sent once, already validated, instead of twice."""
 
     handler: Next
     start: Start
@@ -346,6 +346,8 @@ def build_path(
     for layer in reversed(at_receipt):
         handler = guard_layer(layer, handler)
 
+    first = handler if at_receipt else inner  # where a call that is ready goes
+
     def start(
         name: object,
         arguments: Arguments,
@@ -355,44 +357,19 @@ def build_path(
         call_id: str | None,
         key: str | None,
     ) -> Awaitable[ToolResult]:
-        """No layer sees the call as received: resolve and validate it first, then build it."""
-        tool = lookup(name) if type(name) is str else None
-        if tool is None:  # the general path says what is wrong
-            return handler(received(name, arguments, context, run_id, step, call_id, key))
-        model = validate(tool, arguments, coerce())
-        if type(model) is ToolResult:
-            return _at_once(model)
-        caller = _EMPTY if context is None else caller_context(context)
-        fields = (name, arguments, tool, model, caller, run_id, step, call_id, 1, False, key)
-        call = tuple.__new__(Call, fields)
-        seen = VALIDATED.get()
-        if seen is not None:
-            seen.append(call)
-        return inner(call)
-
-    def start_received(
-        name: object,
-        arguments: Arguments,
-        context: Mapping[str, Any] | None,
-        run_id: str | None,
-        step: int | None,
-        call_id: str | None,
-        key: str | None,
-    ) -> Awaitable[ToolResult]:
-        """Layers see the call as received; one valid as sent arrives resolved and validated
-        (one Call built, not two), any other as sent, to be resolved and validated after them."""
-        caller = _EMPTY if context is None else caller_context(context)
+        """A call valid as sent is resolved and validated first and built once, ready; any
+        other is built as received, and the path resolves and validates it after the received
+        layers, and says what is wrong."""
         tool = lookup(name) if type(name) is str else None
         model = None if tool is None else valid_as_sent(tool, arguments, coerce())
         if model is None:
-            shown = name if type(name) is str else shown_name(name)
-            as_sent = (shown, arguments, None, None, caller, run_id, step, call_id, 1, False, key)
-            return handler(tuple.__new__(Call, as_sent))
+            return handler(received(name, arguments, context, run_id, step, call_id, key))
+        caller = _EMPTY if context is None else caller_context(context)
         fields = (name, arguments, tool, model, caller, run_id, step, call_id, 1, False, key)
         call = tuple.__new__(Call, fields)
         seen = VALIDATED.get()  # a listener outside this path (inside it, none listens yet)
         if seen is not None:
             seen.append(call)
-        return handler(call)
+        return first(call)
 
-    return ExecutePath(handler, start_received if at_receipt else start)
+    return ExecutePath(handler, start)
