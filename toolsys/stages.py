@@ -69,16 +69,10 @@ def valid_as_sent(tool: Tool, raw: Any, coerce: bool) -> BaseModel | None:
 
 def validate(tool: Tool, raw: Any, coerce: bool = False) -> BaseModel | ToolResult:
     """Decode (when text) and validate `raw` against the tool's model, or say why not."""
-    if (
-        type(raw) is dict
-        and not (coerce or tool.accepts_anything)
-        and (not tool.null_means_default or None not in raw.values())
-    ):
-        try:  # the common case: a plain dict that is valid as it is
-            return tool.validator.validate_python(raw, strict=True)
-        except Exception:
-            pass  # invalid, or stranger: the guarded general path below says which
-    try:
+    model = valid_as_sent(tool, raw, coerce)
+    if model is not None:
+        return model
+    try:  # invalid, or stranger: the general path says which
         return _validate(tool, raw, coerce)
     except KeyboardInterrupt:
         raise
