@@ -276,17 +276,6 @@ class ExecutePath(NamedTuple):
     start: Start
 
 
-def build_handler(
-    layers: list[Layer],
-    lookup: Callable[[str], Tool | None],
-    available: Callable[[], list[str]],
-    coerce: Callable[[], bool],
-    dependencies: Mapping[str, Any] = _EMPTY,
-) -> Next:
-    """The whole path as one async function: received layers, prepare, validated layers, invoke."""
-    return build_path(layers, lookup, available, coerce, dependencies).handler
-
-
 def build_path(
     layers: list[Layer],
     lookup: Callable[[str], Tool | None],

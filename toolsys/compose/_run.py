@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from toolsys.errors import ErrorCode, ErrorInfo, ToolError
-from toolsys.execution import Call, Next, build_handler, running
+from toolsys.execution import Call, Next, build_path, running
 from toolsys.result import ToolResult
 from toolsys.tool import Tool
 
@@ -27,7 +27,7 @@ MAX_NESTING = 16
 _chain: contextvars.ContextVar[tuple[int, ...]] = contextvars.ContextVar(
     "toolsys_composites", default=()
 )
-_standalone: Next = build_handler([], lambda name: None, list, lambda: False)
+_standalone: Next = build_path([], lambda name: None, list, lambda: False).handler
 
 
 class Inner:
