@@ -26,6 +26,15 @@ settings.register_profile(
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
+NOTEBOOK_CELL_TIMEOUT = 600  # seconds: a kernel start on a loaded machine plus nbval's 300 s
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Notebook cells (nbval items, in notebooks/ and solutions/ too) get a longer timeout."""
+    for item in items:
+        if type(item).__name__ == "IPyNbCell" and item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(NOTEBOOK_CELL_TIMEOUT))
+
 
 @pytest.fixture
 def repo_root() -> Path:

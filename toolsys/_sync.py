@@ -72,6 +72,7 @@ from toolsys import _workers
 
 T = TypeVar("T")
 _SWEEP_EVERY = 256
+_STOP_GRACE = 1.0  # seconds an interrupted call has to end before it is left to end elsewhere
 _WAITING: Any = object()
 _Job = tuple[contextvars.Context, Coroutine[Any, Any, Any], Any, "asyncio.Future[Any]"]
 
@@ -121,24 +122,28 @@ class _Private:
             _set_running_loop(previous)
             self._hand_over_leftovers()
 
-    def _stop_host(self) -> None:
-        """Cancel the host task and let it end (a second interrupt cuts that short).
+    def _stop_host(self) -> bool:
+        """Cancel the host task and give it `_STOP_GRACE` seconds to end (a second interrupt
+        cuts that short); False if it is still running (its call ignores cancellation).
 
         A task that ended with KeyboardInterrupt is not run to completion again: asyncio never
         stops the loop for such a task (it assumes the interrupt already did), so that waits
         forever.
         """
-        if self.host.done():
-            _retrieved(self.host)
-            return
-        self.host.cancel()
-        with contextlib.suppress(BaseException):  # the interrupt is the one that matters
-            self.loop.run_until_complete(self.host)
+        host = self.host
+        if not host.done():
+            host.cancel()
+            with contextlib.suppress(BaseException):  # the interrupt is the one that matters
+                self.loop.run_until_complete(asyncio.wait({host}, timeout=_STOP_GRACE))
+        _retrieved(host)
+        return host.done()
 
     def _hand_over_leftovers(self) -> None:
-        """Tasks still pending after a call move, with the loop, to a thread of their own."""
+        """Tasks still pending after a call (a host task that is still ending among them) move,
+        with the loop, to a thread of their own."""
         left = asyncio.all_tasks(self.loop)
-        left.discard(self.host)
+        if not self.host.cancelling():
+            left.discard(self.host)  # waiting for the next call: not left behind
         if left:
             if getattr(_local, "private", None) is self:
                 _local.private = None  # this thread's next call starts on a new loop
@@ -183,10 +188,9 @@ class _Private:
         try:
             left = asyncio.all_tasks(self.loop)
             left.discard(self.host)
-            if left:
+            if left or not self._stop_host():
                 self._run_out_elsewhere()
                 return
-            self._stop_host()
             self.loop.close()
         finally:
             _set_running_loop(previous)
@@ -200,7 +204,7 @@ class _Private:
 
 
 def _retrieved(task: asyncio.Task[Any]) -> None:
-    """Mark a spent task's interrupt as seen: it was raised to the caller, not lost."""
+    """Mark a spent task's exception (an interrupt) as seen: it was raised to the caller."""
     if task.done() and not task.cancelled():
         task.exception()
 
