@@ -27,6 +27,7 @@ import signal
 import subprocess
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -340,6 +341,7 @@ def stress(rounds: int, seed: int, folder: Path) -> StressReport:
     rng = random.Random(seed)
     report = StressReport()
     threads_before = {t.ident for t in threading.enumerate()}
+    loops_before = weakref.WeakSet(_sync._everywhere)
     children_before = children_of(os.getpid())
     registry = stress_registry()
     sequence = list(KINDS) + rng.choices(KINDS, WEIGHTS, k=max(0, rounds - len(KINDS)))
@@ -377,7 +379,7 @@ def stress(rounds: int, seed: int, folder: Path) -> StressReport:
             HUNG.refunds = 0
         _release_all(report)
         notebook.close()
-    report.left.extend(_left_behind(threads_before, children_before, records))
+    report.left.extend(_left_behind(threads_before, loops_before, children_before, records))
     return report
 
 
@@ -393,7 +395,10 @@ def _release_all(report: StressReport) -> None:
 
 
 def _left_behind(
-    threads_before: set[int | None], children: set[int], records: list[Path]
+    threads_before: set[int | None],
+    loops_before: weakref.WeakSet[Any],
+    children: set[int],
+    records: list[Path],
 ) -> Iterator[str]:
     """What the calls left: threads, open loops, child processes (zombies too), escaped pids."""
     for record in records:
@@ -413,7 +418,11 @@ def _left_behind(
         yield f"threads left: {extra_threads()}"
     gc.collect()
     mine = getattr(_sync._local, "private", None)
-    open_loops = [p for p in list(_sync._everywhere) if p is not mine and not p.loop.is_closed()]
+    open_loops = [
+        p
+        for p in list(_sync._everywhere)
+        if p is not mine and p not in loops_before and not p.loop.is_closed()
+    ]
     if open_loops:
         yield f"{len(open_loops)} event loops of other threads left open"
     if mine is not None:

@@ -74,7 +74,7 @@ T = TypeVar("T")
 _SWEEP_EVERY = 256
 _STOP_GRACE = 1.0  # seconds an interrupted call has to end before it is left to end elsewhere
 _WAITING: Any = object()
-_Job = tuple[contextvars.Context, Coroutine[Any, Any, Any], Any, "asyncio.Future[Any]"]
+_Job = tuple[contextvars.Context, Coroutine[Any, Any, Any], Any, "asyncio.Future[Any]"] | None
 
 
 class _Private:
@@ -146,7 +146,7 @@ class _Private:
             left.discard(self.host)  # waiting for the next call: not left behind
         if left:
             if getattr(_local, "private", None) is self:
-                _local.private = None  # this thread's next call starts on a new loop
+                _disown()  # this thread's next call starts on a new loop
             self._run_out_elsewhere()
 
     def _run_out_elsewhere(self) -> None:
@@ -158,6 +158,7 @@ class _Private:
         loop = self.loop
         try:
             self.host.cancel()
+            self.jobs.put_nowait(None)  # a host whose call swallowed the cancellation stops next
             while pending := asyncio.all_tasks(loop):
                 done, _ = loop.run_until_complete(asyncio.wait(pending))
                 for task in done:  # abandoned: their outcome has no one left to hear it
@@ -196,11 +197,50 @@ class _Private:
             _set_running_loop(previous)
 
     def __del__(self) -> None:
+        """Only for a loop no thread owns (`_Owner` closes a thread's loop at the thread's end)."""
         try:
             if self.pid == os.getpid() and not sys.is_finalizing():
                 self.close()
         except Exception:  # the thread or the interpreter is going away: nothing to report to
             pass
+
+
+class _Owner:
+    """Closes a thread's loop when the thread ends.
+
+    Only the thread's own data refers to it, so it is dropped, and the loop closed, as the
+    thread ends, on that thread. The loop itself may live on (a traceback kept somewhere can
+    refer to it): left to the cycle collector, it would be closed at an arbitrary moment on an
+    arbitrary thread, after the collector had already forgotten its tasks.
+    """
+
+    __slots__ = ("private",)
+
+    def __init__(self, private: _Private) -> None:
+        self.private: _Private | None = private
+
+    def __del__(self) -> None:
+        private = self.private
+        try:
+            if private is not None and private.pid == os.getpid() and not sys.is_finalizing():
+                private.close()
+        except Exception:  # the thread is going away: nothing to report to
+            pass
+
+
+def _own(private: _Private) -> _Private:
+    """Make `private` this thread's loop (and close the one it had, if any)."""
+    _local.owner = _Owner(private)
+    _local.private = private
+    return private
+
+
+def _disown() -> None:
+    """This thread stops using its loop, without closing it (it was handed on, or inherited)."""
+    owner = getattr(_local, "owner", None)
+    if owner is not None:
+        owner.private = None
+    _local.private = None
 
 
 def _retrieved(task: asyncio.Task[Any]) -> None:
@@ -260,16 +300,17 @@ def _pool() -> _WorkerPool:
     return _shared_pool[0]
 
 
-@types.coroutine
-def _serve(jobs: asyncio.Queue[_Job]) -> Generator[Any, Any, None]:
-    """The host task: finish each call whose first step had to wait, one after another.
+async def _serve(jobs: asyncio.Queue[_Job]) -> None:
+    """The host task: finish each call whose first step had to wait, one after another, until
+    it is cancelled or its loop is retired.
 
-    A generator-based coroutine: one that never started is dropped silently.
+    A native coroutine (Python 3.12+ runs no other kind as a task); one that never started is
+    cancelled before it is dropped, so it is never reported as "never awaited".
     """
-    while True:
-        context, coroutine, waiting_on, done = yield from jobs.get()
+    while (job := await jobs.get()) is not None:  # None: the loop is retired
+        context, coroutine, waiting_on, done = job
         try:
-            value = yield from _resume(context, coroutine, waiting_on)
+            value = await _resume(context, coroutine, waiting_on)
         except asyncio.CancelledError:
             done.cancel()
             task = asyncio.current_task()
@@ -335,7 +376,7 @@ def _after_fork_in_child() -> None:
     """A loop copied from the parent is the parent's: dropping it would close or run it here."""
     _inherited.extend(_held)
     _held.clear()
-    _local.private = None
+    _disown()
 
 
 def _at_exit() -> None:
@@ -363,7 +404,7 @@ def run_sync(awaitable: Awaitable[T]) -> T:
     coroutine = awaitable if type(awaitable) is types.CoroutineType else _awaiting(awaitable)
     state: _Private | None = getattr(_local, "private", None)
     if state is None or state.loop.is_closed():
-        state = _local.private = _Private()
+        state = _own(_Private())
     loop, host = state.loop, state.host
     previous = _get_running_loop()
     if previous is loop:  # called by a call this thread is running: use a fresh loop

@@ -438,7 +438,12 @@ async def _ended(pid: int, seconds: float, *, reap: bool = True) -> int:
         if handle is not None:
             loop = asyncio.get_running_loop()
             exited: asyncio.Future[None] = loop.create_future()
-            loop.add_reader(handle, lambda: exited.done() or exited.set_result(None))
+
+            def readable() -> None:
+                if not exited.done():
+                    exited.set_result(None)
+
+            loop.add_reader(handle, readable)
             try:
                 async with asyncio.timeout(seconds):
                     await exited
