@@ -453,6 +453,65 @@ def test_a_task_a_call_leaves_running_never_holds_up_the_threads_next_call() -> 
     assert wait_until(lambda: kept[0].get_loop().is_closed())
 
 
+def test_tasks_a_call_awaited_leave_nothing_counted_and_the_loop_stays() -> None:
+    """The loop's task factory counts pending tasks, so a call that leaves none is not searched
+    for leftovers; a count that never came back to zero would search (or hand over) every call."""
+    from toolsys import Registry
+    from toolsys.layers import Timeout
+
+    registry = Registry(layers=[Timeout(seconds=5)])
+
+    @registry.tool
+    async def fans_out(n: int) -> int:
+        """Awaits a task group of n tasks."""
+        async with asyncio.TaskGroup() as group:
+            parts = [group.create_task(asyncio.sleep(0, i)) for i in range(n)]
+        return sum(part.result() for part in parts)
+
+    assert registry.execute("fans_out", {"n": 3}).value == 3
+    private = _local.private
+    for n in range(5):
+        assert registry.execute("fans_out", {"n": n}).value == sum(range(n))
+        assert private.tasks.pending == 0
+    assert _local.private is private and not private.loop.is_closed()
+
+
+def test_a_task_made_without_the_loops_factory_is_still_handed_over() -> None:
+    """`asyncio.Task(...)` called directly is not counted: the thorough look every
+    `_SWEEP_EVERY` calls finds it, and the loop moves on with it to a thread of its own."""
+    from toolsys import _sync
+
+    async def waits() -> int:
+        await asyncio.sleep(0)
+        return 2
+
+    stop: list[asyncio.Event] = []
+
+    async def leaves_an_uncounted_task() -> int:
+        stop.append(asyncio.Event())
+        loop = asyncio.get_running_loop()
+        kept.append(asyncio.Task(stop[0].wait(), loop=loop))  # not through loop.create_task
+        await asyncio.sleep(0)
+        return 1
+
+    kept: list[asyncio.Task[Any]] = []
+    assert run_sync(leaves_an_uncounted_task()) == 1
+    loop = kept[0].get_loop()
+    def loop_now() -> Any:
+        private = getattr(_local, "private", None)  # None: handed over, a new one comes next
+        return None if private is None else private.loop
+
+    for _ in range(_sync._SWEEP_EVERY + 1):
+        assert run_sync(waits()) == 2
+        if loop_now() is not loop:
+            break
+    assert loop_now() is not loop  # handed over
+    assert not kept[0].done()
+    loop.call_soon_threadsafe(stop[0].set)
+    assert wait_until(loop.is_closed)  # it ended on its own thread, which closed the loop
+    assert kept[0].done()
+
+
 def test_a_worker_survives_a_job_whose_notification_fails() -> None:
     """A failed notification used to kill a worker after it was listed idle: the next job
     handed to it never ran."""

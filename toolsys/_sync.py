@@ -29,7 +29,8 @@ The loop outlives the calls, so nothing a call leaves on it may reach a later ca
 - Tasks a call leaves running (an async tool that ignored a Timeout's cancellation, a task
   started and not awaited) would otherwise run only inside this thread's later calls and could
   hold them up: the loop is handed, with them, to a thread of its own that runs it until they
-  end, and this thread's next call starts on a new loop.
+  end, and this thread's next call starts on a new loop. The loop's task factory counts them,
+  so a call that left none pays no search for them.
 - Cancelled timers (a deadline that was not needed) stay on a loop until it runs: after every
   `_SWEEP_EVERY` calls that finished at once, the loop runs once.
 - `asyncio.to_thread` runs on toolsys's worker threads (`toolsys._workers`), which end when idle,
@@ -84,6 +85,8 @@ class _Private:
         self.pid = os.getpid()
         self.loop = asyncio.SelectorEventLoop(_selector())
         self.loop.set_default_executor(_pool())
+        self.tasks = _Counted()
+        self.loop.set_task_factory(self.tasks)
         self.jobs: asyncio.Queue[_Job] = asyncio.Queue()
         self.host = self.loop.create_task(_serve(self.jobs), name="toolsys-host")
         self.until_sweep = _SWEEP_EVERY
@@ -120,7 +123,11 @@ class _Private:
             raise
         finally:
             _set_running_loop(previous)
-            self._hand_over_leftovers()
+            self.until_sweep -= 1
+            thorough = not self.until_sweep
+            if thorough:
+                self.until_sweep = _SWEEP_EVERY
+            self._hand_over_leftovers(thorough)
 
     def _stop_host(self) -> bool:
         """Cancel the host task and give it `_STOP_GRACE` seconds to end (a second interrupt
@@ -138,9 +145,16 @@ class _Private:
         _retrieved(host)
         return host.done()
 
-    def _hand_over_leftovers(self) -> None:
+    def _hand_over_leftovers(self, thorough: bool) -> None:
         """Tasks still pending after a call (a host task that is still ending among them) move,
-        with the loop, to a thread of their own."""
+        with the loop, to a thread of their own.
+
+        Looked for only when the loop's task factory counted one (`all_tasks` walks every task
+        of the process: ~10 µs a call), or when `thorough`, every `_SWEEP_EVERY` calls, for a
+        task made without the factory (`asyncio.Task(...)` called directly).
+        """
+        if not (thorough or self.tasks.pending or self.host.cancelling()):
+            return
         left = asyncio.all_tasks(self.loop)
         if not self.host.cancelling():
             left.discard(self.host)  # waiting for the next call: not left behind
@@ -177,7 +191,7 @@ class _Private:
             self.loop.run_forever()
         finally:
             _set_running_loop(previous)
-            self._hand_over_leftovers()
+            self._hand_over_leftovers(thorough=True)
 
     def close(self) -> None:
         """Finish the host task and close the loop (its selector and self-pipe are file
@@ -203,6 +217,32 @@ class _Private:
                 self.close()
         except Exception:  # the thread or the interpreter is going away: nothing to report to
             pass
+
+
+class _Counted:
+    """A loop's task factory that counts its pending tasks other than host tasks: a call that
+    leaves none (the counter is back at zero) needs no look at `asyncio.all_tasks`.
+
+    A task's count drops in its done callback, which the loop runs soon after the task ends:
+    until then it is counted still, which only costs a look.
+    """
+
+    __slots__ = ("pending",)
+
+    def __init__(self) -> None:
+        self.pending = 0
+
+    def __call__(
+        self, loop: asyncio.AbstractEventLoop, coroutine: Any, **options: Any
+    ) -> asyncio.Task[Any]:
+        task = asyncio.Task(coroutine, loop=loop, **options)
+        if getattr(coroutine, "cr_code", None) is not _serve.__code__:
+            self.pending += 1
+            task.add_done_callback(self._ended)
+        return task
+
+    def _ended(self, task: asyncio.Task[Any]) -> None:
+        self.pending -= 1
 
 
 class _Owner:
