@@ -497,6 +497,7 @@ def test_a_task_made_without_the_loops_factory_is_still_handed_over() -> None:
     kept: list[asyncio.Task[Any]] = []
     assert run_sync(leaves_an_uncounted_task()) == 1
     loop = kept[0].get_loop()
+
     def loop_now() -> Any:
         private = getattr(_local, "private", None)  # None: handed over, a new one comes next
         return None if private is None else private.loop
