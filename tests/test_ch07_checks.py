@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from tests.solution_code import answer, verdict
+from toolsys.checks import Status
 
 # -- 7.1 -------------------------------------------------------------------------------------
 
@@ -274,3 +275,194 @@ def test_a_deadline_that_runs_the_function_inline_is_rejected() -> None:
             return {"ok": False, "error": error}
 
     assert "the caller's own thread" in verdict("7.5", inline).text()
+
+
+# -- defects found by the held-out trial and the mutants (issue 27) ---------------------------
+
+
+def test_a_gate_that_reads_retryable_1_as_true_is_rejected() -> None:
+    equal_true = answer("7.2", ('.get("retryable") is True', '.get("retryable") == True'))
+    assert "1 == True" in verdict("7.2", equal_true).text()
+
+
+def test_a_key_that_glues_run_and_tool_together_is_rejected() -> None:
+    def glued(run_id, call_id, tool, arguments):
+        text = run_id + tool + json.dumps(arguments, sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    assert "glued together" in verdict("7.3", glued).text()
+
+
+def test_a_key_that_sorts_lists_too_is_rejected() -> None:
+    def sorted_lists(run_id, call_id, tool, arguments):
+        def canonical(value):
+            if isinstance(value, dict):
+                return {key: canonical(item) for key, item in value.items()}
+            if isinstance(value, list):
+                items = [canonical(item) for item in value]
+                return sorted(items, key=lambda item: json.dumps(item, sort_keys=True))
+            return value
+
+        text = json.dumps([run_id, tool, canonical(arguments)], sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    assert "never the items of lists" in verdict("7.3", sorted_lists).text()
+
+
+def test_a_key_that_drops_non_ascii_characters_is_rejected() -> None:
+    def ascii_only(run_id, call_id, tool, arguments):
+        text = json.dumps([run_id, tool, arguments], sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(text.encode("ascii", "ignore")).hexdigest()
+
+    assert "Non-ASCII text is text too" in verdict("7.3", ascii_only).text()
+
+
+def test_a_key_that_cannot_encode_non_ascii_text_is_rejected() -> None:
+    def ascii_codec(run_id, call_id, tool, arguments):
+        text = json.dumps([run_id, tool, arguments], sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+    assert "UnicodeEncodeError" in verdict("7.3", ascii_codec).text()
+
+
+def test_a_worker_that_only_inherits_the_daemon_flag_is_rejected() -> None:
+    # check() runs on a daemon thread: before issue 27 this answer passed there.
+    inherited = answer(
+        "7.5", ("threading.Thread(target=work, daemon=True)", "threading.Thread(target=work)")
+    )
+    assert "a thread that is not a daemon" in verdict("7.5", inherited).text()
+
+
+def test_a_deadline_on_a_thread_pool_left_open_is_rejected() -> None:
+    def pool_left_open(fn, seconds, idempotent):
+        future = concurrent.futures.ThreadPoolExecutor(1).submit(fn)
+        try:
+            return {"ok": True, "value": future.result(timeout=seconds)}
+        except concurrent.futures.TimeoutError:
+            error = {
+                "code": "TIMEOUT",
+                "message": "still running, cannot be stopped",
+                "retryable": idempotent,
+                "details": {"side_effects": "unknown"},
+            }
+            return {"ok": False, "abandoned_thread": True, "error": error}
+        except Exception as exc:
+            error = {"code": "EXECUTION_ERROR", "message": f"{type(exc).__name__}: {exc}"}
+            return {"ok": False, "error": error}
+
+    assert "ThreadPoolExecutor's workers are not daemons" in verdict("7.5", pool_left_open).text()
+
+
+def test_a_deadline_that_waits_twice_as_long_as_allowed_is_rejected() -> None:
+    late = answer("7.5", ("worker.join(seconds)", "worker.join(seconds + 2)"))
+    assert "it must return at the deadline" in verdict("7.5", late).text()
+
+
+def test_an_exception_reported_as_an_abandoned_thread_is_rejected() -> None:
+    abandoned = answer(
+        "7.5",
+        (
+            'return {"ok": False, "error": {"code": "EXECUTION_ERROR"',
+            'return {"ok": False, "abandoned_thread": True, "error": {"code": "EXECUTION_ERROR"',
+        ),
+    )
+    assert "nothing was abandoned" in verdict("7.5", abandoned).text()
+
+
+def test_a_timeout_with_an_empty_message_is_rejected() -> None:
+    silent = answer(
+        "7.5",
+        ('"message": message,\n            "retryable"', '"message": "",\n            "retryable"'),
+    )
+    assert "should say TIMEOUT" in verdict("7.5", silent).text()
+
+
+# -- correct answers written differently pass ------------------------------------------------
+
+
+def test_a_backoff_written_another_way_passes() -> None:
+    def retry_delay(retry, base, cap, rng, retry_after=None):
+        if retry_after is None:
+            return rng.random() * min(base * 2 ** (retry - 1), cap)
+        return retry_after if retry_after < cap else cap
+
+    verdict("7.1", retry_delay, Status.PASSED)
+
+
+def test_a_gate_written_another_way_passes() -> None:
+    def may_retry(result, attempt, max_attempts, idempotent, key):
+        if result.get("ok", True) or attempt + 1 > max_attempts:
+            return False
+        error = result.get("error") or {}
+        safe = idempotent is True or (isinstance(key, str) and len(key) > 0)
+        return error.get("retryable", False) is True and safe
+
+    verdict("7.2", may_retry, Status.PASSED)
+
+
+def test_a_key_written_another_way_passes() -> None:
+    def call_key(run_id, call_id, tool, arguments):
+        blob = json.dumps({"run": run_id, "tool": tool, "args": arguments}, sort_keys=True)
+        return "idem-" + hashlib.blake2b(blob.encode("utf-8"), digest_size=20).hexdigest()
+
+    verdict("7.3", call_key, Status.PASSED)
+
+
+def test_a_store_written_another_way_passes() -> None:
+    from toolsys import ToolError
+
+    def run_once(store, key, arguments, run):
+        seen = json.dumps(arguments, sort_keys=True)
+        if key in store:
+            first_arguments, envelope = store[key]
+            if first_arguments != seen:
+                error = {"code": "IDEMPOTENCY_KEY_REUSED", "message": f"{key} names another call"}
+                return {"ok": False, "error": error, "replayed": False}
+            return dict(envelope, replayed=True)
+        try:
+            envelope = {"ok": True, "value": run()}
+        except ToolError as exc:
+            envelope = {"ok": False, "error": {"code": exc.code, "message": exc.message}}
+            if not exc.retryable:
+                store[key] = (seen, envelope)
+            return dict(envelope, replayed=False)
+        except Exception as exc:
+            message = f"{exc.__class__.__name__} ({exc})"
+            envelope = {"ok": False, "error": {"code": "EXECUTION_ERROR", "message": message}}
+        store[key] = (seen, envelope)
+        return dict(envelope, replayed=False)
+
+    verdict("7.4", run_once, Status.PASSED)
+
+
+def test_a_deadline_written_another_way_passes() -> None:
+    def with_deadline(fn, seconds, idempotent):
+        box: dict[str, Any] = {}
+        done = threading.Event()
+
+        def work():
+            try:
+                box["value"] = fn()
+            except Exception as exc:
+                box["error"] = f"{type(exc).__name__}: {exc}"
+            finally:
+                done.set()
+
+        threading.Thread(target=work, name="deadline", daemon=True).start()
+        if not done.wait(seconds):
+            return {
+                "ok": False,
+                "abandoned_thread": True,
+                "error": {
+                    "code": "TIMEOUT",
+                    "message": "Still running after the deadline; it cannot be stopped and may "
+                    "still take effect.",
+                    "retryable": bool(idempotent),
+                    "details": {"side_effects": "unknown"},
+                },
+            }
+        if "error" in box:
+            return {"ok": False, "error": {"code": "EXECUTION_ERROR", "message": box["error"]}}
+        return {"ok": True, "value": box["value"]}
+
+    verdict("7.5", with_deadline, Status.PASSED)

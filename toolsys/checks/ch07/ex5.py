@@ -43,6 +43,9 @@ def with_deadline(fn: Callable[[], Any], seconds: float, idempotent: bool) -> di
     return envelope
 
 
+_SLACK = 1.0
+"""Seconds past the deadline a wrapper may take to return (thread start and join on a loaded
+machine): far less than the hanging function waits, far more than a join(seconds) needs."""
 _TIMEOUT_SHAPE = (
     '{"ok": False, "abandoned_thread": True, "error": {"code": "TIMEOUT", "message": ..., '
     '"retryable": ..., "details": {"side_effects": "unknown"}}}'
@@ -82,15 +85,20 @@ def _expect_timeout(student: Callable[..., Any], idempotent: bool) -> None:
     release, finished = threading.Event(), threading.Event()
 
     def hangs() -> str:
-        release.wait(3)
+        release.wait(5)
         finished.set()
         return "too late"
 
     try:
+        start = time.monotonic()
         got, what = _deadline(student, hangs, "a function that hangs", 0.2, idempotent)
-        if finished.is_set():
+        waited = time.monotonic() - start
+        if finished.is_set() or waited > 0.2 + _SLACK:
             raise CheckFailed(
-                f"{what} waited for the function to end instead of returning at the deadline.",
+                f"{what} waited for the function to end instead of returning at the deadline."
+                if finished.is_set()
+                else f"{what} returned {waited:.1f} s after it was called: it must return at the "
+                "deadline (0.2 s), at once.",
                 expected=Described("TIMEOUT after about 0.2 s, the function still running"),
                 got=got,
                 hint="worker.join(seconds), then worker.is_alive(); not join() without a limit, "
@@ -107,6 +115,7 @@ def _expect_timeout(student: Callable[..., Any], idempotent: bool) -> None:
         or type(error) is not dict
         or as_str(error.get("code")) != "TIMEOUT"
         or type(error.get("message")) is not str
+        or not error["message"].strip()
         or type(details) is not dict
         or as_str(details.get("side_effects")) != "unknown"
     ):
@@ -125,6 +134,59 @@ def _expect_timeout(student: Callable[..., Any], idempotent: bool) -> None:
         hint="A repeat after a timeout is safe only for an idempotent tool: a write may "
         "already have happened. retryable = idempotent.",
     )
+
+
+def _expect_daemon(student: Callable[..., Any]) -> None:
+    """The worker must be a daemon because the student made it one, not because it inherited it.
+
+    `check()` runs this check on a daemon thread, and a new thread inherits its creator's daemon
+    flag: called from there, a `threading.Thread(target=...)` without `daemon=True` (or a
+    ThreadPoolExecutor's worker) would be a daemon by accident. So `with_deadline` is called here
+    from a thread that is not a daemon.
+    """
+    seen: list[threading.Thread] = []
+    done: list[Any] = []
+
+    def where() -> str:
+        seen.append(threading.current_thread())
+        return "here"
+
+    def call() -> None:
+        try:
+            done.append(student(where, 5.0, True))
+        except BaseException as exc:  # reported below, on the check's own thread
+            done.append(exc)
+
+    caller = threading.Thread(target=call, name="not-a-daemon", daemon=False)
+    caller.start()
+    caller.join(6.0)
+    if done and isinstance(done[0], NotImplementedError):
+        raise done[0]
+    if not done or isinstance(done[0], BaseException):
+        raise CheckFailed(
+            "with_deadline(a function that notes its thread, 5.0, idempotent=True), called from a "
+            "thread that is not a daemon, "
+            + ("did not return." if not done else f"raised {type(done[0]).__name__}."),
+            expected=Described("{'ok': True, 'value': 'here'}"),
+            got=Described("no answer") if not done else done[0],
+            hint="Catch the function's exception inside the thread and report it as data.",
+        )
+    if not seen or seen[0] is caller or not seen[0].daemon:
+        raise CheckFailed(
+            "with_deadline must run the function on a daemon worker thread.",
+            expected=Described("a daemon thread other than the caller's"),
+            got=Described(
+                "the function was not called"
+                if not seen
+                else "the caller's own thread"
+                if seen[0] is caller
+                else "a thread that is not a daemon (called from a thread that is not one: "
+                "a new thread takes its creator's flag unless you set daemon=True)"
+            ),
+            hint="threading.Thread(target=..., daemon=True): a thread left behind at a deadline "
+            "must not keep Python from exiting, and only another thread can be waited for with "
+            "a limit. A ThreadPoolExecutor's workers are not daemons.",
+        )
 
 
 @exercise(
@@ -165,6 +227,7 @@ def _check_with_deadline(student: Callable[..., Any]) -> None:
         or as_str(error.get("code") if type(error) is dict else None) != "EXECUTION_ERROR"
         or type(message) is not str
         or "ValueError" not in message
+        or sorted(got) != ["error", "ok"]
     ):
         raise CheckFailed(
             f"{what} should report EXECUTION_ERROR naming ValueError.",
@@ -173,29 +236,9 @@ def _check_with_deadline(student: Callable[..., Any]) -> None:
             ),
             got=got,
             hint="Catch the exception inside the thread and keep it; after join, report it "
-            "with its type: f'{type(exc).__name__}: {exc}'. An exception is not a timeout.",
+            "with its type: f'{type(exc).__name__}: {exc}'. An exception is not a timeout, and "
+            "the thread has ended: nothing was abandoned.",
         )
-    caller, seen = threading.current_thread(), []
-
-    def where() -> str:
-        seen.append(threading.current_thread())
-        return "here"
-
-    _deadline(student, where, "a function that notes its thread", 5.0, True)
-    if not seen or seen[0] is caller or not seen[0].daemon:
-        raise CheckFailed(
-            "with_deadline must run the function on a daemon worker thread.",
-            expected=Described("a daemon thread other than the caller's"),
-            got=Described(
-                "the function was not called"
-                if not seen
-                else "the caller's own thread"
-                if seen[0] is caller
-                else "a thread that is not a daemon"
-            ),
-            hint="threading.Thread(target=..., daemon=True): a thread left behind at a deadline "
-            "must not keep Python from exiting, and only another thread can be waited for with "
-            "a limit.",
-        )
+    _expect_daemon(student)
     _expect_timeout(student, idempotent=False)
     _expect_timeout(student, idempotent=True)
