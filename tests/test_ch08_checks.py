@@ -14,6 +14,7 @@ import json
 import pytest
 
 from tests.solution_code import answer, verdict
+from toolsys.checks import Status
 
 # -- 8.1 -------------------------------------------------------------------------------------
 
@@ -207,3 +208,161 @@ def test_a_verification_that_hashes_the_line_as_written_is_rejected() -> None:
         return None
 
     assert "canonical form" in verdict("8.4", as_written).text()
+
+
+# -- defects found by the held-out trial and the mutants (issue 27) ---------------------------
+
+
+def _approve_by_hash_alone(calls, approvals):
+    def key(tool, arguments):
+        text = json.dumps(
+            {"tool": tool, "arguments": arguments},
+            sort_keys=True,
+            separators=(",", ":"),
+            ensure_ascii=False,
+        )
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    keys = set(approvals.values())
+    return [
+        c["id"] for c in calls if c["id"] in approvals and key(c["tool"], c["arguments"]) in keys
+    ]
+
+
+def test_an_approval_matched_by_its_hash_alone_is_rejected() -> None:
+    assert "is not this call's approval" in verdict("8.2", _approve_by_hash_alone).text()
+
+
+def test_an_approval_hashed_with_escaped_non_ascii_text_is_rejected() -> None:
+    escaped = answer("8.2", ("ensure_ascii=False", "ensure_ascii=True"))
+    assert "Non-ASCII text must hash as arguments_hash does" in verdict("8.2", escaped).text()
+
+
+def test_an_approval_that_sorts_only_the_top_level_is_rejected() -> None:
+    def top_level(calls, approvals):
+        shown = []
+        for c in calls:
+            ordered = dict(sorted(c["arguments"].items()))
+            text = json.dumps(
+                {"arguments": ordered, "tool": c["tool"]}, separators=(",", ":"), ensure_ascii=False
+            )
+            if approvals.get(c["id"]) == hashlib.sha256(text.encode()).hexdigest():
+                shown.append(c["id"])
+        return shown
+
+    assert "at every depth" in verdict("8.2", top_level).text()
+
+
+def test_approved_ids_in_the_approvals_order_are_rejected() -> None:
+    solution = answer("8.2")
+
+    def approvals_order(calls, approvals):
+        allowed = set(solution(calls, approvals))
+        return [call_id for call_id in approvals if call_id in allowed]
+
+    assert "in the order of the calls" in verdict("8.2", approvals_order).text()
+
+
+def test_a_role_filter_that_reads_available_1_as_true_is_rejected() -> None:
+    equal_true = answer("8.3", ("is not True", "!= True"))
+    assert "1 == True" in verdict("8.3", equal_true).text()
+
+
+def test_a_verification_that_needs_both_prev_and_seq_wrong_is_rejected() -> None:
+    both = answer(
+        "8.4",
+        (
+            'record["prev"] != prev or record["seq"] != number',
+            'record["prev"] != prev and record["seq"] != number',
+        ),
+    )
+    assert "only line 4's prev is wrong" in verdict("8.4", both).text()
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        (('record["prev"] != prev or ', ""), "only line 4's prev is wrong"),
+        ((' or record["seq"] != number', ""), "only the seq is wrong"),
+        (('record["seq"] != number', 'int(record["seq"]) != number'), "the string '3'"),
+        (("ensure_ascii=True", "ensure_ascii=False"), "non-ASCII text"),
+    ],
+    ids=["seq-only", "prev-only", "seq-converted", "unescaped-canonical-form"],
+)
+def test_a_verification_that_skips_one_of_hash_prev_seq_is_rejected(
+    change: tuple[str, str], words: str
+) -> None:
+    assert words in verdict("8.4", answer("8.4", change)).text()
+
+
+# -- correct answers written differently pass ------------------------------------------------
+
+
+def test_a_policy_written_another_way_passes() -> None:
+    def policy(tool, category, roles, rules, grants):
+        known = {"read", "write", "execute"}
+        decision = "deny" if category not in known else rules.get(tool)
+        if decision is not None:
+            return decision
+        granted = set().union(*(grants.get(role, ()) for role in roles))
+        return "allow" if category == "read" or category in granted else "needs_approval"
+
+    verdict("8.1", policy, Status.PASSED)
+
+
+def test_an_approval_gate_written_another_way_passes() -> None:
+    from toolsys.governance import arguments_hash
+
+    def approved_calls(calls, approvals):
+        return [
+            call["id"]
+            for call in calls
+            if call["id"] in approvals
+            and approvals[call["id"]] == arguments_hash(call["tool"], call["arguments"])
+        ]
+
+    verdict("8.2", approved_calls, Status.PASSED)
+
+
+def test_a_role_filter_written_another_way_passes() -> None:
+    def visible(tools, context):
+        given = context.get("roles")
+        mine = set() if given is None else {given} if isinstance(given, str) else set(given)
+
+        def shown(tool):
+            if tool.roles is not None and mine.isdisjoint(tool.roles):
+                return False
+            if tool.available is None:
+                return True
+            try:
+                return tool.available(context) is True
+            except Exception:
+                return False
+
+        return list(filter(shown, tools))
+
+    verdict("8.3", visible, Status.PASSED)
+
+
+def test_a_verification_written_another_way_passes() -> None:
+    def first_bad_line(lines):
+        expected_prev = "0" * 64
+        for number, line in enumerate(lines, start=1):
+            try:
+                record = json.loads(line)
+                claimed = record.pop("hash")
+                canonical = json.dumps(record, sort_keys=True, separators=(",", ":"))
+                good = (
+                    hashlib.sha256(canonical.encode("ascii")).hexdigest() == claimed
+                    and record["prev"] == expected_prev
+                    and type(record["seq"]) is int
+                    and record["seq"] == number
+                )
+            except Exception:
+                good = False
+            if not good:
+                return number
+            expected_prev = claimed
+        return None
+
+    verdict("8.4", first_bad_line, Status.PASSED)

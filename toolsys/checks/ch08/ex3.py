@@ -34,6 +34,7 @@ def _tools() -> list[Any]:
     add("nobody", roles=set())
     add("beta_search", available=lambda context: context.get("beta") is True)
     add("maybe", available=lambda context: "yes")
+    add("one", available=lambda context: 1)
     add("flaky", available=lambda context: context["region"] == "eu")
     return list(registry)
 
@@ -50,6 +51,8 @@ _TOOL_HINTS = {  # why a tool is shown or hidden, for the first tool a student g
     "not its truthiness.",
     "maybe": "available(context) must return the boolean True: a truthy 'yes' is not a yes "
     "(compare with `is True`).",
+    "one": "available(context) must return the boolean True: 1 == True in Python, so "
+    "`== True` lets 1 through. Compare with `is True`.",
     "beta_search": "A tool with available= is visible only when available(context) is True.",
     "flaky": "An available() that raises hides the tool (fail closed): catch the exception and "
     "skip the tool.",
