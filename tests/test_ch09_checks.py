@@ -8,14 +8,18 @@ own pieces, so passing them here also proves that the package passes its own che
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any
 
 import pytest
 
 from tests.solution_code import answer, verdict
-from toolsys import Category
+from toolsys import Category, ToolError
+from toolsys.checks import Status
 from toolsys.checks.ch09 import DOCUMENTS
+from toolsys.compose import when
+from toolsys.injection import Context
 from toolsys.search import tokenize
 from toolsys.tool import tool_from_function
 
@@ -73,9 +77,12 @@ def test_a_hand_chained_tool_that_bypasses_the_layers_is_rejected() -> None:
 
 def test_a_hand_chained_tool_that_loses_the_inner_error_is_rejected() -> None:
     def lossy(registry):
-        def refund_or_escalate(order_id: str, amount: float) -> Any:
+        def refund_or_escalate(order_id: str, amount: float, ctx: Context) -> Any:
             name = "refund" if amount <= 100 else "escalate"
-            result = registry.execute(name, {"order_id": order_id, "amount": amount})
+            caller = {"user": ctx.user, "roles": sorted(ctx.roles)}
+            result = registry.execute(
+                name, {"order_id": order_id, "amount": amount}, context=caller
+            )
             if not result.ok:
                 raise RuntimeError("refund failed")
             return result.value
@@ -183,7 +190,10 @@ _NOT_LOADED = "if name in registry and name not in core and name not in loaded:"
 @pytest.mark.parametrize(
     ("change", "words"),
     [
-        ((_NOT_LOADED, "if name not in core and name not in loaded:"), "only the registry says"),
+        (
+            (_NOT_LOADED, "if name not in core and name not in loaded:"),
+            "returned TOOL_NOT_LOADED; the registry answers UNKNOWN_TOOL",
+        ),
         ((_NOT_LOADED, "if False:"), "only the order of steps"),
         (('"retryable": True,', '"retryable": False,'), "only the order of steps"),
         (("loaded.append(hit.name)", "pass"), "Append each name found"),
@@ -217,3 +227,179 @@ def test_a_dispatcher_that_shows_every_tool_is_rejected() -> None:
         return registry.execute(name, arguments).to_dict()
 
     assert "only the order of steps" in verdict("9.4", everything).text()
+
+
+# -- defects found by the held-out trial and the mutants (issue 27) ---------------------------
+
+
+def test_a_composite_whose_inner_calls_lose_the_caller_is_rejected() -> None:
+    def anonymous(registry):
+        def refund_or_escalate(order_id: str, amount: float) -> Any:
+            name = "refund" if amount <= 100 else "escalate"
+            result = registry.execute(name, {"order_id": order_id, "amount": amount})
+            if not result.ok:
+                raise ToolError(str(result.error.code), result.error.message)
+            return result.value
+
+        return tool_from_function(refund_or_escalate, category=Category.EXECUTE)
+
+    assert "must carry the caller's context" in verdict("9.1", anonymous).text()
+
+
+def test_a_composite_with_a_fixed_category_is_rejected() -> None:
+    def fixed(registry):
+        built = answer("9.1")(registry)
+        return dataclasses.replace(built, category=Category.EXECUTE)
+
+    assert "not from a constant" in verdict("9.1", fixed).text()
+
+
+_DOLLAR = 'if not re.match(r"[A-Za-z0-9-]+(_[A-Za-z0-9-]+)*$", prefix):'
+_ISALNUM = (
+    'if not prefix.replace("-", "").replace("_", "a").isalnum() or "__" in prefix'
+    ' or prefix[0] == "_" or prefix[-1] == "_":'
+)
+_RETURNS = "    target.update(incoming)\n    return target"
+_NO_MESSAGE = '"message": f"Tool {name!r} exists but is not loaded in this conversation yet.",'
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        (
+            (_PREFIX_RULE, 'if not re.fullmatch(r"[A-Za-z0-9-]+(_+[A-Za-z0-9-]+)*", prefix):'),
+            "Never two '_' in a row",
+        ),
+        ((_PREFIX_RULE, _DOLLAR), "fullmatch"),
+        ((_PREFIX_RULE, _ISALNUM), "Only ASCII letters"),
+        (("len(name) > 64", "len(name) >= 64"), "the limit itself, and allowed"),
+        (("    target.update(incoming)", _RETURNS), "returns nothing"),
+    ],
+    ids=["double-underscore", "dollar-before-newline", "isalnum", "64-refused", "returns-target"],
+)
+def test_a_merge_the_held_out_answers_got_past_is_rejected(
+    change: tuple[str, str], words: str
+) -> None:
+    assert words in verdict("9.2", answer("9.2", change)).text()
+
+
+def test_a_merge_that_checks_the_length_while_adding_is_rejected() -> None:
+    def half(target, other, prefix):
+        answer("9.2")({}, {}, prefix)  # the prefix rules
+        incoming = {f"{prefix}__{name}": tool for name, tool in other.items()}
+        taken = [full for full in incoming if full in target]
+        if taken:
+            raise ValueError(f"{taken[0]!r} is already registered")
+        for full, tool in incoming.items():
+            if len(full) > 64:
+                raise ValueError(f"{full!r} is longer than 64 characters")
+            target[full] = tool
+
+    assert "a name of 65 characters" in verdict("9.2", half).text()
+
+
+def test_the_merge_reference_agrees_with_the_exercise_text_on_double_underscores() -> None:
+    from toolsys.checks.ch09 import include
+
+    with pytest.raises(ValueError, match="never two in a row"):
+        include({}, {"charge": len}, "bill__ing")
+
+
+def test_a_search_that_leaves_core_tools_out_of_found_is_rejected() -> None:
+    solution = answer("9.4")
+
+    def hides_core(registry, core, loaded, name, arguments):
+        got = solution(registry, core, loaded, name, arguments)
+        if name == "search_tools":
+            got["value"]["found"] = [n for n in got["value"]["found"] if n not in core]
+        return got
+
+    assert "core ones included" in verdict("9.4", hides_core).text()
+
+
+def test_a_not_loaded_error_without_a_message_is_rejected() -> None:
+    silent = answer(
+        "9.4",
+        ('"message": f"Tool {name!r} exists but is not loaded in this conversation yet.",', ""),
+    )
+    assert "should have a message" in verdict("9.4", silent).text()
+
+
+# -- correct answers written differently pass ------------------------------------------------
+
+
+def test_a_composite_written_another_way_passes() -> None:
+    def refund_or_escalate(registry):
+        def at_most_100(arguments: dict) -> bool:
+            """the amount is 100 or less"""
+            return not arguments["amount"] > 100
+
+        refund, escalate = registry.get("refund"), registry.get("escalate")
+        return when("refund_or_escalate", at_most_100, refund, escalate)
+
+    verdict("9.1", refund_or_escalate, Status.PASSED)
+
+
+def test_a_merge_written_another_way_passes() -> None:
+    import string
+
+    allowed = set(string.ascii_letters + string.digits + "-")
+
+    def include(target, other, prefix):
+        parts = prefix.split("_")
+        if not prefix or any(not part or not set(part) <= allowed for part in parts):
+            raise ValueError(f"bad prefix {prefix!r}")
+        names = {prefix + "__" + name: tool for name, tool in other.items()}
+        problems = [n for n in names if len(n) > 64 or n in target]
+        if problems:
+            raise ValueError(f"cannot add {problems[0]!r}: taken or too long")
+        for name, tool in names.items():
+            target[name] = tool
+
+    verdict("9.2", include, Status.PASSED)
+
+
+def test_a_ranking_written_another_way_passes() -> None:
+    import math
+    from collections import Counter
+
+    def rank(query, documents, k):
+        n = len(documents)
+        average = sum(map(len, documents.values())) / n
+        df = Counter(term for terms in documents.values() for term in set(terms))
+        scored = []
+        for name, terms in documents.items():
+            counts = Counter(terms)
+            score = 0.0
+            for term in set(query) & set(counts):
+                idf = math.log(1 + (n - df[term] + 0.5) / (df[term] + 0.5))
+                tf = counts[term]
+                score += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * len(terms) / average))
+            if score:
+                scored.append((name, score))
+        scored.sort(key=lambda pair: (-pair[1], pair[0]))
+        return scored[:k] if k > 0 else []
+
+    verdict("9.3", rank, Status.PASSED)
+
+
+def test_a_dispatcher_written_another_way_passes() -> None:
+    def dispatch(registry, core, loaded, name, arguments):
+        visible = set(core) | set(loaded)
+        if name == "search_tools":
+            found = [hit.name for hit in registry.search(arguments["query"], arguments.get("k", 5))]
+            loaded.extend(n for n in found if n not in visible and n not in loaded)
+            return {"ok": True, "value": {"found": found}}
+        if name not in visible and name in registry:
+            return {
+                "ok": False,
+                "error": {
+                    "code": "TOOL_NOT_LOADED",
+                    "message": f"{name} is not available yet.",
+                    "suggestion": "Use search_tools to load it, then call it again.",
+                    "retryable": True,
+                },
+            }
+        return registry.execute(name, arguments).to_dict()
+
+    verdict("9.4", dispatch, Status.PASSED)
