@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from tests.solution_code import answer, verdict
+from toolsys.checks import Status
 
 # -- 10.1 ------------------------------------------------------------------------------------
 
@@ -33,10 +34,23 @@ _TEXT = 'text = " ".join(part for part in (error["message"], error.get("suggesti
         ([(_TEXT, 'text = error["message"] + " " + error.get("suggestion", "")')], "trailing"),
         ([('"_meta": {"toolsys/error": error},', "")], "_meta"),
         (
-            [("value if isinstance(value, str) else json.dumps(value)", "json.dumps(value)")],
+            [
+                (
+                    "value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)",
+                    "json.dumps(value)",
+                )
+            ],
             "quotes",
         ),
-        ([("value if isinstance(value, str) else json.dumps(value)", "str(value)")], "JSON text"),
+        (
+            [
+                (
+                    "value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)",
+                    "str(value)",
+                )
+            ],
+            "JSON text",
+        ),
         (
             [
                 (
@@ -188,3 +202,78 @@ _CHECK = """    for name in names:
 )
 def test_a_wrong_prefix_import_is_rejected(changes: list[tuple[str, str]], words: str) -> None:
     assert words in verdict("10.3", answer("10.3", *changes)).text()
+
+
+# -- defects found by the mutants (issue 27) -------------------------------------------------
+
+
+def test_a_result_that_escapes_non_ascii_text_is_rejected() -> None:
+    # The text said json.dumps(v), the package sends ensure_ascii=False: now they agree.
+    escaped = answer("10.1", ("json.dumps(value, ensure_ascii=False)", "json.dumps(value)"))
+    assert "Non-ASCII text stays as it is" in verdict("10.1", escaped).text()
+
+
+# -- correct answers written differently pass ------------------------------------------------
+
+
+def test_a_call_result_written_another_way_passes() -> None:
+    import json
+
+    def to_call_result(envelope):
+        if envelope.get("ok") is True:
+            value = envelope.get("value")
+            shown = value if type(value) is str else json.dumps(value, ensure_ascii=False)
+            return {"isError": False, "content": [{"text": shown, "type": "text"}]}
+        error = dict(envelope["error"])
+        words = error["message"]
+        if error.get("suggestion"):
+            words = f"{words} {error['suggestion']}"
+        return {
+            "isError": True,
+            "content": [{"type": "text", "text": words}],
+            "_meta": {"toolsys/error": error},
+        }
+
+    verdict("10.1", to_call_result, Status.PASSED)
+
+
+def test_a_trust_rule_written_another_way_passes() -> None:
+    def category_of(annotations, trusted):
+        hints = annotations if trusted and isinstance(annotations, dict) else {}
+
+        def said(name, default):
+            value = hints.get(name)
+            return value if value is True or value is False else default
+
+        if not trusted:
+            return "execute"
+        if said("readOnlyHint", False):
+            return "read"
+        return "execute" if said("openWorldHint", True) else "write"
+
+    verdict("10.2", category_of, Status.PASSED)
+
+
+def test_an_import_written_another_way_passes() -> None:
+    import functools
+
+    def import_with_prefix(registry, listing, prefix, call_remote):
+        names = [prefix + "_" + tool["name"] for tool in listing]
+        seen = set(registry)
+        for name in names:
+            if name in seen:
+                raise ValueError(f"{name} already exists; pick another prefix")
+            seen.add(name)
+
+        def forward(remote, **arguments):
+            return call_remote(remote, arguments)
+
+        registry.update(
+            {
+                name: functools.partial(forward, tool["name"])
+                for name, tool in zip(names, listing, strict=True)
+            }
+        )
+        return names
+
+    verdict("10.3", import_with_prefix, Status.PASSED)

@@ -165,7 +165,7 @@ _CHAIN_CASES: list[tuple[list[str], str, str]] = [
         "json.dumps(body, sort_keys=True, separators=(',', ':'), ensure_ascii=True).",
     ),
     (
-        [_NAMES[0], _edit(_NAMES[1], "\"amount\":15", "\"amount\":150"), _NAMES[2]],
+        [_NAMES[0], _edit(_NAMES[1], '"amount":15', '"amount":150'), _NAMES[2]],
         "line 2 of the non-ASCII log edited",
         "Recompute each line's hash from its content and compare it with its 'hash'.",
     ),

@@ -52,11 +52,14 @@ _BAD_ARGS = _failure(
 )
 _SILENT = _failure("UPSTREAM_DOWN", "The order service did not answer.", "")
 _RESULT_WHY = {
-    "dict": "A value that is not a string is sent as JSON text: json.dumps(value).",
+    "dict": "A value that is not a string is sent as JSON text: json.dumps(value, "
+    "ensure_ascii=False).",
     "str": "A string value is already text: send it as it is. json.dumps would add quotes the "
     "model then reads as part of the answer.",
     "number": "A number is sent as JSON text too: json.dumps(646) is '646'.",
     "none": "None is a value: its JSON text is 'null'.",
+    "unicode": "Non-ASCII text stays as it is: json.dumps(value, ensure_ascii=False). The default "
+    "escapes 'ë' as '\\u00eb', which the model then reads (and pays for) as six characters.",
     "failure": "A failure is a result too: isError True, the text `message + ' ' + "
     "suggestion`, and the whole error under _meta['toolsys/error']. Raising instead becomes a "
     "JSON-RPC protocol error, and the model never sees why the call failed.",
@@ -70,6 +73,8 @@ _RESULT_CASES: list[tuple[dict[str, Any], str]] = [
     ({"ok": True, "value": 646}, "number"),
     ({"ok": True, "value": [1, 2.5, True]}, "dict"),
     ({"ok": True, "value": None}, "none"),
+    ({"ok": True, "value": {"name": "Zoë", "note": "colis abîmé 📦"}}, "unicode"),
+    ({"ok": True, "value": "Zoë's parcel"}, "str"),
     (_NOT_FOUND, "failure"),
     (_BAD_ARGS, "details"),
     (_SILENT, "silent"),
@@ -87,7 +92,7 @@ _RESULT_SHAPE = "a dict with keys content and isError (and _meta for a failure)"
         "'Error executing tool' (or crash on), so the model never reads the suggestion.",
         "The text of a failure is error['message'] + ' ' + error['suggestion'] (only the "
         "message when the suggestion is empty); a success's text is the value itself when it "
-        "is a string, json.dumps(value) otherwise.",
+        "is a string, json.dumps(value, ensure_ascii=False) otherwise.",
     ],
     reference=lambda: to_call_result,
 )
