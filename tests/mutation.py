@@ -95,6 +95,23 @@ _ADDED_KEYWORDS: dict[tuple[str, str], Any] = {
     ("zip", "strict"): False,
 }
 _BROAD = {"Exception", "BaseException"}
+# Calls that only compute a value: doing one twice changes nothing, so it is no mutant worth
+# making. Any other call (a tool, a client, a registry, a method that appends) may act.
+_PURE_FUNCTIONS = set(
+    "abs all any bool callable chr dict divmod enumerate filter float format frozenset getattr "
+    "hasattr hash int isinstance issubclass iter len list map max min next ord range repr "
+    "reversed round set sorted str sum tuple type zip".split()
+)
+_PURE_MODULES = set(
+    "base64 collections copy dataclasses datetime difflib functools hashlib inspect itertools "
+    "json math operator re string textwrap types typing unicodedata".split()
+)
+_PURE_METHODS = set(
+    "casefold count decode encode endswith errors find findall finditer format fullmatch get "
+    "group hexdigest index isoformat items join keys lower lstrip match model_dump partition "
+    "replace rsplit rstrip search split splitlines startswith strftime strip sub timestamp "
+    "title to_dict to_message upper values".split()
+)
 
 
 @dataclass(frozen=True)
@@ -575,12 +592,24 @@ def _statement_edits(site: _Site) -> Iterator[tuple[str, str, str, Edit]]:
     if isinstance(node, ast.Break | ast.Continue):
         other = ast.Continue if isinstance(node, ast.Break) else ast.Break
         yield "loop jump", before, _one_line(other()), _to(other)
-    calls = any(isinstance(n, ast.Call) for n in ast.walk(node))
+    calls = any(isinstance(n, ast.Call) and not _pure(n) for n in ast.walk(node))
     simple = isinstance(node, ast.Expr | ast.Assign | ast.AugAssign | ast.AnnAssign)
     if calls and simple:
         yield "call made twice", before, "(twice)", _twice
     elif calls and isinstance(node, ast.Return) and node.value is not None:
         yield "call made twice", before, "(its value computed once before)", _compute_first
+
+
+def _pure(call: ast.Call) -> bool:
+    """Whether `call` only computes a value (see _PURE_FUNCTIONS): a guess from its name."""
+    func = call.func
+    if isinstance(func, ast.Name):
+        return func.id in _PURE_FUNCTIONS or func.id[:1].isupper()  # a class: a new value
+    if isinstance(func, ast.Attribute):
+        if isinstance(func.value, ast.Name) and func.value.id in _PURE_MODULES:
+            return True
+        return func.attr in _PURE_METHODS
+    return False
 
 
 def _drop_statement(tree: ast.Module, node: ast.AST) -> None:

@@ -7,8 +7,9 @@ edit away from what students are shown, and a change that no longer applies fail
 A change is code, not text: `swap("n < 1", "n <= 1")` finds the expression (or statements) `old`
 in the answer's cell by its syntax tree, so re-wrapping a line, renaming nothing and reformatting
 the solution leave the test working; only a change to the logic it names breaks it, and then the
-wrong answer has to be thought again anyway. `drop(...)` removes statements, and any function
-`(tree: ast.Module) -> None` may edit the tree itself. The old spelling, a pair `(old, new)` of
+wrong answer has to be thought again anyway. `...` in `old` matches any code (`swap("raise KeyError(...)", "return None")`),
+`drop(...)` removes statements, and any function `(tree: ast.Module) -> None` may edit the tree
+itself. The old spelling, a pair `(old, new)` of
 exact substrings of the cell, still works for the chapters not yet converted to `swap`.
 """
 
@@ -137,8 +138,34 @@ def answer(exercise_id: str, *changes: Change) -> Any:
     return found.build(tree, found.namespace())
 
 
-def _same(a: ast.AST, b: ast.AST) -> bool:
-    return ast.dump(a) == ast.dump(b)
+def _same(node: ast.AST, pattern: ast.AST) -> bool:
+    """Whether `node` has the syntax of `pattern`, where `...` stands for any one node, and a
+    list of just `...` (as in `f(...)`) for any list."""
+    if _dots(pattern):
+        return True
+    if type(node) is not type(pattern):
+        return False
+    for name, want in ast.iter_fields(pattern):
+        got = getattr(node, name, None)
+        if isinstance(want, list):
+            if len(want) == 1 and _dots(want[0]):
+                continue
+            if not isinstance(got, list) or len(got) != len(want):
+                return False
+            if not all(_same(g, w) for g, w in zip(got, want, strict=True)):
+                return False
+        elif isinstance(want, ast.AST):
+            if not (isinstance(got, ast.AST) and _same(got, want)):
+                return False
+        elif got != want:
+            return False
+    return True
+
+
+def _dots(pattern: ast.AST) -> bool:
+    if isinstance(pattern, ast.Expr):
+        pattern = pattern.value
+    return isinstance(pattern, ast.Constant) and pattern.value is Ellipsis
 
 
 def _bodies(tree: ast.AST) -> Iterator[list[ast.stmt]]:
@@ -168,8 +195,9 @@ def swap(old: str, new: str, *, nth: int | None = None) -> Callable[[ast.Module]
     """A change: the expression or statements `old` (found by syntax, not by text) become `new`.
 
     `old` must occur exactly once in the answer's cell, or name its `nth` occurrence (0-based) in
-    the order the tree is walked. `new` is an expression where `old` is one, else statements
-    (an empty `new` removes them).
+    the order the tree is walked; `...` in it matches anything (`raise KeyError(...)`,
+    `JSON_TYPES = ...`). `new` is an expression where `old` is one, else statements (an empty
+    `new` removes them).
     """
     pattern = _parse(old)
 
