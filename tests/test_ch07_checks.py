@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.solution_code import answer, verdict
+from tests.solution_code import answer, swap, verdict
 from toolsys.checks import Status
 
 # -- 7.1 -------------------------------------------------------------------------------------
@@ -466,3 +466,19 @@ def test_a_deadline_written_another_way_passes() -> None:
         return {"ok": True, "value": box["value"]}
 
     verdict("7.5", with_deadline, Status.PASSED)
+
+
+def test_a_deadline_that_calls_the_function_twice_is_rejected() -> None:
+    twice = answer("7.5", swap('outcome["value"] = fn()', 'fn()\noutcome["value"] = fn()'))
+    assert "a tool that writes must not run twice" in verdict("7.5", twice).text()
+
+
+def test_a_deadline_that_catches_only_value_errors_is_rejected() -> None:
+    narrow = answer(
+        "7.5",
+        swap(
+            "try:\n    outcome['value'] = fn()\nexcept Exception as exc:\n    outcome['error'] = exc",
+            "try:\n    outcome['value'] = fn()\nexcept ValueError as exc:\n    outcome['error'] = exc",
+        ),
+    )
+    assert "raised KeyError" in verdict("7.5", narrow).text()

@@ -81,6 +81,34 @@ def _raises() -> Any:
     raise ValueError("order A-7 is locked")
 
 
+def _not_found() -> Any:
+    raise KeyError("A-7")
+
+
+def _expect_execution_error(student: Callable[..., Any], fn: Callable[[], Any], kind: str) -> None:
+    got, what = _deadline(student, fn, f"a function raising {kind}", 5.0, True)
+    error = got.get("error") if type(got) is dict else None
+    message = error.get("message") if type(error) is dict else None
+    if (
+        type(got) is not dict
+        or got.get("ok") is not False
+        or as_str(error.get("code") if type(error) is dict else None) != "EXECUTION_ERROR"
+        or type(message) is not str
+        or kind not in message
+        or sorted(got) != ["error", "ok"]
+    ):
+        raise CheckFailed(
+            f"{what} should report EXECUTION_ERROR naming {kind}.",
+            expected=Described(
+                f'{{"ok": False, "error": {{"code": "EXECUTION_ERROR", "message": "{kind}: ..."}}}}'
+            ),
+            got=got,
+            hint="Catch every exception (except Exception) inside the thread and keep it; after "
+            "join, report it with its type: f'{type(exc).__name__}: {exc}'. An exception is not a "
+            "timeout, and the thread has ended: nothing was abandoned.",
+        )
+
+
 def _expect_timeout(student: Callable[..., Any], idempotent: bool) -> None:
     release, finished = threading.Event(), threading.Event()
 
@@ -203,13 +231,29 @@ def _expect_daemon(student: Callable[..., Any]) -> None:
     reference=lambda: with_deadline,
 )
 def _check_with_deadline(student: Callable[..., Any]) -> None:
-    got, what = _deadline(student, _in_time(0.05, 42), "a function returning 42", 5.0, True)
+    calls = [0]
+
+    def counted(value: Any) -> Callable[[], Any]:
+        def fn() -> Any:
+            calls[0] += 1
+            time.sleep(0.05)
+            return value
+
+        return fn
+
+    got, what = _deadline(student, counted(42), "a function returning 42", 5.0, True)
     expect_equal(
         got,
         {"ok": True, "value": 42},
         what=what,
         hint="Wait for the thread up to the deadline (join(seconds)); when it has ended, return "
         "{'ok': True, 'value': <its value>}.",
+    )
+    expect_equal(
+        calls[0],
+        1,
+        what=f"how many times {what} called the function",
+        hint="Call fn() once, on the worker thread: a tool that writes must not run twice.",
     )
     got, what = _deadline(student, _in_time(0.0, None), "a function returning None", 5.0, True)
     expect_equal(
@@ -218,27 +262,8 @@ def _check_with_deadline(student: Callable[..., Any]) -> None:
         what=what,
         hint="None is a value: decide with worker.is_alive(), not with 'no value yet'.",
     )
-    got, what = _deadline(student, _raises, "a function raising ValueError", 5.0, True)
-    error = got.get("error") if type(got) is dict else None
-    message = error.get("message") if type(error) is dict else None
-    if (
-        type(got) is not dict
-        or got.get("ok") is not False
-        or as_str(error.get("code") if type(error) is dict else None) != "EXECUTION_ERROR"
-        or type(message) is not str
-        or "ValueError" not in message
-        or sorted(got) != ["error", "ok"]
-    ):
-        raise CheckFailed(
-            f"{what} should report EXECUTION_ERROR naming ValueError.",
-            expected=Described(
-                '{"ok": False, "error": {"code": "EXECUTION_ERROR", "message": "ValueError: ..."}}'
-            ),
-            got=got,
-            hint="Catch the exception inside the thread and keep it; after join, report it "
-            "with its type: f'{type(exc).__name__}: {exc}'. An exception is not a timeout, and "
-            "the thread has ended: nothing was abandoned.",
-        )
+    for fn, kind in ((_raises, "ValueError"), (_not_found, "KeyError")):
+        _expect_execution_error(student, fn, kind)
     _expect_daemon(student)
     _expect_timeout(student, idempotent=False)
     _expect_timeout(student, idempotent=True)
