@@ -13,7 +13,7 @@ import json
 
 import pytest
 
-from tests.solution_code import answer, verdict
+from tests.solution_code import answer, swap, verdict
 from toolsys.checks import Status
 
 # -- 8.1 -------------------------------------------------------------------------------------
@@ -366,3 +366,25 @@ def test_a_verification_written_another_way_passes() -> None:
         return None
 
     verdict("8.4", first_bad_line, Status.PASSED)
+
+
+def test_a_role_filter_that_stops_at_the_first_failing_available_is_rejected() -> None:
+    stops = answer(
+        "8.3",
+        swap(
+            "try:\n    if tool.available(context) is not True:\n        continue\nexcept Exception:\n    continue",
+            "try:\n    if tool.available(context) is not True:\n        continue\nexcept Exception:\n    break",
+        ),
+    )
+    assert "order_status" in verdict("8.3", stops).text()
+
+
+def test_a_verification_that_crashes_on_a_missing_prev_is_rejected() -> None:
+    crashes = answer(
+        "8.4",
+        swap(
+            "(ValueError, KeyError, TypeError, AttributeError)",
+            "(ValueError, TypeError, AttributeError)",
+        ),
+    )
+    assert "raised KeyError" in verdict("8.4", crashes).text()

@@ -32,10 +32,11 @@ def _tools() -> list[Any]:
     add("delete_account", category=Category.WRITE, roles={"admin"})
     add("export_all", roles={"support", "auditor"})
     add("nobody", roles=set())
+    add("flaky", available=lambda context: context["region"] == "eu")
     add("beta_search", available=lambda context: context.get("beta") is True)
     add("maybe", available=lambda context: "yes")
     add("one", available=lambda context: 1)
-    add("flaky", available=lambda context: context["region"] == "eu")
+    add("order_status", available=lambda context: True)
     return list(registry)
 
 

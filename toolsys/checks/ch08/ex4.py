@@ -47,11 +47,12 @@ def _sealed(
     return lines
 
 
-def _resealed(line: str, **fields: Any) -> str:
-    """The line with `fields` changed and its own hash recomputed (its prev and seq kept)."""
+def _resealed(line: str, without: str = "", **fields: Any) -> str:
+    """The line with `fields` changed (the field `without` left out) and its own hash
+    recomputed."""
     from toolsys.governance._chain import seal
 
-    record = {key: value for key, value in json.loads(line).items() if key != "hash"}
+    record = {key: value for key, value in json.loads(line).items() if key not in ("hash", without)}
     return seal({**record, **fields})[0].decode("ascii").rstrip("\n")
 
 
@@ -168,6 +169,12 @@ _CHAIN_CASES: list[tuple[list[str], str, str]] = [
         [_NAMES[0], _edit(_NAMES[1], '"amount":15', '"amount":150'), _NAMES[2]],
         "line 2 of the non-ASCII log edited",
         "Recompute each line's hash from its content and compare it with its 'hash'.",
+    ),
+    (
+        [*_LOG[:2], _resealed(_LOG[2], without="prev"), *_LOG[3:]],
+        "line 3 with its prev left out (and its own hash recomputed)",
+        "A record without its prev (or seq, or hash) is bad: catch the KeyError reading it "
+        "raises and return its number.",
     ),
     (
         [*_LOG[:1], "[1, 2]", *_LOG[2:]],
