@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.solution_code import answer, verdict
+from tests.solution_code import answer, swap, verdict
 from toolsys import Category, ToolError
 from toolsys.checks import Status
 from toolsys.checks.ch09 import DOCUMENTS
@@ -403,3 +403,8 @@ def test_a_dispatcher_written_another_way_passes() -> None:
         return registry.execute(name, arguments).to_dict()
 
     verdict("9.4", dispatch, Status.PASSED)
+
+
+def test_a_ranking_that_stops_at_the_first_unknown_term_is_rejected() -> None:
+    stops = answer("9.3", swap("if df == 0:\n    continue", "if df == 0:\n    break"))
+    assert "do not stop" in verdict("9.3", stops).text()
