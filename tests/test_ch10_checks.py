@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.solution_code import answer, verdict
+from tests.solution_code import answer, swap, verdict
 from toolsys.checks import Status
 
 # -- 10.1 ------------------------------------------------------------------------------------
@@ -277,3 +277,19 @@ def test_an_import_written_another_way_passes() -> None:
         return names
 
     verdict("10.3", import_with_prefix, Status.PASSED)
+
+
+def test_a_result_that_sorts_the_value_keys_is_rejected() -> None:
+    sorted_text = answer(
+        "10.1",
+        swap(
+            "json.dumps(value, ensure_ascii=False)",
+            "json.dumps(value, ensure_ascii=False, sort_keys=True)",
+        ),
+    )
+    assert "their own order" in verdict("10.1", sorted_text).text()
+
+
+def test_a_result_that_needs_a_suggestion_key_is_rejected() -> None:
+    needs = answer("10.1", swap("error.get('suggestion', '')", "error['suggestion']"))
+    assert "raised KeyError" in verdict("10.1", needs).text()

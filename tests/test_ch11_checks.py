@@ -8,10 +8,11 @@ package's helpers pass the chapter's checks.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
-from tests.solution_code import answer, verdict
+from tests.solution_code import answer, swap, verdict
 from toolsys.checks import Status
 
 # -- 11.1 ----------------------------------------------------------------------------------------
@@ -461,3 +462,43 @@ def test_scores_written_another_way_pass() -> None:
         }
 
     verdict("11.4", selection_scores, Status.PASSED)
+
+
+def test_an_agreement_test_that_says_accepted_for_a_vague_refusal_is_rejected() -> None:
+    said = answer(
+        "11.1",
+        swap("'accepted' if error is None else f'{error.code}: {error.message}'", "'accepted'"),
+    )
+    assert "does not say what came back" in verdict("11.1", said).text()
+
+
+def test_a_fuzzer_that_never_sends_optional_properties_is_rejected() -> None:
+    required_only = answer(
+        "11.3", swap("name in required or rng.random() < 0.5", "name in required")
+    )
+    assert "planted bug in pages" in verdict("11.3", required_only).text()
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        (
+            swap(
+                "all(k in aimed and same(aimed[k], v) for k, v in wanted.items())",
+                "any(k in aimed and same(aimed[k], v) for k, v in wanted.items())",
+            ),
+            "all, not any",
+        ),
+        (swap("k in aimed and same(aimed[k], v)", "same(aimed[k], v)"), "raised KeyError"),
+        (
+            swap(
+                "(type(got) is bool) == (type(want) is bool)",
+                "(got is bool) == (type(want) is bool)",
+            ),
+            "a boolean matches the same boolean",
+        ),
+    ],
+    ids=["any-argument", "missing-argument-crashes", "bool-never-matches"],
+)
+def test_a_score_that_misreads_the_arguments_is_rejected(change: Any, words: str) -> None:
+    assert words in verdict("11.4", answer("11.4", change)).text()

@@ -140,6 +140,7 @@ def _disagrees(
     sample: Any,
     why: str,
     match: str | None,
+    came_back: tuple[str, ...] = (),
 ) -> None:
     what = f"check_agreement({name}, {json.dumps(sample)}), where {why}"
     hint = (
@@ -155,12 +156,22 @@ def _disagrees(
         match=match,
         hint=hint,
     )
-    if not text(raised).strip():
+    said = text(raised)
+    if not said.strip():
         raise CheckFailed(
             f"{what} raised AssertionError without a message.",
             expected=Described("AssertionError('sent ...; got ...; expected ...')"),
             got=raised,
             hint=hint,
+        )
+    if came_back and not any(words in said for words in came_back):
+        raise CheckFailed(
+            f"{what} raised AssertionError, but its message does not say what came back (the "
+            "validator's refusal).",
+            expected=Described(f"a message naming what came back: {' or '.join(came_back)}"),
+            got=said,
+            hint="Say what the validator answered: its code and message, e.g. f'got "
+            "{error.code}: {error.message}'.",
         )
 
 
@@ -205,6 +216,7 @@ def _check_agreement(student: Callable[..., Any]) -> None:
         _SAMPLE,
         "leaving out limit is refused with a message that does not name limit",
         "limit",
+        ("something is missing",),
     )
     _disagrees(
         student,
@@ -229,4 +241,5 @@ def _check_agreement(student: Callable[..., Any]) -> None:
         {"query": "q", "limit": "3"},
         "the schema says limit is a string but the validator wants an integer",
         None,
+        ("INVALID_ARGUMENTS",),
     )

@@ -52,6 +52,11 @@ def _bugged() -> Registry:
         return math.sqrt(area)
 
     @registry.tool
+    def pages(items: int, size: int = 10) -> int:
+        """How many pages of `size` items the `items` fill."""
+        return -(-items // size)
+
+    @registry.tool
     def share(unit: Literal["cm", "inch"], parts: int) -> float:
         """One unit's length in centimetres, shared into `parts` pieces."""
         return {"cm": 1.0, "inch": 2.54}[unit] / parts
@@ -64,6 +69,7 @@ _PLANTED = {
     "initials": ("IndexError", "an empty string, or two spaces in a row"),
     "average": ("ZeroDivisionError", "count 0"),
     "side": ("ValueError", "a negative area"),
+    "pages": ("ZeroDivisionError", "size 0: an optional property, sent now and then"),
     "share": ("ZeroDivisionError", "parts 0, with a unit from the enum"),
 }
 

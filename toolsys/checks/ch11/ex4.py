@@ -72,6 +72,20 @@ _SCORE_CASES: list[tuple[list[dict[str, Any]], list[list[Any]], str]] = [
         [[("roll", {"sides": 6.0})]],
         "6.0 equals 6: numbers compare by value",
     ),
+    (
+        [{"tool": "lamp", "arguments": {"on": True}}, {"tool": "lamp", "arguments": {"on": False}}],
+        [[("lamp", {"on": True})], [("lamp", {"on": False})]],
+        "True is True and False is False: a boolean matches the same boolean",
+    ),
+    (
+        [{"tool": "get_weather", "arguments": {"city": "Paris", "units": "metric"}}, _P],
+        [
+            [("get_weather", {"city": "Paris", "units": "imperial"})],
+            [("get_weather", {"units": "metric"})],
+        ],
+        "every expected argument must be there and equal (all, not any); a missing one is a "
+        "miss, not a KeyError",
+    ),
 ]
 
 
