@@ -477,8 +477,10 @@ def test_a_deadline_that_catches_only_value_errors_is_rejected() -> None:
     narrow = answer(
         "7.5",
         swap(
-            "try:\n    outcome['value'] = fn()\nexcept Exception as exc:\n    outcome['error'] = exc",
-            "try:\n    outcome['value'] = fn()\nexcept ValueError as exc:\n    outcome['error'] = exc",
+            "try:\n    outcome['value'] = fn()\n"
+            "except Exception as exc:\n    outcome['error'] = exc",
+            "try:\n    outcome['value'] = fn()\n"
+            "except ValueError as exc:\n    outcome['error'] = exc",
         ),
     )
     assert "raised KeyError" in verdict("7.5", narrow).text()

@@ -372,8 +372,10 @@ def test_a_role_filter_that_stops_at_the_first_failing_available_is_rejected() -
     stops = answer(
         "8.3",
         swap(
-            "try:\n    if tool.available(context) is not True:\n        continue\nexcept Exception:\n    continue",
-            "try:\n    if tool.available(context) is not True:\n        continue\nexcept Exception:\n    break",
+            "try:\n    if tool.available(context) is not True:\n        continue\n"
+            "except Exception:\n    continue",
+            "try:\n    if tool.available(context) is not True:\n        continue\n"
+            "except Exception:\n    break",
         ),
     )
     assert "order_status" in verdict("8.3", stops).text()
