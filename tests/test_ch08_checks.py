@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+from typing import Any
 
 import pytest
 
-from tests.solution_code import answer, swap, verdict
+from tests.solution_code import answer, drop, swap, verdict
 from toolsys.checks import Status
 
 # -- 8.1 -------------------------------------------------------------------------------------
@@ -24,15 +25,24 @@ _CLOSED = 'if category not in ("read", "write", "execute"):\n        return "den
 @pytest.mark.parametrize(
     ("change", "words"),
     [
-        ((_CLOSED, _CLOSED.replace('"deny"', '"allow"')), "fail closed"),
-        (("if category not in", "if category.lower() not in"), "fail closed"),
-        (("    if tool in rules:\n        return rules[tool]\n", ""), "A rule for this tool"),
-        (('if category == "read":', 'if category in ("read", "execute"):'), "READ is 'allow'"),
+        (swap(_CLOSED, _CLOSED.replace('"deny"', '"allow"')), "fail closed"),
         (
-            ("for role in roles)", "for role in grants)"),
+            swap(
+                "category not in ('read', 'write', 'execute')",
+                "category.lower() not in ('read', 'write', 'execute')",
+            ),
+            "fail closed",
+        ),
+        (drop("if tool in rules:\n    return rules[tool]"), "A rule for this tool"),
+        (swap("category == 'read'", "category in ('read', 'execute')"), "READ is 'allow'"),
+        (
+            swap(
+                "(category in grants.get(role, set()) for role in roles)",
+                "(category in grants.get(role, set()) for role in grants)",
+            ),
             "the caller's own roles",
         ),
-        (("grants.get(role, set())", "grants[role]"), "raised KeyError"),
+        (swap("grants.get(role, set())", "grants[role]"), "raised KeyError"),
     ],
     ids=[
         "unknown-category-allowed",
@@ -43,7 +53,7 @@ _CLOSED = 'if category not in ("read", "write", "execute"):\n        return "den
         "missing-grant-crashes",
     ],
 )
-def test_a_wrong_policy_is_rejected(change: tuple[str, str], words: str) -> None:
+def test_a_wrong_policy_is_rejected(change: Any, words: str) -> None:
     assert words in verdict("8.1", answer("8.1", change)).text()
 
 
@@ -62,23 +72,37 @@ def test_a_policy_that_reads_the_default_before_the_rule_is_rejected() -> None:
 
 # -- 8.2 -------------------------------------------------------------------------------------
 
-_MATCH = 'if approvals.get(c["id"]) == key(c["tool"], c["arguments"])'
+_IDS = "[c['id'] for c in calls if approvals.get(c['id']) == key(c['tool'], c['arguments'])]"
+_ARGS_DUMPS = (
+    "json.dumps({'tool': tool, 'arguments': arguments}, sort_keys=True, separators=(',', ':'), "
+    "ensure_ascii=False)"
+)
 
 
 @pytest.mark.parametrize(
     ("change", "words"),
     [
         (
-            (
-                f"for c in calls {_MATCH}",
-                'for c, k in zip(calls, approvals.values()) if k == key(c["tool"], c["arguments"])',
+            swap(
+                _IDS,
+                "[c['id'] for c, k in zip(calls, approvals.values()) "
+                "if k == key(c['tool'], c['arguments'])]",
             ),
             "never by position",
         ),
-        ((_MATCH, 'if c["id"] in approvals'), "the arguments the person saw"),
-        (("sort_keys=True,", ""), "sort_keys=True"),
-        (('{"tool": tool, "arguments": arguments}', "arguments"), "canonical JSON"),
-        (('separators=(",", ":"), ', ""), "canonical JSON"),
+        (
+            swap(_IDS, "[c['id'] for c in calls if c['id'] in approvals]"),
+            "the arguments the person saw",
+        ),
+        (
+            swap(
+                _ARGS_DUMPS,
+                _ARGS_DUMPS.replace("sort_keys=True, ", ""),
+            ),
+            "sort_keys=True",
+        ),
+        (swap('{"tool": tool, "arguments": arguments}', "arguments"), "canonical JSON"),
+        (swap(_ARGS_DUMPS, _ARGS_DUMPS.replace("separators=(',', ':'), ", "")), "canonical JSON"),
     ],
     ids=[
         "matched-by-position",
@@ -88,7 +112,7 @@ _MATCH = 'if approvals.get(c["id"]) == key(c["tool"], c["arguments"])'
         "spaces-in-json",
     ],
 )
-def test_a_wrong_gate_is_rejected(change: tuple[str, str], words: str) -> None:
+def test_a_wrong_gate_is_rejected(change: Any, words: str) -> None:
     assert words in verdict("8.2", answer("8.2", change)).text()
 
 
@@ -106,20 +130,31 @@ def test_langchains_positional_matching_approves_the_wrong_call_and_is_rejected(
 @pytest.mark.parametrize(
     ("change", "words"),
     [
-        (("if tool.roles is not None and", "if tool.roles and"), "empty roles set means nobody"),
         (
-            ("roles = {roles} if isinstance(roles, str) else set(roles)", "roles = set(roles)"),
+            swap(
+                "tool.roles is not None and not tool.roles & roles",
+                "tool.roles and not tool.roles & roles",
+            ),
+            "empty roles set means nobody",
+        ),
+        (
+            swap("roles = {roles} if isinstance(roles, str) else set(roles)", "roles = set(roles)"),
             "not the letters",
         ),
         (
-            ("if tool.available(context) is not True:", "if not tool.available(context):"),
+            swap("tool.available(context) is not True", "not tool.available(context)"),
             "`is True`",
         ),
-        (('roles = context.get("roles") or set()', 'roles = context["roles"]'), "raised KeyError"),
         (
-            (
-                "            except Exception:\n                continue\n",
-                "            finally:\n                pass\n",
+            swap('roles = context.get("roles") or set()', 'roles = context["roles"]'),
+            "raised KeyError",
+        ),
+        (
+            swap(
+                "try:\n    if tool.available(context) is not True:\n        continue\n"
+                "except Exception:\n    continue",
+                "try:\n    if tool.available(context) is not True:\n        continue\n"
+                "finally:\n    pass",
             ),
             "raised KeyError",
         ),
@@ -132,7 +167,7 @@ def test_langchains_positional_matching_approves_the_wrong_call_and_is_rejected(
         "available-errors-escape",
     ],
 )
-def test_a_wrong_role_filter_is_rejected(change: tuple[str, str], words: str) -> None:
+def test_a_wrong_role_filter_is_rejected(change: Any, words: str) -> None:
     assert words in verdict("8.3", answer("8.3", change)).text()
 
 
@@ -156,22 +191,21 @@ def test_a_role_filter_that_ignores_available_is_rejected() -> None:
 
 # -- 8.4 -------------------------------------------------------------------------------------
 
-_LINK = (
-    '            if record["prev"] != prev or record["seq"] != number:\n'
-    "                return number\n"
-)
+_PREV_OR_SEQ = "record['prev'] != prev or record['seq'] != number"
+_LINK = f"if {_PREV_OR_SEQ}:\n    return number"
+_BODY_DUMPS = "json.dumps(body, sort_keys=True, separators=(',', ':'), ensure_ascii=True)"
 
 
 @pytest.mark.parametrize(
     ("change", "words"),
     [
-        ((_LINK, ""), "A deleted line breaks the link"),
-        (("sort_keys=True, ", ""), "canonical form"),
-        (("(ValueError, KeyError, TypeError, AttributeError)", "(KeyError,)"), "raised"),
+        (drop(_LINK), "A deleted line breaks the link"),
+        (swap(_BODY_DUMPS, _BODY_DUMPS.replace("sort_keys=True, ", "")), "canonical form"),
+        (swap("(ValueError, KeyError, TypeError, AttributeError)", "(KeyError,)"), "raised"),
     ],
     ids=["hashes-without-links", "unsorted-json", "cut-line-crashes"],
 )
-def test_a_wrong_verification_is_rejected(change: tuple[str, str], words: str) -> None:
+def test_a_wrong_verification_is_rejected(change: Any, words: str) -> None:
     assert words in verdict("8.4", answer("8.4", change)).text()
 
 
@@ -234,7 +268,9 @@ def test_an_approval_matched_by_its_hash_alone_is_rejected() -> None:
 
 
 def test_an_approval_hashed_with_escaped_non_ascii_text_is_rejected() -> None:
-    escaped = answer("8.2", ("ensure_ascii=False", "ensure_ascii=True"))
+    escaped = answer(
+        "8.2", swap(_ARGS_DUMPS, _ARGS_DUMPS.replace("ensure_ascii=False", "ensure_ascii=True"))
+    )
     assert "Non-ASCII text must hash as arguments_hash does" in verdict("8.2", escaped).text()
 
 
@@ -264,14 +300,16 @@ def test_approved_ids_in_the_approvals_order_are_rejected() -> None:
 
 
 def test_a_role_filter_that_reads_available_1_as_true_is_rejected() -> None:
-    equal_true = answer("8.3", ("is not True", "!= True"))
+    equal_true = answer(
+        "8.3", swap("tool.available(context) is not True", "tool.available(context) != True")
+    )
     assert "1 == True" in verdict("8.3", equal_true).text()
 
 
 def test_a_verification_that_needs_both_prev_and_seq_wrong_is_rejected() -> None:
     both = answer(
         "8.4",
-        (
+        swap(
             'record["prev"] != prev or record["seq"] != number',
             'record["prev"] != prev and record["seq"] != number',
         ),
@@ -282,15 +320,18 @@ def test_a_verification_that_needs_both_prev_and_seq_wrong_is_rejected() -> None
 @pytest.mark.parametrize(
     ("change", "words"),
     [
-        (('record["prev"] != prev or ', ""), "only line 4's prev is wrong"),
-        ((' or record["seq"] != number', ""), "only the seq is wrong"),
-        (('record["seq"] != number', 'int(record["seq"]) != number'), "the string '3'"),
-        (("ensure_ascii=True", "ensure_ascii=False"), "non-ASCII text"),
+        (swap(_PREV_OR_SEQ, "record['seq'] != number"), "only line 4's prev is wrong"),
+        (swap(_PREV_OR_SEQ, "record['prev'] != prev"), "only the seq is wrong"),
+        (swap('record["seq"] != number', 'int(record["seq"]) != number'), "the string '3'"),
+        (
+            swap(_BODY_DUMPS, _BODY_DUMPS.replace("ensure_ascii=True", "ensure_ascii=False")),
+            "non-ASCII text",
+        ),
     ],
     ids=["seq-only", "prev-only", "seq-converted", "unescaped-canonical-form"],
 )
 def test_a_verification_that_skips_one_of_hash_prev_seq_is_rejected(
-    change: tuple[str, str], words: str
+    change: Any, words: str
 ) -> None:
     assert words in verdict("8.4", answer("8.4", change)).text()
 

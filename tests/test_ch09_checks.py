@@ -8,6 +8,7 @@ own pieces, so passing them here also proves that the package passes its own che
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import re
 from typing import Any
@@ -25,18 +26,25 @@ from toolsys.tool import tool_from_function
 
 # -- 9.1 -------------------------------------------------------------------------------------
 
-_BRANCHES = 'then=registry.get("refund"), otherwise=registry.get("escalate")'
+_WHEN = "when('refund_or_escalate', small, then=registry.get('refund'), otherwise=...)"
 
 
 @pytest.mark.parametrize(
     ("change", "words"),
     [
-        (('arguments["amount"] <= 100', 'arguments["amount"] < 100'), "100 included"),
-        ((_BRANCHES, 'then=registry.get("escalate"), otherwise=registry.get("refund")'), "at most"),
+        (swap('arguments["amount"] <= 100', 'arguments["amount"] < 100'), "100 included"),
+        (
+            swap(
+                _WHEN,
+                "when('refund_or_escalate', small, then=registry.get('escalate'), "
+                "otherwise=registry.get('refund'))",
+            ),
+            "at most",
+        ),
     ],
     ids=["boundary-excluded", "branches-swapped"],
 )
-def test_a_wrong_condition_is_rejected(change: tuple[str, str], words: str) -> None:
+def test_a_wrong_condition_is_rejected(change: Any, words: str) -> None:
     assert words in verdict("9.1", answer("9.1", change)).text()
 
 
@@ -94,18 +102,18 @@ def test_a_hand_chained_tool_that_loses_the_inner_error_is_rejected() -> None:
 
 # -- 9.2 -------------------------------------------------------------------------------------
 
-_PREFIX_RULE = 'if not re.fullmatch(r"[A-Za-z0-9-]+(_[A-Za-z0-9-]+)*", prefix):'
+_PREFIX_RULE = "not re.fullmatch('[A-Za-z0-9-]+(_[A-Za-z0-9-]+)*', prefix)"
 
 
 @pytest.mark.parametrize(
     ("change", "words"),
     [
-        (('f"{prefix}__{name}"', 'f"{prefix}_{name}"'), "two underscores"),
-        (('f"{prefix}__{name}"', 'f"{prefix}.{name}"'), "two underscores"),
-        ((_PREFIX_RULE, "if not prefix:"), "accept only letters"),
-        ((_PREFIX_RULE, 'if not re.fullmatch(r"[A-Za-z0-9_-]+", prefix):'), "start or end"),
-        (("len(name) > 64", "len(name) > 65"), "at most 64"),
-        (("if name in target:", "if False:"), "'billing__refund' is taken"),
+        (swap('f"{prefix}__{name}"', 'f"{prefix}_{name}"'), "two underscores"),
+        (swap('f"{prefix}__{name}"', 'f"{prefix}.{name}"'), "two underscores"),
+        (swap(_PREFIX_RULE, "not prefix"), "accept only letters"),
+        (swap(_PREFIX_RULE, "not re.fullmatch('[A-Za-z0-9_-]+', prefix)"), "start or end"),
+        (swap("len(name) > 64", "len(name) > 65"), "at most 64"),
+        (swap("name in target", "False"), "'billing__refund' is taken"),
     ],
     ids=[
         "single-underscore",
@@ -116,7 +124,7 @@ _PREFIX_RULE = 'if not re.fullmatch(r"[A-Za-z0-9-]+(_[A-Za-z0-9-]+)*", prefix):'
         "collision-overwrites",
     ],
 )
-def test_a_wrong_merge_is_rejected(change: tuple[str, str], words: str) -> None:
+def test_a_wrong_merge_is_rejected(change: Any, words: str) -> None:
     assert words in verdict("9.2", answer("9.2", change)).text()
 
 
@@ -142,24 +150,32 @@ def test_the_documents_are_already_tokens_so_the_reference_ranks_them_as_given()
 
 
 _SCORE = "idf * tf * (k1 + 1) / (tf + norm)"
+_SORTED = "sorted(scores.items(), key=lambda item: (-item[1], item[0]))"
 
 
 @pytest.mark.parametrize(
     ("change", "words"),
     [
         (
-            (
+            swap(
                 "math.log(1 + (count - df + 0.5) / (df + 0.5))",
                 "math.log((count - df + 0.5) / (df + 0.5))",
             ),
             "still counts",
         ),
-        (("k1, b = 1.2, 0.75", "k1, b = 1.2, 0.0"), "Check the formula"),
-        ((_SCORE, "idf * tf"), "Check the formula"),
-        (("for term in set(query):", "for term in query:"), "counts once"),
-        (("key=lambda item: (-item[1], item[0])", "key=lambda item: -item[1]"), "ordered by name"),
-        (("[:k]", ""), "at most k"),
-        (("if tf:", "if True:"), "still counts"),
+        (swap("k1, b = 1.2, 0.75", "k1, b = 1.2, 0.0"), "Check the formula"),
+        (swap(_SCORE, "idf * tf"), "Check the formula"),
+        (swap("set(query)", "query"), "counts once"),
+        (swap("lambda item: (-item[1], item[0])", "lambda item: -item[1]"), "ordered by name"),
+        (swap(_SORTED + "[:k]", _SORTED), "at most k"),
+        (
+            swap(
+                "if tf:\n    norm = ...\n    scores[name] = ...",
+                "if True:\n    norm = k1 * (1 - b + b * len(terms) / average)\n"
+                "    scores[name] = scores.get(name, 0.0) + idf * tf * (k1 + 1) / (tf + norm)",
+            ),
+            "still counts",
+        ),
     ],
     ids=[
         "idf-without-one",
@@ -171,7 +187,7 @@ _SCORE = "idf * tf * (k1 + 1) / (tf + norm)"
         "zero-scores-kept",
     ],
 )
-def test_a_wrong_ranking_is_rejected(change: tuple[str, str], words: str) -> None:
+def test_a_wrong_ranking_is_rejected(change: Any, words: str) -> None:
     assert words in verdict("9.3", answer("9.3", change)).text()
 
 
@@ -184,23 +200,33 @@ def test_a_ranking_of_the_wrong_shape_is_rejected() -> None:
 
 # -- 9.4 -------------------------------------------------------------------------------------
 
-_NOT_LOADED = "if name in registry and name not in core and name not in loaded:"
+_NOT_LOADED = "name in registry and name not in core and name not in loaded"
+_ERROR = "{'code': 'TOOL_NOT_LOADED', 'message': ..., 'suggestion': ..., 'retryable': True}"
+_NOT_LOADED_MESSAGE = "f'Tool {name!r} exists but is not loaded in this conversation yet.'"
+_SUGGESTION = "'Call search_tools with a few words describing the task first.'"
 
 
 @pytest.mark.parametrize(
     ("change", "words"),
     [
         (
-            (_NOT_LOADED, "if name not in core and name not in loaded:"),
+            swap(_NOT_LOADED, "name not in core and name not in loaded"),
             "returned TOOL_NOT_LOADED; the registry answers UNKNOWN_TOOL",
         ),
-        ((_NOT_LOADED, "if False:"), "only the order of steps"),
-        (('"retryable": True,', '"retryable": False,'), "only the order of steps"),
-        (("loaded.append(hit.name)", "pass"), "Append each name found"),
-        (("if hit.name not in core and hit.name not in loaded:", "if True:"), "not appended again"),
-        (('arguments.get("k", 5)', "5"), "the search_tools envelope"),
+        (swap(_NOT_LOADED, "False"), "only the order of steps"),
         (
-            ('"Call search_tools with a few words describing the task first."', '"Try again."'),
+            swap(
+                _ERROR,
+                f"{{'code': 'TOOL_NOT_LOADED', 'message': {_NOT_LOADED_MESSAGE}, "
+                f"'suggestion': {_SUGGESTION}, 'retryable': False}}",
+            ),
+            "only the order of steps",
+        ),
+        (swap("loaded.append(hit.name)", "None"), "Append each name found"),
+        (swap("hit.name not in core and hit.name not in loaded", "True"), "not appended again"),
+        (swap('arguments.get("k", 5)', "5"), "the search_tools envelope"),
+        (
+            swap('"Call search_tools with a few words describing the task first."', '"Try again."'),
             "suggest calling search_tools",
         ),
     ],
@@ -214,7 +240,7 @@ _NOT_LOADED = "if name in registry and name not in core and name not in loaded:"
         "no-suggestion",
     ],
 )
-def test_a_wrong_dispatcher_is_rejected(change: tuple[str, str], words: str) -> None:
+def test_a_wrong_dispatcher_is_rejected(change: Any, words: str) -> None:
     assert words in verdict("9.4", answer("9.4", change)).text()
 
 
@@ -254,31 +280,36 @@ def test_a_composite_with_a_fixed_category_is_rejected() -> None:
     assert "not from a constant" in verdict("9.1", fixed).text()
 
 
-_DOLLAR = 'if not re.match(r"[A-Za-z0-9-]+(_[A-Za-z0-9-]+)*$", prefix):'
+_DOLLAR = "not re.match('[A-Za-z0-9-]+(_[A-Za-z0-9-]+)*$', prefix)"
 _ISALNUM = (
-    'if not prefix.replace("-", "").replace("_", "a").isalnum() or "__" in prefix'
-    ' or prefix[0] == "_" or prefix[-1] == "_":'
+    "not prefix.replace('-', '').replace('_', 'a').isalnum() or '__' in prefix"
+    " or prefix[0] == '_' or prefix[-1] == '_'"
 )
-_RETURNS = "    target.update(incoming)\n    return target"
-_NO_MESSAGE = '"message": f"Tool {name!r} exists but is not loaded in this conversation yet.",'
+
+
+def _returns_target(tree: ast.Module) -> None:
+    """include() returns the target after updating it (a change of the syntax tree)."""
+    (function,) = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]
+    function.body.append(ast.Return(ast.Name("target", ast.Load())))
+    ast.fix_missing_locations(tree)
 
 
 @pytest.mark.parametrize(
     ("change", "words"),
     [
         (
-            (_PREFIX_RULE, 'if not re.fullmatch(r"[A-Za-z0-9-]+(_+[A-Za-z0-9-]+)*", prefix):'),
+            swap(_PREFIX_RULE, "not re.fullmatch('[A-Za-z0-9-]+(_+[A-Za-z0-9-]+)*', prefix)"),
             "Never two '_' in a row",
         ),
-        ((_PREFIX_RULE, _DOLLAR), "fullmatch"),
-        ((_PREFIX_RULE, _ISALNUM), "Only ASCII letters"),
-        (("len(name) > 64", "len(name) >= 64"), "the limit itself, and allowed"),
-        (("    target.update(incoming)", _RETURNS), "returns nothing"),
+        (swap(_PREFIX_RULE, _DOLLAR), "fullmatch"),
+        (swap(_PREFIX_RULE, _ISALNUM), "Only ASCII letters"),
+        (swap("len(name) > 64", "len(name) >= 64"), "the limit itself, and allowed"),
+        (_returns_target, "returns nothing"),
     ],
     ids=["double-underscore", "dollar-before-newline", "isalnum", "64-refused", "returns-target"],
 )
 def test_a_merge_the_held_out_answers_got_past_is_rejected(
-    change: tuple[str, str], words: str
+    change: Any, words: str
 ) -> None:
     assert words in verdict("9.2", answer("9.2", change)).text()
 
@@ -320,7 +351,10 @@ def test_a_search_that_leaves_core_tools_out_of_found_is_rejected() -> None:
 def test_a_not_loaded_error_without_a_message_is_rejected() -> None:
     silent = answer(
         "9.4",
-        ('"message": f"Tool {name!r} exists but is not loaded in this conversation yet.",', ""),
+        swap(
+            _ERROR,
+            f"{{'code': 'TOOL_NOT_LOADED', 'suggestion': {_SUGGESTION}, 'retryable': True}}",
+        ),
     )
     assert "should have a message" in verdict("9.4", silent).text()
 

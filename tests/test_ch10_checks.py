@@ -7,9 +7,12 @@ or a version written the way the peers' bugs were. The references are the packag
 
 from __future__ import annotations
 
+import ast
+from typing import Any
+
 import pytest
 
-from tests.solution_code import answer, swap, verdict
+from tests.solution_code import answer, drop, swap, verdict
 from toolsys.checks import Status
 
 # -- 10.1 ------------------------------------------------------------------------------------
@@ -17,25 +20,49 @@ from toolsys.checks import Status
 _TEXT = 'text = " ".join(part for part in (error["message"], error.get("suggestion", "")) if part)'
 
 
+_FAILURE = (
+    "{'content': [{'type': 'text', 'text': text}], 'isError': True, "
+    "'_meta': {'toolsys/error': error}}"
+)
+
+
+def _every_hint_believed(tree: ast.Module) -> None:
+    """`{**SPEC_DEFAULTS, **given}` -> `{**SPEC_DEFAULTS, **(annotations or {})}`: every hint
+    believed, a string or a number too (a change of the syntax tree)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Dict) and [ast.unparse(v) for v in node.values] == [
+            "SPEC_DEFAULTS",
+            "given",
+        ]:
+            node.values[1] = ast.parse("annotations or {}", mode="eval").body
+    ast.fix_missing_locations(tree)
+
+
 @pytest.mark.parametrize(
     ("changes", "words"),
     [
         (
             [
-                (
+                swap(
                     '    error = envelope["error"]\n',
                     '    raise RuntimeError(envelope["error"]["message"])\n',
                 )
             ],
             "never raise",
         ),
-        ([('"isError": True,', '"isError": False,')], "Raising instead"),
-        ([(_TEXT, 'text = error["message"]')], "Raising instead"),
-        ([(_TEXT, 'text = error["message"] + " " + error.get("suggestion", "")')], "trailing"),
-        ([('"_meta": {"toolsys/error": error},', "")], "_meta"),
+        (
+            [swap(_FAILURE, _FAILURE.replace("'isError': True", "'isError': False"))],
+            "Raising instead",
+        ),
+        ([swap(_TEXT, 'text = error["message"]')], "Raising instead"),
+        ([swap(_TEXT, 'text = error["message"] + " " + error.get("suggestion", "")')], "trailing"),
+        (
+            [swap(_FAILURE, "{'content': [{'type': 'text', 'text': text}], 'isError': True}")],
+            "_meta",
+        ),
         (
             [
-                (
+                swap(
                     "value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)",
                     "json.dumps(value)",
                 )
@@ -44,7 +71,7 @@ _TEXT = 'text = " ".join(part for part in (error["message"], error.get("suggesti
         ),
         (
             [
-                (
+                swap(
                     "value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)",
                     "str(value)",
                 )
@@ -53,7 +80,7 @@ _TEXT = 'text = " ".join(part for part in (error["message"], error.get("suggesti
         ),
         (
             [
-                (
+                swap(
                     'return {"content": [{"type": "text", "text": text}], "isError": False}',
                     'return {"content": [{"type": "text", "text": text}]}',
                 )
@@ -72,7 +99,7 @@ _TEXT = 'text = " ".join(part for part in (error["message"], error.get("suggesti
         "no-is-error-key",
     ],
 )
-def test_a_wrong_error_mapping_is_rejected(changes: list[tuple[str, str]], words: str) -> None:
+def test_a_wrong_error_mapping_is_rejected(changes: list[Any], words: str) -> None:
     assert words in verdict("10.1", answer("10.1", *changes)).text()
 
 
@@ -90,15 +117,15 @@ def test_a_result_object_that_only_looks_right_is_rejected() -> None:
 @pytest.mark.parametrize(
     ("changes", "words"),
     [
-        ([('    if not trusted:\n        return "execute"\n', "")], "untrusted server"),
-        ([("if isinstance(v, bool)", "if v is not None")], "Only the booleans"),
+        ([drop("if not trusted:\n    return 'execute'")], "untrusted server"),
+        ([swap("isinstance(v, bool)", "v is not None")], "Only the booleans"),
         (
-            [("{**SPEC_DEFAULTS, **given}", "{**SPEC_DEFAULTS, **(annotations or {})}")],
+            [_every_hint_believed],
             "Only the booleans",
         ),
         (
             [
-                (
+                swap(
                     '"execute" if hints["openWorldHint"] else "write"',
                     '"execute" if given.get("openWorldHint") else "write"',
                 )
@@ -107,14 +134,14 @@ def test_a_result_object_that_only_looks_right_is_rejected() -> None:
         ),
         (
             [
-                (
+                swap(
                     '"execute" if hints["openWorldHint"] else "write"',
                     '"execute" if hints["destructiveHint"] else "write"',
                 )
             ],
             "closed world",
         ),
-        ([("(annotations or {}).items()", "annotations.items()")], "never raise"),
+        ([swap("(annotations or {}).items()", "annotations.items()")], "never raise"),
     ],
     ids=[
         "believes-untrusted",
@@ -125,7 +152,7 @@ def test_a_result_object_that_only_looks_right_is_rejected() -> None:
         "crashes-on-none",
     ],
 )
-def test_a_wrong_trust_rule_is_rejected(changes: list[tuple[str, str]], words: str) -> None:
+def test_a_wrong_trust_rule_is_rejected(changes: list[Any], words: str) -> None:
     assert words in verdict("10.2", answer("10.2", *changes)).text()
 
 
@@ -174,20 +201,26 @@ _CHECK = """    for name in names:
 @pytest.mark.parametrize(
     ("changes", "words"),
     [
-        ([(_LOOP, _LATE)], "last value"),
-        ([('make_call(tool["name"])', "make_call(name)")], "server's own name"),
+        ([swap(_LOOP, _LATE)], "last value"),
+        ([swap('make_call(tool["name"])', "make_call(name)")], "server's own name"),
         (
-            [("call_remote(remote_name, arguments)", "call_remote(remote_name, **arguments)")],
+            [swap("call_remote(remote_name, arguments)", "call_remote(remote_name, **arguments)")],
             "never raise",
         ),
-        ([("f\"{prefix}_{tool['name']}\"", "f\"{prefix}{tool['name']}\"")], "prefix + '_'"),
-        ([(" or names.count(name) > 1", "")], "clash with each other"),
-        ([(_CHECK, "")], "overwritten"),
+        ([swap("f\"{prefix}_{tool['name']}\"", "f\"{prefix}{tool['name']}\"")], "prefix + '_'"),
         (
-            [(_CHECK, ""), ('        registry[name] = make_call(tool["name"])\n', _ADD_ONE_BY_ONE)],
+            [swap("name in registry or names.count(name) > 1", "name in registry")],
+            "clash with each other",
+        ),
+        ([drop(_CHECK)], "overwritten"),
+        (
+            [
+                drop(_CHECK),
+                swap('        registry[name] = make_call(tool["name"])\n', _ADD_ONE_BY_ONE),
+            ],
             "import nothing",
         ),
-        ([("    return names\n", "    return list(registry)\n")], "returns those new names"),
+        ([swap("    return names\n", "    return list(registry)\n")], "returns those new names"),
     ],
     ids=[
         "late-binding",
@@ -200,7 +233,7 @@ _CHECK = """    for name in names:
         "returns-all-names",
     ],
 )
-def test_a_wrong_prefix_import_is_rejected(changes: list[tuple[str, str]], words: str) -> None:
+def test_a_wrong_prefix_import_is_rejected(changes: list[Any], words: str) -> None:
     assert words in verdict("10.3", answer("10.3", *changes)).text()
 
 
@@ -209,7 +242,7 @@ def test_a_wrong_prefix_import_is_rejected(changes: list[tuple[str, str]], words
 
 def test_a_result_that_escapes_non_ascii_text_is_rejected() -> None:
     # The text said json.dumps(v), the package sends ensure_ascii=False: now they agree.
-    escaped = answer("10.1", ("json.dumps(value, ensure_ascii=False)", "json.dumps(value)"))
+    escaped = answer("10.1", swap("json.dumps(value, ensure_ascii=False)", "json.dumps(value)"))
     assert "Non-ASCII text stays as it is" in verdict("10.1", escaped).text()
 
 
