@@ -173,10 +173,11 @@ def _registry(shop: Shop, rule: Any) -> Registry:
 
 
 def _refunded(shop: Shop, order: str) -> str:
-    (row,) = shop.rows(
-        "SELECT COALESCE(SUM(amount_cents), 0) AS cents FROM refunds WHERE order_id = ?", order
-    )
-    return f"{int(row['cents']) / 100:.2f}"
+    with shop.reading() as conn:
+        (cents,) = conn.execute(
+            "SELECT COALESCE(SUM(amount_cents), 0) FROM refunds WHERE order_id = ?", (order,)
+        ).fetchone()
+    return f"{int(cents) / 100:.2f}"
 
 
 @exercise(
