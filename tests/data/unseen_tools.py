@@ -250,3 +250,49 @@ def value_ok(expected: Any, got: Any) -> bool:
     if isinstance(expected, dict) and set(expected) == {"any_of"}:
         return any(value_ok(e, got) for e in expected["any_of"])
     return expected == got and type(expected) is type(got)
+
+
+def score(
+    plan: Any, requests: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """Tool choice and argument accuracy of `plan(prompt, tools) -> [(tool, args), ...]`.
+
+    top1: the first call goes to the expected tool (or no call, when none is expected);
+    tools: the whole sequence of tools is the expected one; arguments: each expected argument
+    of each expected call, in a call to its tool, has the expected value (a missed call misses
+    all its arguments); invented: arguments sent that the case does not expect.
+    """
+    tools = TOOLS if tools is None else tools
+    top1 = sequence = args_ok = args_all = invented = 0
+    misses = []
+    for case in requests:
+        got = plan(case["prompt"], tools)
+        want = case["calls"]
+        first_ok = (got[0][0] if got else None) == (want[0]["tool"] if want else None)
+        top1 += first_ok
+        sequence += [t for t, _ in got] == [w["tool"] for w in want]
+        wrong = []
+        for i, call in enumerate(want):
+            sent = got[i][1] if i < len(got) and got[i][0] == call["tool"] else None
+            for name, expected in call["arguments"].items():
+                args_all += 1
+                ok = sent is not None and name in sent and value_ok(expected, sent[name])
+                args_ok += ok
+                if not ok:
+                    wrong.append(f"{name}={(sent or {}).get(name)!r}")
+            if sent is not None:
+                extra = set(sent) - set(call["arguments"])
+                invented += len(extra)
+                wrong += [f"+{name}={sent[name]!r}" for name in sorted(extra)]
+        if not first_ok or wrong or len(got) != len(want):
+            misses.append((case["prompt"], got, want, wrong))
+    n = len(requests)
+    return {
+        "cases": n,
+        "top1": top1 / n,
+        "tools": sequence / n,
+        "arguments": args_ok / args_all if args_all else 1.0,
+        "arguments_count": (args_ok, args_all),
+        "invented": invented,
+        "misses": misses,
+    }

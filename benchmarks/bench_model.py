@@ -1,0 +1,103 @@
+"""Measure the offline teaching model on tools it has never seen (issue 31).
+
+    python benchmarks/bench_model.py            # both batches, then latency
+    python benchmarks/bench_model.py --misses   # and every miss
+
+Sixteen learner tools that are not in the package (`tests/data/unseen_tools.py`) and two
+batches of natural requests: the one the model was tuned on (`unseen_requests.jsonl`, written
+before tuning) and one written after tuning ended and never tuned on (`unseen_requests_
+later.jsonl`). For each: top-1 tool choice (the first call goes to the expected tool, or no call
+when none fits), the whole sequence of tools, argument accuracy (each expected argument of each
+expected call) and how many arguments were sent that no case expects. Then the bundled prompts
+(`toolsys/data/selection.jsonl`, through the real agent loop) and latency: planning one
+request, and a two-step run (request -> tool call -> result -> answer) through the real
+`openai` client. Goals: top-1 >= 0.90, arguments >= 0.85 on unseen tools; bundled >= 58/60;
+a two-step run <= 10 ms.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tests.data.unseen_tools import LATER, TOOLS, TUNED, load, score  # noqa: E402
+from toolsys import Registry  # noqa: E402
+from toolsys.loop import run_agent  # noqa: E402
+from toolsys.models import OfflineModel  # noqa: E402
+from toolsys.testing.selection import SHIPPED, selection_eval  # noqa: E402
+from toolsys.tools import registry as builtin  # noqa: E402
+
+
+def planner(model: OfflineModel):  # type: ignore[no-untyped-def]
+    return lambda prompt, tools: [(t.tool, t.args) for t in model.plan(prompt, tools)]
+
+
+def report(name: str, path: Path, show_misses: bool) -> None:
+    if not path.exists():
+        print(f"{name}: {path.name} not written yet")
+        return
+    result = score(planner(OfflineModel()), load(path))
+    ok, total = result["arguments_count"]
+    print(
+        f"{name:<22} {result['cases']:>3} requests  top-1 {result['top1']:.3f}  "
+        f"tools {result['tools']:.3f}  arguments {result['arguments']:.3f} ({ok}/{total})  "
+        f"invented {result['invented']}"
+    )
+    if show_misses:
+        for prompt, got, want, wrong in result["misses"]:
+            print(f"   x {prompt!r}: got {got}; want {[w['tool'] for w in want]} {wrong}")
+
+
+def latency() -> None:
+    model = OfflineModel()
+    prompts = [case["prompt"] for case in load(TUNED)]
+    start = time.perf_counter()
+    rounds = 5
+    for _ in range(rounds):
+        for prompt in prompts:
+            model.plan(prompt, TOOLS)
+    per_plan = (time.perf_counter() - start) / (rounds * len(prompts)) * 1e3
+    registry = Registry()
+
+    @registry.tool
+    def get_forecast(location: str, days: int = 1) -> str:
+        """Weather forecast for the coming days.
+
+        Args:
+            location: Where, e.g. a city.
+            days: How many days ahead.
+        """
+        return f"{location}: sunny for {days} day(s)"
+
+    client = OfflineModel().client()
+    run_agent(client, registry, "forecast for Porto")  # warm the SDK
+    times = []
+    for _ in range(30):
+        start = time.perf_counter()
+        transcript = run_agent(client, registry, "What's the weather like in Porto this weekend?")
+        times.append((time.perf_counter() - start) * 1e3)
+    assert transcript.status == "completed" and len(transcript.tool_calls) == 1
+    print(
+        f"latency: plan {per_plan:.2f} ms per request (16 tools); two-step run_agent "
+        f"median {statistics.median(times):.2f} ms, max {max(times):.2f} ms"
+    )
+
+
+def main() -> None:
+    show = "--misses" in sys.argv
+    report("unseen, tuned on", TUNED, show)
+    report("unseen, written later", LATER, show)
+    bundled = selection_eval(OfflineModel().client(), builtin, SHIPPED)
+    print(
+        f"bundled prompts        top-1 {round(bundled.top1 * len(bundled.rows))}/"
+        f"{len(bundled.rows)}  arguments {bundled.arguments:.3f}"
+    )
+    latency()
+
+
+if __name__ == "__main__":
+    main()
