@@ -90,7 +90,7 @@ def names(text: str, skip: set[str]) -> list[tuple[Span, str]]:
         end = m.start() + len(phrase)
         first = phrase.split()[0].lower()
         at_start = not text[: m.start()].strip() or text[: m.start()].rstrip()[-1] in ".!?:"
-        if at_start and (first in STOP_WORDS or first in COMMON_VERBS or first in skip):
+        if at_start and (first in STOP_WORDS or first in COMMON_VERBS or concept(first) in skip):
             rest = phrase.split(None, 1)
             if len(rest) == 1:
                 continue
@@ -100,6 +100,7 @@ def names(text: str, skip: set[str]) -> list[tuple[Span, str]]:
             len(phrase) < 2
             or lowered in STOP_WORDS
             or lowered in skip
+            or concept(lowered) in skip
             or lowered in WEEKDAYS
             or lowered in MONTHS
             or lowered.split()[0] in MONTHS

@@ -99,6 +99,9 @@ def _forms(word: str) -> list[str]:
         forms.append(_strip(forms[-1]))
     if forms[0].endswith("ings") and _strip(forms[-1]) != forms[-1]:  # 'meetings' -> 'meet'
         forms.append(_strip(forms[-1]))
+    last = forms[-1]
+    if len(last) >= 4 and last.endswith("e") and not last.endswith("ee"):  # 'shuffle' ~ 'shuffled'
+        forms.append(last[:-1])
     return forms
 
 
