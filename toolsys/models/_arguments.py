@@ -15,9 +15,11 @@ which is the point of chapter 05.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
+from toolsys.models import _evidence as ev
 from toolsys.models._evidence import Span
 from toolsys.models._finders import FINDERS, Ask
 from toolsys.models._kinds import Found, Kind, _unwrap, param_kind
@@ -33,9 +35,30 @@ def find_value(
     required: bool,
     tool_words: set[str],
 ) -> Found | None:
-    """Evidence in `text` for one parameter, or None."""
+    """Evidence in `text` for one parameter, or None.
+
+    A string with a `pattern` takes what the pattern accepts: the kind's own find if it fits,
+    else a stretch of the text that does ('+31 6 1234 5678' for a phone number).
+    """
     ask = Ask(name, _unwrap(schema), text, used, required, tool_words)
-    return FINDERS[param_kind(name, schema)](ask)
+    found = FINDERS[param_kind(name, schema)](ask)
+    pattern = ask.schema.get("pattern")
+    if not isinstance(pattern, str) or ask.schema.get("type", "string") != "string":
+        return found
+    if found is not None and isinstance(found.value, str) and _accepts(pattern, found.value):
+        return found
+    fitting = [(s, v) for s, v in ev.pattern_matches(text, pattern) if ev.free(s, used)]
+    telling = [(s, v) for s, v in fitting if re.search(r"[\d@+#/:]", v)]
+    for span, value in telling or (fitting if required and found is None else []):
+        return Found(span, value, "the text its pattern accepts")
+    return found
+
+
+def _accepts(pattern: str, value: str) -> bool:
+    try:
+        return re.search(pattern, value) is not None
+    except re.error:
+        return True
 
 
 # --- all parameters --------------------------------------------------------------------------
@@ -70,8 +93,9 @@ def read_arguments(function: dict[str, Any], clause: str, full_text: str) -> lis
     # Constrained kinds claim their evidence before free text could swallow it.
     free_kinds = (Kind.TEXT, Kind.QUERY, Kind.LIST)
     order = sorted(properties, key=lambda p: param_kind(p, properties[p]) in free_kinds)
+    glossed = _shared_glosses(properties)
     for name in order:
-        schema, needed = properties[name], name in required
+        schema, needed = glossed.get(name, properties[name]), name in required
         kind = param_kind(name, schema)
         found = find_value(name, schema, clause, used, required=needed, tool_words=tool_words)
         reading = Reading(name, kind, needed, found, clause)
@@ -82,6 +106,25 @@ def read_arguments(function: dict[str, Any], clause: str, full_text: str) -> lis
             used.add(found.span)
         readings[name] = reading
     return [readings[name] for name in properties]
+
+
+def _shared_glosses(properties: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Enum parameters that share their list share its glosses: `to_unit` reads what
+    `from_unit`'s description says "mi (miles)" means."""
+    shared: dict[str, dict[str, Any]] = {}
+    for name, schema in properties.items():
+        values = _unwrap(schema).get("enum")
+        if not values:
+            continue
+        others = [
+            str(_unwrap(s).get("description", ""))
+            for n, s in properties.items()
+            if n != name and _unwrap(s).get("enum") == values
+        ]
+        if any(others):
+            own = str(schema.get("description", ""))
+            shared[name] = {**schema, "description": " ".join([own, *others]).strip()}
+    return shared
 
 
 def fill(function: dict[str, Any], clause: str, full_text: str) -> dict[str, Any]:

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolsys.models._arguments import fill, missing_required
-from toolsys.models._text import THRESHOLD, ToolScore, clause_spans, score_tools
+from toolsys.models._shapes import rank_tools
+from toolsys.models._text import THRESHOLD, ToolScore, clause_spans
 from toolsys.models.explanation import Step
 
 
@@ -61,17 +62,24 @@ def plan(
 
     if isinstance(tool_choice, dict):
         name = tool_choice["function"]["name"]
-        note(text, score_tools(text, functions), f"tool_choice names {name}: a call to it")
+        note(text, rank_tools(text, functions), f"tool_choice names {name}: a call to it")
         return [task(name, 0, len(text))]
     tasks: list[Task] = []
+    context: list[tuple[int, int]] = []  # leading clauses with no tool: "I need to get from A to B"
     for start, end in clause_spans(text):
         clause = text[start:end]
-        scores = score_tools(clause, functions)
+        scores = rank_tools(clause, functions)
         tool = scores[0].tool if scores and scores[0].score >= THRESHOLD else None
         reached = f"{tool} reaches the threshold {THRESHOLD:g}" if tool else ""
         if tool is None and not tasks:
             note(clause, scores, f"no tool reaches the threshold {THRESHOLD:g}")
+            context.append((start, end))
             continue
+        if tool and not tasks and context:  # what came before may hold its arguments
+            given = [c for c in context if fill(by_name[tool], text[c[0] : c[1]], "")]
+            if given:
+                start = given[0][0]
+                note(text[start:end], (), f"the clauses before give {tool} arguments: read with it")
         if tool is None:  # "... and in Tokyo": the same tool, if it completes it
             previous = by_name[tasks[-1].tool]
             args = fill(previous, clause, clause)
@@ -82,8 +90,10 @@ def plan(
             tool, reached = previous["name"], f"it completes {previous['name']} on its own"
         if tasks[-1:] and tasks[-1].tool == tool:
             alone = fill(by_name[tool], clause, clause)
-            refines = not alone.keys() & tasks[-1].args.keys()  # "roll dice, | sides 20"
-            if refines or missing_required(by_name[tool], alone):  # "orders, | newest first"
+            own = fill(by_name[tool], tasks[-1].source, tasks[-1].source)
+            refines = not alone.keys() & own.keys()  # "roll dice, | sides 20"
+            lead_in = bool(missing_required(by_name[tool], own))  # "it's freezing | warm it to 23"
+            if refines or lead_in or missing_required(by_name[tool], alone):
                 tasks[-1] = task(tool, tasks[-1].start, end)
                 note(clause, scores, _GLUED.format(f"{tool} again, only adding to its call"))
                 continue
@@ -94,7 +104,7 @@ def plan(
         trace.append(Step(text, (), "the same call asked twice is sent once"))
     tasks = list(unique.values())
     if not tasks and tool_choice == "required":
-        scores = score_tools(text, functions)
+        scores = rank_tools(text, functions)
         tool = scores[0].tool
         note(text, scores, f"tool_choice 'required': the best-ranked tool, a call to {tool}")
         tasks = [task(tool, 0, len(text))]

@@ -45,7 +45,7 @@ _GROUPS = {
     "email": "email mail e-mail",
     "event": "event meeting appointment calendar schedule",
     "flight": "flight fly flying flie flew plane airplane airline airfare",
-    "book": "book reserve reserv reservation",
+    "book": "book reserve reserv reservation novel",
     "translate": "translate translat translation translator",
     "stock": "stock share ticker trading nasdaq equity",
     "price": "price quote cost worth",
@@ -75,7 +75,7 @@ _GROUPS = {
     "restaurant": "restaurant dinner brunch dine dining eatery",
     "guest": "guest people person diner",
     # at home
-    "light": "light lamp dim dimmer brighten brightness lighting",
+    "light": "light lamp dim dimmer brighten brightness lighting dark",
     "heat": "heat heating heater thermostat warm warmer freezing chilly",
     # sport, shopping, money
     "score": "score win won winning lose lost beat",
@@ -83,7 +83,7 @@ _GROUPS = {
     "free": "free available availability slot gap opening",
     "buy": "buy purchase",
     "pay": "pay payment transfer",
-    "library": "library catalogue catalog novel author literature",
+    "library": "library catalogue catalog author literature",
     # how much it matters
     "high": "high urgent important critical asap",
     "low": "low minor",
@@ -107,10 +107,16 @@ PHRASES: list[tuple[re.Pattern[str], str]] = [
         "define",
     ),
     (re.compile(r"\bput on\b", re.I), "play"),  # "put on some jazz"
+    (re.compile(r"\b(?:on|to|onto) (?:my|the|our) (?:to-?do |shopping )?list\b", re.I), "todo"),
     (re.compile(r"\bcount ?down\b", re.I), "timer"),
     (re.compile(r"\b(?:tell|text|let) (?:him|her|them)\b", re.I), "message"),
     (re.compile(r"\bwhere(?:'s| is| are) my\b", re.I), "track"),
     (re.compile(r"\bmake sure I\b|\bdon'?t (?:let me )?forget\b", re.I), "remind"),
-    (re.compile(rf"\b(?:table|party) (?:for|of) (?:{_NUMBER_WORDS})\b", re.I), "guest"),
+    (
+        re.compile(
+            rf"\b(?:table|party|reservation|booking) (?:for|of) (?:{_NUMBER_WORDS})\b", re.I
+        ),
+        "guest",
+    ),
 ]
 """Phrases that name a concept no single word of them names: (pattern, concept)."""

@@ -16,10 +16,13 @@ thing chapter 02 lets a student break on purpose.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
+from toolsys.models._dates import find_dates
 from toolsys.models._synonyms import CONCEPTS, PHRASES, STOP_WORDS
 
 THRESHOLD = 1.5
@@ -70,6 +73,17 @@ class Match:
 
 
 @dataclass(frozen=True)
+class Shape:
+    """A value in the request that fits one of the tool's parameters: a tracking number that its
+    `pattern` accepts, '10 km' for a parameter whose allowed values are units (see `_shapes`)."""
+
+    parameter: str
+    excerpt: str
+    why: str
+    points: float
+
+
+@dataclass(frozen=True)
 class ToolScore:
     """A tool's score for a request, with the evidence it is the sum of."""
 
@@ -77,6 +91,7 @@ class ToolScore:
     score: float
     matches: tuple[Match, ...]
     bonus: float = 0.0  # ARITHMETIC_BONUS when the request calculates and the tool does
+    shapes: tuple[Shape, ...] = ()
 
 
 def _strip(w: str) -> str:
@@ -92,7 +107,8 @@ def _strip(w: str) -> str:
     return w
 
 
-def _forms(word: str) -> list[str]:
+@lru_cache(maxsize=8192)
+def _forms(word: str) -> tuple[str, ...]:
     """The word and its shorter forms, longest first: 'bookings' -> bookings, booking, book."""
     forms = [word.lower().removesuffix("'s")]
     if _strip(forms[-1]) != forms[-1]:
@@ -102,7 +118,7 @@ def _forms(word: str) -> list[str]:
     last = forms[-1]
     if len(last) >= 4 and last.endswith("e") and not last.endswith("ee"):  # 'shuffle' ~ 'shuffled'
         forms.append(last[:-1])
-    return forms
+    return tuple(forms)
 
 
 def stem(word: str) -> str:
@@ -110,6 +126,7 @@ def stem(word: str) -> str:
     return _forms(word)[-1]
 
 
+@lru_cache(maxsize=8192)
 def _term(word: str) -> Term:
     forms = _forms(word)
     known = next((CONCEPTS[f] for f in [word.lower(), *forms] if f in CONCEPTS), None)
@@ -142,7 +159,18 @@ def _spaced(name: str) -> str:
 
 
 def request_terms(text: str) -> list[Term]:
-    """The request's terms, each concept once (first mention), then the phrases' concepts."""
+    """The request's terms, each concept once (first mention), then the phrases' concepts.
+
+    In a date, 'next' is about the date: 'next Saturday' does not ask for `next_departure`.
+    """
+    for start, end, _ in find_dates(text):
+        blanked = re.sub(
+            r"\b(?:next|this|coming|over)\b",
+            lambda m: " " * len(m.group()),
+            text[start:end],
+            flags=re.I,
+        )
+        text = text[:start] + blanked + text[end:]
     found = terms(text) + [
         Term(m.group(), name, "phrase") for pattern, name in PHRASES for m in pattern.finditer(text)
     ]
@@ -197,6 +225,12 @@ def has_arithmetic(text: str) -> bool:
 
 def tool_vocabulary(function: dict[str, Any]) -> dict[str, Source]:
     """Concept -> where it appears in one tool, at the best weight it appears with."""
+    return dict(_vocabulary(json.dumps(function, sort_keys=True, default=str)))
+
+
+@lru_cache(maxsize=512)  # a tool is scored once per clause of every request it is offered for
+def _vocabulary(definition: str) -> tuple[tuple[str, Source], ...]:
+    function = json.loads(definition)
     vocab: dict[str, Source] = {}
 
     def add(text: str, weight: float, where: str) -> None:
@@ -212,7 +246,7 @@ def tool_vocabulary(function: dict[str, Any]) -> dict[str, Source]:
     add(function.get("description", "") or "", DESCRIPTION_WEIGHT, "description")
     for term in terms(_spaced(function["name"])):
         vocab[term.concept] = Source(term.word, "name", NAME_WEIGHT)
-    return vocab
+    return tuple(vocab.items())
 
 
 def score_tools(text: str, functions: list[dict[str, Any]]) -> list[ToolScore]:
