@@ -25,6 +25,8 @@ from toolsys.models._finders import FINDERS, Ask
 from toolsys.models._kinds import Found, Kind, _unwrap, param_kind
 from toolsys.models._text import name_words
 
+_LATE = {Kind.PLACE: 1, Kind.PERSON: 1, Kind.TEXT: 2, Kind.QUERY: 2, Kind.LIST: 2}
+
 
 def find_value(
     name: str,
@@ -90,9 +92,9 @@ def read_arguments(function: dict[str, Any], clause: str, full_text: str) -> lis
     tool_words = set(name_words(function["name"]))
     readings: dict[str, Reading] = {}
     used: set[Span] = set()
-    # Constrained kinds claim their evidence before free text could swallow it.
-    free_kinds = (Kind.TEXT, Kind.QUERY, Kind.LIST)
-    order = sorted(properties, key=lambda p: param_kind(p, properties[p]) in free_kinds)
+    # Constrained kinds claim their evidence before names, and names before free text could
+    # swallow it ('turn off the kitchen lights': 'off' is the state, then 'kitchen' the room).
+    order = sorted(properties, key=lambda p: _LATE.get(param_kind(p, properties[p]), 0))
     glossed = _shared_glosses(properties)
     for name in order:
         schema, needed = glossed.get(name, properties[name]), name in required

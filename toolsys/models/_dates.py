@@ -29,7 +29,10 @@ MONTHS = [
     "november",
     "december",
 ]
-_MONTH = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+_MONTH = (  # a month's name or its abbreviation, not any word it starts ('10 novels')
+    r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b\.?"
+)
 
 _PATTERNS: list[tuple[str, str]] = [
     ("iso", r"\b(\d{4})-(\d{2})-(\d{2})\b"),

@@ -343,7 +343,7 @@ def trimmed(text: str, span: Span, tool_words: set[str], *, sentence: bool = Fal
         weak_word = word in (FUNCTION_WORDS if leading else TRAILING_WORDS)
         return weak_word or verb or (tools and concept(word) in tool_words)
 
-    while tokens and weak(tokens[0], True):
+    while tokens and weak(tokens[0], True, tools=len(tokens) > 1):  # 'some jazz': keep 'jazz'
         tokens.pop(0)
     kept = list(tokens)
     while tokens and weak(tokens[-1], False):

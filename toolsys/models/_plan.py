@@ -14,7 +14,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolsys.models._arguments import fill, missing_required
+from toolsys.models._arguments import fill, missing_required, read_arguments
+from toolsys.models._kinds import Kind
 from toolsys.models._shapes import rank_tools
 from toolsys.models._text import THRESHOLD, ToolScore, clause_spans
 from toolsys.models.explanation import Step
@@ -75,15 +76,18 @@ def plan(
             note(clause, scores, f"no tool reaches the threshold {THRESHOLD:g}")
             context.append((start, end))
             continue
+        before = ""
         if tool and not tasks and context:  # what came before may hold its arguments
             given = [c for c in context if fill(by_name[tool], text[c[0] : c[1]], "")]
             if given:
                 start = given[0][0]
-                note(text[start:end], (), f"the clauses before give {tool} arguments: read with it")
+                before = ", read together with the clause(s) before, which give it arguments"
         if tool is None:  # "... and in Tokyo": the same tool, if it completes it
             previous = by_name[tasks[-1].tool]
             args = fill(previous, clause, clause)
-            if not args or missing_required(previous, args):  # "between 1 | and 100"
+            named = _constrained(previous, clause)  # ", high priority": only adds a value
+            adds = bool(named) and not named & tasks[-1].args.keys()
+            if not args or missing_required(previous, args) or adds:  # "between 1 | and 100"
                 tasks[-1] = task(previous["name"], tasks[-1].start, end)
                 note(clause, scores, _GLUED.format(f"it does not complete {previous['name']}"))
                 continue
@@ -98,7 +102,7 @@ def plan(
                 note(clause, scores, _GLUED.format(f"{tool} again, only adding to its call"))
                 continue
         tasks.append(task(tool, start, end))
-        note(clause, scores, f"{reached}: a call to {tool}")
+        note(clause, scores, f"{reached}: a call to {tool}{before}")
     unique = {(t.tool, json.dumps(t.args, sort_keys=True)): t for t in tasks}
     if len(unique) < len(tasks) and trace is not None:
         trace.append(Step(text, (), "the same call asked twice is sent once"))
@@ -109,3 +113,13 @@ def plan(
         note(text, scores, f"tool_choice 'required': the best-ranked tool, a call to {tool}")
         tasks = [task(tool, 0, len(text))]
     return tasks
+
+
+def _constrained(function: dict[str, Any], clause: str) -> set[str]:
+    """The parameters a clause gives a value of a definite kind (an enum, a number, a name),
+    not free text that any leftover words would fill."""
+    return {
+        r.name
+        for r in read_arguments(function, clause, clause)
+        if r.found is not None and r.kind not in (Kind.TEXT, Kind.QUERY, Kind.LIST)
+    }
