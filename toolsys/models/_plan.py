@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolsys.models._arguments import fill, missing_required, read_arguments
-from toolsys.models._kinds import Kind
+from toolsys.models._kinds import Kind, param_kind
 from toolsys.models._shapes import rank_tools
 from toolsys.models._text import THRESHOLD, ToolScore, clause_spans
 from toolsys.models.explanation import Step
@@ -32,7 +32,9 @@ class Task:
     next_call: tuple[str, str] | None = None  # (name, raw arguments) to send for a retry
     sent: tuple[str, str] | None = None  # the last call actually sent
     value: Any = None
-    error: str = ""
+    error: str = ""  # the failure as the model reads it: code, message, suggestion
+    code: str = ""  # the failure's code (EXECUTION_ERROR, TIMEOUT, a tool's own...), if any
+    message: str = ""  # the failure's message alone: what the answer tells the user
     notes: list[str] = field(default_factory=list)
     source: str = ""  # the text its arguments were read from: its clause(s) of the message
     start: int = 0  # where that text starts in the message
@@ -87,7 +89,8 @@ def plan(
             args = fill(previous, clause, clause)
             named = _constrained(previous, clause)  # ", high priority": only adds a value
             adds = bool(named) and not named & tasks[-1].args.keys()
-            if not args or missing_required(previous, args) or adds:  # "between 1 | and 100"
+            listed = args.keys() <= _lists(previous) & tasks[-1].args.keys()  # "'A-1' and 'A-2'"
+            if not args or missing_required(previous, args) or adds or listed:
                 tasks[-1] = task(previous["name"], tasks[-1].start, end)
                 note(clause, scores, _GLUED.format(f"it does not complete {previous['name']}"))
                 continue
@@ -123,3 +126,9 @@ def _constrained(function: dict[str, Any], clause: str) -> set[str]:
         for r in read_arguments(function, clause, clause)
         if r.found is not None and r.kind not in (Kind.TEXT, Kind.QUERY, Kind.LIST)
     }
+
+
+def _lists(function: dict[str, Any]) -> set[str]:
+    """The array parameters: a clause that only names more items continues their list."""
+    properties = (function.get("parameters") or {}).get("properties", {})
+    return {n for n, schema in properties.items() if param_kind(n, schema) == Kind.LIST}

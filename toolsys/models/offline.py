@@ -54,7 +54,7 @@ from toolsys.models._messages import (
     tool_turns,
 )
 from toolsys.models._plan import Task, plan
-from toolsys.models._repair import read_result, repair
+from toolsys.models._repair import failure, read_result, repair
 from toolsys.models.config import OFFLINE_MARK, OFFLINE_MODEL
 from toolsys.models.explanation import Explanation, Step, planned_call
 
@@ -148,13 +148,15 @@ class OfflineModel:
                     task.status, task.value = "done", value
                     continue
                 task.error = error
+                task.code, task.message = failure(results.get(call["id"], ""))
                 fixed = repair(fn["name"], fn["arguments"], error, functions, user_text)
                 if fixed is None:
                     task.status = "failed"
-                    task.notes.append("the error did not say how to fix the call")
+                    task.notes.append("I did not retry: the error did not say how to fix the call")
                 elif task.attempts > self.max_retries:
                     task.status = "failed"
-                    task.notes.append(f"gave up after {task.attempts} attempts")
+                    tries = "attempt" if task.attempts == 1 else "attempts"
+                    task.notes.append(f"I gave up after {task.attempts} {tries}")
                 else:
                     task.status, task.next_call = "retry", (fixed[0], json.dumps(fixed[1]))
 
