@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from toolsys.models._messages import Turn
 from toolsys.models._plan import Task
 from toolsys.models._repair import failure, read_result
 from toolsys.models.config import OFFLINE_MARK
@@ -40,20 +41,20 @@ def text(content: str) -> dict[str, Any]:
     return {"content": content, "tool_calls": []}
 
 
-def without_tools(tasks: list[Task], turns: list[tuple[list[dict], dict[str, str]]]) -> str:
+def without_tools(tasks: list[Task], turns: list[Turn]) -> str:
     """The answer when no tool may be called: quote results so far, or say what it would call."""
     done = []
     for calls, results in turns:
         for call in calls:
-            content = results.get(call["id"], "")
+            content = results.get(call.id, "")
             ok, value, error = read_result(content)
             code, message = failure(content) if not ok else ("", "")
             done.append(
                 Task(
-                    call["function"]["name"],
+                    call.name,
                     {},
                     status="done" if ok else "failed",
-                    sent=(call["function"]["name"], call["function"]["arguments"]),
+                    sent=(call.name, call.arguments),
                     value=value,
                     error=error,
                     code=code,

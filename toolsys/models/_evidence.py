@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 from toolsys.models._dates import MONTHS, WEEKDAYS, find_dates, find_times
-from toolsys.models._synonyms import STOP_WORDS
+from toolsys.models._synonyms import PHRASES, STOP_WORDS
 from toolsys.models._text import concept, stem
 
 Span = tuple[int, int]
@@ -319,6 +319,14 @@ _FRAME = re.compile(
 """The start of a request that is not its content: "I'd love to hear ..." -> "hear ..."."""
 
 
+_SUBORDINATE = re.compile(r"\s(?:while|because|since|until|unless|whereas|so that)\s", re.I)
+
+
+def phrase_concepts(text: str) -> list[tuple[Span, str]]:
+    """Where the phrases of `_synonyms.PHRASES` are in `text`, with their concepts."""
+    return [(m.span(), name) for pattern, name in PHRASES for m in pattern.finditer(text)]
+
+
 def trimmed(text: str, span: Span, tool_words: set[str], *, sentence: bool = False) -> Span | None:
     """`span` without the function words, command verbs and tool words at its ends.
 
@@ -326,6 +334,13 @@ def trimmed(text: str, span: Span, tool_words: set[str], *, sentence: bool = Fal
     it is what to play). `sentence`: the span is a sentence to pass on as it is ('saying the
     meeting moved'), so only a request frame and the spaces around it go.
     """
+    subordinate = _SUBORDINATE.search(text, span[0], span[1])  # "... while I work"
+    if subordinate and subordinate.start() > span[0]:
+        span = (span[0], subordinate.start())
+    for m in phrase_concepts(text[span[0] : span[1]]):  # "... to my to-do list"
+        after = text[span[0] + m[0][1] : span[1]].strip(" ,?!.")
+        if m[1] in tool_words and m[0][0] > 0 and not after:
+            span = (span[0], span[0] + m[0][0])
     segment = text[span[0] : span[1]]
     lead = span[0] + len(segment) - len(segment.lstrip())
     frame = _FRAME.match(text, lead)
@@ -413,9 +428,11 @@ def pattern_matches(text: str, pattern: str) -> list[tuple[Span, str]]:
     return found
 
 
-def regions(text: str, used: set[Span], start: int = 0) -> list[Span]:
-    """The stretches of `text` from `start` on that no parameter has taken, split at . ; : ! ?"""
-    cuts = sorted(used) + [(m.start(), m.end()) for m in re.finditer(r"[;:!?]|\.(?=\s|$)", text)]
+def regions(text: str, used: set[Span], start: int = 0, *, commas: bool = False) -> list[Span]:
+    """The stretches of `text` from `start` on that no parameter has taken, split at . ; : ! ?
+    (and at commas, with `commas`: leftover words after a comma are another phrase)."""
+    stops = r"[;:!?,]|\.(?=\s|$)" if commas else r"[;:!?]|\.(?=\s|$)"
+    cuts = sorted(used) + [(m.start(), m.end()) for m in re.finditer(stops, text)]
     found, position = [], start
     for a, b in sorted(cuts):
         if b <= position:

@@ -68,11 +68,13 @@ def _enum(a: Ask) -> Found | None:
     'into', 'in' before a value mark the target, 'from' or a number right before it the source.
     """
     values = enum_values(a.schema)
-    mentions = [(s, v, how) for s, v, how in ev.enum_mentions(a.text, values) if ev.free(s, a.used)]
-    if not mentions:
-        glossed = ev.gloss_mentions(a.text, str(a.schema.get("description", "")), values)
-        mentions = [(s, v, f"by the description's gloss '{g}'") for s, v, g in glossed]
-        mentions = [m for m in mentions if ev.free(m[0], a.used)]
+    mentions = ev.enum_mentions(a.text, values)
+    glossed = ev.gloss_mentions(a.text, str(a.schema.get("description", "")), values)
+    named = {m[0] for m in mentions}
+    mentions += [
+        (s, v, f"by the description's gloss '{g}'") for s, v, g in glossed if s not in named
+    ]
+    mentions = sorted((m for m in mentions if ev.free(m[0], a.used)), key=lambda m: m[0])
     side = _side(a.name) or ("upper" if re.search(r"target|into|dest", a.name) else None)
 
     def cue_side(span: Span) -> str | None:
@@ -302,6 +304,20 @@ def _directed(
     return Found(span, value, f"{what}, {how}")
 
 
+_VERBS_BEFORE_TO = {
+    "going",
+    "want",
+    "wants",
+    "need",
+    "needs",
+    "have",
+    "has",
+    "like",
+    "love",
+    "able",
+}
+
+
 def _directed_place(a: Ask, found: list[tuple[Span, Any]]) -> Found | None:
     """An origin or a destination: the place after its own cue ('from' / 'to'), as written.
 
@@ -313,6 +329,8 @@ def _directed_place(a: Ask, found: list[tuple[Span, Any]]) -> Found | None:
     cues = ("from",) if direction == "from" else ("to", "into")
     other = ("to", "into") if direction == "from" else ("from",)
     for m in re.finditer(rf"\b(?:{'|'.join(cues)})\s+", a.text, re.I):
+        if before(a.text, m.span(), 1) and before(a.text, m.span(), 1)[0] in _VERBS_BEFORE_TO:
+            continue  # 'going to snow' names no place
         named = [(s, v) for s, v in found if s[0] == m.end()]
         if named:
             return Found(named[0][0], named[0][1], f"capitalised name after '{m.group().strip()}'")
@@ -452,23 +470,38 @@ def _query(a: Ask) -> Found | None:
         return None
     for span, value in a.fresh(ev.quoted(a.text)):
         return Found(span, value, "quoted string")
-    cues = r"about|for|on|by|called|named|titled|regarding"
+    named = _named_after_cue(a)
+    if named:
+        return named
+    cues = r"about|for|on|regarding"
     for m in re.finditer(rf"\b(?:{cues})\s+", a.text, re.I):
         for region in ev.regions(a.text, a.used, m.end())[:2]:
             found = ev.trimmed(a.text, region, a.tool_words)
             if found and _content(a, found):
                 return Found(found, a.quote(found), f"words after '{m.group().strip()}'")
-    regions = [ev.trimmed(a.text, r, a.tool_words) for r in ev.regions(a.text, a.used)]
+    regions = [ev.trimmed(a.text, r, a.tool_words) for r in ev.regions(a.text, a.used, commas=True)]
     spans = [r for r in regions if r]
     if not spans:
         return None
     span = max(spans, key=lambda r: r[1] - r[0])
+    if any(w[0].isupper() and w != "I" for w in re.findall(r"[\w'-]+", a.quote(span))):
+        return Found(span, a.quote(span), "the words no other parameter took (a name)")
     kept = [
         w
         for w in re.findall(r"[\w'-]+", a.quote(span))
         if w.lower() not in STOP_WORDS and concept(w) not in a.tool_words
     ] or [a.quote(span)]
     return Found(span, " ".join(kept), "content words")
+
+
+def _named_after_cue(a: Ask) -> Found | None:
+    """'a book called Dune in the library' -> 'Dune': after 'called', 'named' or 'titled' comes
+    a name, which ends where the phrase does."""
+    for m in re.finditer(r"\b(?:called|named|titled)\s+", a.text, re.I):
+        phrase = ev.phrase_after(a.text, m.end(), a.used, limit=8)
+        if phrase:
+            return Found(phrase, a.quote(phrase), f"the name after '{m.group().strip()}'")
+    return None
 
 
 _SENTENCE_CUES = r"saying|that says|say|tell (?:him|her|them|me)|let (?:him|her|them) know"
@@ -488,7 +521,7 @@ def _text(a: Ask) -> Found | None:
     message = bool(set(own) & {"message", "body", "text", "content", "note"})
     sentence = _SENTENCE_CUES + ("|that" if message else "")
     cues = [(m, True) for m in re.finditer(rf"\b(?:{sentence})\b:?\s*|:\s+", a.text, re.I)] + [
-        (m, False)
+        (m, m.group().rstrip().endswith(":"))  # "task: book the car service" is a sentence
         for c in own + list(_TEXT_CUES)
         for m in re.finditer(rf"\b{re.escape(c)}\b:?\s*", a.text, re.I)
     ]
@@ -501,7 +534,7 @@ def _text(a: Ask) -> Found | None:
             if after:
                 name = cue.group().strip() or ":"
                 return Found(after, a.quote(after), f"words after '{name}'")
-    left = [ev.trimmed(a.text, r, a.tool_words) for r in ev.regions(a.text, a.used)]
+    left = [ev.trimmed(a.text, r, a.tool_words) for r in ev.regions(a.text, a.used, commas=True)]
     spans = [s for s in left if s]
     if not spans:
         return None

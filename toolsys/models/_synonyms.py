@@ -76,7 +76,7 @@ _GROUPS = {
     "guest": "guest people person diner",
     # at home
     "light": "light lamp dim dimmer brighten brightness lighting dark",
-    "heat": "heat heating heater thermostat warm warmer freezing chilly",
+    "heat": "heat heating heater thermostat warm warmer freezing chilly degree",
     # sport, shopping, money
     "score": "score win won winning lose lost beat",
     "game": "game match fixture",
@@ -114,7 +114,9 @@ PHRASES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\bmake sure I\b|\bdon'?t (?:let me )?forget\b", re.I), "remind"),
     (
         re.compile(
-            rf"\b(?:table|party|reservation|booking) (?:for|of) (?:{_NUMBER_WORDS})\b", re.I
+            rf"\b(?:table|party|reservation|booking|dinner|lunch|brunch) (?:for|of) "
+            rf"(?:{_NUMBER_WORDS})\b",
+            re.I,
         ),
         "guest",
     ),

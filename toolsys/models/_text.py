@@ -158,11 +158,19 @@ def _spaced(name: str) -> str:
     return name.replace("_", " ").replace("-", " ").replace(".", " ")
 
 
+_NEXT_SPAN = re.compile(
+    r"\b(?:next|coming|past|last)"
+    r"(?=\s+(?:\d+|few|couple of|two|three)\s+(?:days?|weeks?|hours?|months?)\b)",
+    re.I,
+)
+
+
 def request_terms(text: str) -> list[Term]:
     """The request's terms, each concept once (first mention), then the phrases' concepts.
 
     In a date, 'next' is about the date: 'next Saturday' does not ask for `next_departure`.
     """
+    text = _NEXT_SPAN.sub(lambda m: " " * len(m.group()), text)  # 'the next 3 days'
     for start, end, _ in find_dates(text):
         blanked = re.sub(
             r"\b(?:next|this|coming|over)\b",
@@ -209,6 +217,8 @@ def expression(text: str) -> str | None:
             best = tokens
     while best and best[-1] in "+-*/%(":
         best.pop()
+    while best and best[0] in "+*/%":  # '+44 7700 900123' is a phone number, not a sum
+        best.pop(0)
     if len(best) < 2 or all(t[0].isdigit() for t in best):
         return None
     out = " ".join(best)
@@ -255,17 +265,42 @@ def score_tools(text: str, functions: list[dict[str, Any]]) -> list[ToolScore]:
     wanted = request_terms(text)
     arithmetic = has_arithmetic(text)
     ranked = []
+    numeric = {f["name"]: _takes_numbers(f) for f in functions}
     for index, (name, vocab) in enumerate(vocabs.items()):
         matches = tuple(
             Match(t, vocab[t.concept], sum(t.concept in v for v in vocabs.values()))
             for t in wanted
             if t.concept in vocab
+            and (numeric[name] or t.via != "synonym" or t.concept not in ARITHMETIC)
         )
         bonus = ARITHMETIC_BONUS if arithmetic and "calculate" in vocab else 0.0
         score = round(sum(m.points for m in matches) + bonus, 3)
         ranked.append((score, -index, ToolScore(name, score, matches, bonus)))
     ranked.sort(key=lambda r: r[:2], reverse=True)
     return [r[2] for r in ranked]
+
+
+ARITHMETIC = frozenset({"multiply", "add", "subtract", "divide", "calculate"})
+"""Concepts whose synonyms ('plus', 'times') meet only tools that take numbers: '2 plus 2' is
+no request for `add_todo`."""
+
+
+def _takes_numbers(function: dict[str, Any]) -> bool:
+    properties = (function.get("parameters") or {}).get("properties", {})
+    return any(
+        _unwrapped_type(schema) in ("number", "integer")
+        or re.search(r"expression|formula|arithmetic", str(schema.get("description", "")), re.I)
+        for schema in properties.values()
+        if isinstance(schema, dict)
+    )
+
+
+def _unwrapped_type(schema: dict[str, Any]) -> Any:
+    options = [
+        o for o in schema.get("anyOf", []) if isinstance(o, dict) and o.get("type") != "null"
+    ]
+    kind = options[0].get("type") if options else schema.get("type")
+    return next((t for t in kind if t != "null"), None) if isinstance(kind, list) else kind
 
 
 def rank_tools(text: str, functions: list[dict[str, Any]]) -> list[tuple[float, str]]:

@@ -47,11 +47,12 @@ from typing import TYPE_CHECKING, Any
 from toolsys.models import _answers, _imperfect, _search, transport
 from toolsys.models._arguments import missing_required
 from toolsys.models._messages import (
+    Conversation,
+    Turn,
     by_name,
-    content_text,
+    from_chat,
     functions_of,
     request_text,
-    tool_turns,
 )
 from toolsys.models._plan import Task, plan
 from toolsys.models._repair import failure, read_result, repair
@@ -127,7 +128,7 @@ class OfflineModel:
     def _replay(
         self,
         tasks: list[Task],
-        turns: list[tuple[list[dict], dict[str, str]]],
+        turns: list[Turn],
         functions: list[dict[str, Any]],
         user_text: str,
         parallel: bool,
@@ -135,21 +136,21 @@ class OfflineModel:
         for calls, results in turns:
             expected = self._expected(tasks, parallel)
             for i, call in enumerate(calls):
-                fn = call["function"]
                 if i < len(expected):
                     task = expected[i]
                 else:  # a call the model would not have made (e.g. scripted history)
-                    task = Task(fn["name"], {})
+                    task = Task(call.name, {})
                     tasks.append(task)
                 task.attempts += 1
-                task.sent = (fn["name"], fn["arguments"])
-                ok, value, error = read_result(results.get(call["id"], ""))
+                task.sent = (call.name, call.arguments)
+                content = results.get(call.id, "")
+                ok, value, error = read_result(content)
                 if ok:
                     task.status, task.value = "done", value
                     continue
                 task.error = error
-                task.code, task.message = failure(results.get(call["id"], ""))
-                fixed = repair(fn["name"], fn["arguments"], error, functions, user_text)
+                task.code, task.message = failure(content)
+                fixed = repair(call.name, call.arguments, error, functions, user_text)
                 if fixed is None:
                     task.status = "failed"
                     task.notes.append("I did not retry: the error did not say how to fix the call")
@@ -172,12 +173,13 @@ class OfflineModel:
 
     def reply(self, request: dict[str, Any]) -> dict[str, Any]:
         """Decide the next assistant message for a chat completions request."""
-        functions = [t["function"] for t in request.get("tools") or []]
-        messages = request["messages"]
-        start = max((i for i, m in enumerate(messages) if m["role"] == "user"), default=-1)
-        user_text = content_text(messages[start]["content"]) if start >= 0 else ""
-        turns = tool_turns(messages[start + 1 :])
-        choice = request.get("tool_choice") or "auto"
+        return self.decide(from_chat(request))
+
+    def decide(self, conversation: Conversation) -> dict[str, Any]:
+        """The next assistant message for a conversation, in no wire shape:
+        `{"content": str | None, "tool_calls": [{"name": ..., "arguments": ...}]}`."""
+        user_text, functions = conversation.text, conversation.functions
+        turns, choice = conversation.turns, conversation.tool_choice
         if _search.offers_search(functions):  # deferred export: search for what is missing
             functions, turns, searched = _search.split(functions, turns)
             found = [] if searched else _search.search_calls(self.plan, user_text, functions)
@@ -187,7 +189,7 @@ class OfflineModel:
             return _answers.text(
                 _answers.without_tools(self.plan(user_text, functions) if functions else [], turns)
             )
-        parallel = request.get("parallel_tool_calls", True)
+        parallel = conversation.parallel
         tasks = self.plan(user_text, functions, choice)
         self._replay(tasks, turns, functions, user_text, parallel)
         _ask_for_missing(tasks, functions, choice)
