@@ -2,8 +2,11 @@
 
 Each parameter is first given a `Kind` from its schema (type, enum, format) and, failing that,
 from its name and description (`_kinds`). Then the sentence is searched for evidence of that
-kind (`_finders`): numbers, quoted strings, e-mail addresses, dates ("tomorrow", "next Monday"
-against the fixed clock), times, capitalised names, upper-case codes, enum words. Optional
+kind (`_finders`): numbers (of the schema's type, within its bounds, in its unit), quoted
+strings, e-mail addresses, dates ("tomorrow", "next Monday" against the fixed clock), times,
+names and places up to their natural end, upper-case codes, enum words (or their meaning). A
+string with a `pattern` takes what the pattern accepts. Values of definite kinds are read
+first, then names, then free text, so free text never swallows its neighbours. Optional
 parameters are filled only when the sentence mentions them; a required parameter not found in
 its own clause is looked for in the whole message; a value the text does not support is left
 out (the model does not invent values).

@@ -328,10 +328,11 @@ def _directed_place(a: Ask, found: list[tuple[Span, Any]]) -> Found | None:
     direction = _direction(a.name)
     cues = ("from",) if direction == "from" else ("to", "into")
     other = ("to", "into") if direction == "from" else ("from",)
+    quoted = a.fresh(ev.quoted(a.text))
     for m in re.finditer(rf"\b(?:{'|'.join(cues)})\s+", a.text, re.I):
         if before(a.text, m.span(), 1) and before(a.text, m.span(), 1)[0] in _VERBS_BEFORE_TO:
             continue  # 'going to snow' names no place
-        named = [(s, v) for s, v in found if s[0] == m.end()]
+        named = [(s, v) for s, v in quoted + found if s[0] == m.end()]
         if named:
             return Found(named[0][0], named[0][1], f"capitalised name after '{m.group().strip()}'")
         phrase = ev.phrase_after(a.text, m.end(), a.used)
@@ -364,6 +365,10 @@ def _place_or_person(a: Ask, kind: Kind) -> Found | None:
     what = "capitalised name"
     if kind == Kind.PLACE and _direction(a.name):
         return _directed_place(a, found)
+    for span, value in a.fresh(ev.quoted(a.text)) if kind == Kind.PLACE else []:
+        cue = before(a.text, span, 1)
+        if cue and cue[0] in ("in", "at", "to", "from", "into"):  # 'in "Saint-Malo"'
+            return Found(span, value, f"quoted place after '{cue[0]}'")
     preferred = (
         ("in", "at", "for", "from", "to")
         if kind == Kind.PLACE
@@ -388,8 +393,12 @@ def _lower_case_place(a: Ask) -> Found | None:
 
     After 'in'/'at' it is the phrase up to its end; a word that contains the parameter's own
     name ('bedroom' for `room`) is one; a required place is otherwise what no other parameter
-    took, without the tool's own words ('turn off the kitchen lights' -> 'kitchen').
+    took, without the tool's own words ('turn off the kitchen lights' -> 'kitchen'). A city,
+    a country, an address is a name: in lower case it is not one ('in fahrenheit').
     """
+    described = f"{a.name} {a.schema.get('description', '')}"
+    if re.search(_PROPER_PLACES, described, re.I):
+        return None
     for m in re.finditer(r"\b(?:in|at)\s+", a.text, re.I):
         phrase = ev.phrase_after(a.text, m.end(), a.used, limit=3)
         if phrase and _content(a, phrase) and not re.search(r"\d", a.quote(phrase)):
@@ -402,9 +411,8 @@ def _lower_case_place(a: Ask) -> Found | None:
         span = m.span() if word.lower() == own else m.span(2)
         if ev.free(span, a.used):
             return Found(span, a.quote(span), f"a word of its name, '{own}'")
-    described = f"{a.name} {a.schema.get('description', '')}"
-    if not a.required or re.search(_PROPER_PLACES, described, re.I):
-        return None  # a city is a name: without one, the model asks
+    if not a.required:
+        return None
     left = [ev.trimmed(a.text, r, a.tool_words) for r in ev.regions(a.text, a.used)]
     spans = [s for s in left if s and not re.search(r"\d", a.quote(s))]
     if not spans:

@@ -15,8 +15,7 @@ from toolsys.models._evidence import Span
 
 _SYMBOL_WORDS = r"\b(ticker|symbol|(currency|airport|country|language|iata) code|iso ?4217)\b"
 _PLACE_WORDS = (
-    r"\b(city|cities|location|place|country|town|destination|where|station|address|airport|"
-    r"venue|room)\b"
+    r"\b(city|cities|location|place|country|town|destination|where|station|airport|venue|room)\b"
 )
 _PLACE_NAMES = {"origin", "destination", "pickup", "dropoff", "location", "city", "town", "room"}
 _TIME_NAMES = {"time", "when", "at", "start", "end", "due", "deadline", "datetime"}
@@ -83,9 +82,11 @@ def param_kind(name: str, schema: dict[str, Any]) -> Kind:
         return Kind.EMAIL
     if fmt == "date-time" or re.search(r"date-?time|yyyy-mm-ddthh", described):
         return Kind.DATETIME
-    if re.search(r"iso[ -]?8601", described) and not (
-        nwords & {"date", "day"} and not nwords & _TIME_NAMES
-    ):  # "time: Reservation time, ISO 8601" wants a date and a time
+    if re.search(r"iso[ -]?8601", described) and (
+        nwords & _TIME_NAMES
+        or re.search(r"\btime\b|hh:mm", described)
+        or not re.search(r"yyyy-mm-dd|\bdate\b|\bday\b", described)
+    ):  # "time: Reservation time, ISO 8601" wants a date and a time; "Arrival day" a date
         return Kind.DATETIME
     if (
         fmt == "date"

@@ -6,8 +6,11 @@ author cannot be expected to write down: that "fly" is about a flight, "shares" 
 "EUR" about a currency, and that "... in French" asks for a translation. Each group maps its
 words to one *concept*; a request and a tool meet when they share a concept.
 
-The table is deliberately small and everyday: it is not tuned to the tools in this package, and
-a tool that is only findable through it has a description worth improving (chapter 02).
+The table is everyday English, a few words per concept (media, messages, getting about, the
+home, sport...): it is not tuned to the tools in this package, and a tool that is only findable
+through it has a description worth improving (chapter 02). It is also where the offline model
+is weakest: a word that is in no group and in no tool's text ("how did Arsenal do?") finds
+nothing, where a real model knows that Arsenal is a team.
 """
 
 from __future__ import annotations

@@ -7,7 +7,9 @@ stemming ("cities" -> "city", "booking" -> "book"), are matched against each too
 names split at underscores and camelCase. A word found in several tools counts less (divided by
 how many tools contain it). Everyday synonyms and a few phrases map to one concept ("fly" ->
 flight, "... in French" -> translate; see `_synonyms`), and a sentence that contains arithmetic
-("17 * 38", "2 plus 2") favours tools about calculating. A tool is chosen when its score
+("17 * 38", "2 plus 2") favours tools about calculating (and arithmetic synonyms meet only
+tools that take numbers). In a date, "next" is the date's word, not a tool's ("next Saturday").
+A tool is chosen when its score, with the points `_shapes` adds for values of the right shape,
 reaches `THRESHOLD`. `score_tools` keeps the evidence: which word met which, where, and why.
 
 This is why good tool names and descriptions matter even to a toy model, and it is the first

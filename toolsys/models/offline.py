@@ -8,22 +8,33 @@ ends with "(offline teaching model)".
 How it decides, each request, from the messages and tools alone (it keeps no memory):
 
 1. **Plan.** The last user message is split into clauses ("weather in Paris and in Tokyo"). Each
-   clause picks the tool whose name, description and parameters share most words with it, a few
-   everyday synonyms included ("fly" -> flight; `_text.score_tools`); a clause that matches no
-   tool but completes the previous clause's tool ("... and in Tokyo") repeats that tool; one
-   that completes nothing is glued back ("between 1 and 100"), and so is one that names the same
-   tool but only adds new arguments or cannot stand alone ("open orders, newest first").
-   Arguments are filled from the clause by the schema (`_arguments.fill`): numbers, quoted text,
-   dates, e-mails, names, symbols, and enum values named outright or by the meaning the
-   description gives them ("desc: newest first" lets "the newest first" pick "desc"). No tool
-   fits -> a plain-text answer saying so. A required argument the text does not give -> it asks
-   (it never guesses one). This step is `_plan.plan`.
+   clause picks the tool whose name, description and parameters share most words with it,
+   everyday synonyms and a few question frames included ("spin" -> play, "what does X mean" ->
+   define; `_text.score_tools`), plus points for values of the right shape: a tracking number
+   a parameter's `pattern` accepts, '10 km' for a parameter whose values are units, a place
+   after 'from' for an origin (`_shapes`). A clause that matches no tool but completes the
+   previous clause's tool ("... and in Tokyo") repeats that tool; one that completes nothing,
+   only adds a value (", high priority") or continues a list ("'A-1' and 'A-2'") is glued back;
+   a leading clause with no tool that holds arguments ("I need to get from Rotterdam to Delft,
+   what leaves next?") is read with the first call. Arguments are filled from the clause by the
+   schema (`_arguments.fill`): numbers of the parameter's type, within its bounds and in its
+   unit ("2 hours" for `minutes` is 120), quoted text, dates and ISO 8601 date-times, e-mails,
+   what a `pattern` accepts, names and places up to their natural end ("the next bus from
+   Leiden" -> "Leiden"), and enum values named outright or by meaning ("urgent" -> "high",
+   "miles" -> "mi" by the description's gloss). No tool fits -> a plain-text answer saying so.
+   A required argument the text does not give -> it asks (it never guesses one). This step is
+   `_plan.plan`.
 2. **Replay.** The assistant turns and tool results since that user message are matched to the
    plan, task by task, in the order the model itself would have sent them.
 3. **Act.** A failed result whose text says how to fix the call (`_repair`) is retried with the
    corrected arguments, at most `max_retries` times per task; tasks not started yet are called
    (all at once, or one per turn when `parallel_tool_calls` is false); when nothing is left, it
-   answers with a short sentence quoting each result, and names what failed and why (`_answers`).
+   answers with a short sentence per task: the value it returned, what happened to a failed
+   call in the words of its code (an EXECUTION_ERROR "ran and failed", an APPROVAL_DENIED was
+   "declined by a person"), which items of a partial success failed (`_answers`).
+
+The decision knows no wire shape: `decide(Conversation)` (`_messages`) takes the user's text,
+the tool turns and the tools; `reply(request)` reads a chat completions request into one.
 
 `tool_choice`: "none" -> text; "required" -> a call even when no tool matches well; a named
 function -> that function. As with real models, a forced choice forces a call on *every*
