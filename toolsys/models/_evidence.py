@@ -330,8 +330,7 @@ def phrase_concepts(text: str) -> list[tuple[Span, str]]:
 def trimmed(text: str, span: Span, tool_words: set[str], *, sentence: bool = False) -> Span | None:
     """`span` without the function words, command verbs and tool words at its ends.
 
-    A tool word at the end stays when nothing else would ("play some jazz": "jazz" is music, and
-    it is what to play). `sentence`: the span is a sentence to pass on as it is ('saying the
+    `sentence`: the span is a sentence to pass on as it is ('saying the
     meeting moved'), so only a request frame and the spaces around it go.
     """
     subordinate = _SUBORDINATE.search(text, span[0], span[1])  # "... while I work"
@@ -352,21 +351,16 @@ def trimmed(text: str, span: Span, tool_words: set[str], *, sentence: bool = Fal
             tokens.pop()
         return (tokens[0][0], _sentence_end(text, tokens[-1][1], span[1])) if tokens else None
 
-    def weak(token: Span, leading: bool, tools: bool = True) -> bool:
+    def weak(token: Span, leading: bool) -> bool:
         word = text[token[0] : token[1]].lower()
         verb = leading and word in COMMON_VERBS and before(text, token, 1) != ["to"]
         weak_word = word in (FUNCTION_WORDS if leading else TRAILING_WORDS)
-        return weak_word or verb or (tools and concept(word) in tool_words)
+        return weak_word or verb or concept(word) in tool_words
 
-    while tokens and weak(tokens[0], True, tools=len(tokens) > 1):  # 'some jazz': keep 'jazz'
+    while tokens and weak(tokens[0], True):
         tokens.pop(0)
-    kept = list(tokens)
     while tokens and weak(tokens[-1], False):
         tokens.pop()
-    if not tokens:  # "some jazz": the tool's own word is the value
-        tokens = kept
-        while tokens and weak(tokens[-1], False, tools=False):
-            tokens.pop()
     return (tokens[0][0], tokens[-1][1]) if tokens else None
 
 

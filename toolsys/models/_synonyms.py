@@ -57,7 +57,7 @@ _GROUPS = {
     "recipe": "recipe cook dish meal",
     # media, words, messages
     "play": "play spin queue listen hear stream",
-    "music": "music song tune album artist band singer playlist jazz genre",
+    "music": "music song tune album artist band singer playlist",
     "define": "define definition meaning mean meant dictionary",
     "message": "message sms text texting",
     "call": "call phone dial ring",
