@@ -68,7 +68,13 @@ def _enum(a: Ask) -> Found | None:
     'into', 'in' before a value mark the target, 'from' or a number right before it the source.
     """
     values = enum_values(a.schema)
-    mentions = ev.enum_mentions(a.text, values)
+    quotes = [span for span, _ in ev.quoted(a.text)]
+    mentions = [
+        (span, value, how)
+        for span, value, how in ev.enum_mentions(a.text, values)
+        if not how.startswith("meant")
+        or not (concept(a.quote(span)) in a.tool_words or not ev.free(span, set(quotes)))
+    ]  # 'Schedule' is the tool's own verb, and a quoted title means nothing: neither is a value
     glossed = ev.gloss_mentions(a.text, str(a.schema.get("description", "")), values)
     named = {m[0] for m in mentions}
     mentions += [
