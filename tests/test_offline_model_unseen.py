@@ -148,3 +148,64 @@ def test_one_decision_serves_two_wire_shapes():
     )
     assert done["content"].startswith("next_departure(Leiden, Haarlem, bus) = 10:42.")
     assert from_chat({"messages": [{"role": "user", "content": "hi"}]}).functions == []
+
+
+def fn(name, description, properties, required):
+    return {
+        "name": name,
+        "description": description,
+        "parameters": {"type": "object", "properties": properties, "required": required},
+    }
+
+
+ISSUE_TOOLS = [
+    fn(
+        "define_word",
+        "Get the definition of a word.",
+        {"word": {"type": "string", "description": "The word."}},
+        ["word"],
+    ),
+    fn(
+        "play_music",
+        "Play a song or an artist.",
+        {"query": {"type": "string", "description": "What to play."}},
+        ["query"],
+    ),
+    fn(
+        "set_reminder",
+        "Create a reminder.",
+        {
+            "text": {"type": "string", "description": "What to remember."},
+            "time": {"type": "string", "description": "When, in ISO 8601."},
+        },
+        ["text", "time"],
+    ),
+    fn(
+        "next_bus",
+        "Next bus departure from a stop.",
+        {
+            "origin": {"type": "string", "description": "Where the trip starts."},
+            "destination": {"type": "string"},
+        },
+        ["origin"],
+    ),
+    fn("get_weather", "Current weather and forecast.", {"city": {"type": "string"}}, ["city"]),
+]
+
+
+@pytest.mark.parametrize(
+    ("prompt", "expected"),
+    [
+        ("what's the meaning of 'ubiquitous'?", ("define_word", {"word": "ubiquitous"})),
+        ("play something by Ella Fitzgerald", ("play_music", {"query": "Ella Fitzgerald"})),
+        (
+            "make sure I remember to call mum on Sunday at 10",
+            ("set_reminder", {"text": "call mum", "time": "2025-01-19T10:00:00"}),
+        ),
+        ("when is the next bus from Leiden?", ("next_bus", {"origin": "Leiden"})),
+        ("What's the weather like in Porto this weekend?", ("get_weather", {"city": "Porto"})),
+    ],
+)
+def test_the_failures_issue_31_names_are_gone(prompt, expected):
+    """A value stops at its natural end; a `time: str` said to be ISO 8601 gets a date-time."""
+    assert planner(prompt, ISSUE_TOOLS) == [expected]

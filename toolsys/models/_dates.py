@@ -120,7 +120,18 @@ def _times_in(text: str) -> tuple[tuple[int, int, str], ...]:
             hh, mm = int(m.group(4)), int(m.group(5))
         if hh < 24:
             found.append((m.start(), m.end(), f"{hh:02d}:{mm:02d}"))
-    return tuple(found)
+    for m in _BARE_HOUR.finditer(text.lower()):  # "on Sunday at 10": ten o'clock
+        group = 1 if m.group(1) else 2
+        hour = int(m.group(group))
+        if hour < 24 and not any(a <= m.start(group) < b for a, b, _ in found):
+            found.append((m.start(group), m.end(), f"{hour:02d}:00"))
+    return tuple(sorted(found))
+
+
+_BARE_HOUR = re.compile(
+    r"\bat (\d{1,2})(?: o'clock)?(?=\s*(?:$|[,.!?;]|on\b|and\b|tomorrow|today|tonight|this\b|"
+    r"next\b|every\b))|\b(\d{1,2}) o'clock\b"
+)
 
 
 def find_times(text: str) -> list[tuple[int, int, str]]:

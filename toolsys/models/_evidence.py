@@ -313,7 +313,9 @@ def gloss_mentions(text: str, description: str, values: list[Any]) -> list[tuple
 
 _FRAME = re.compile(
     r"(?:please\s+)?(?:(?:i|we)(?:'d|'m| would| am)?\s+)?(?:really\s+)?"
-    r"(?:love|like|want|need|have|wanna|going|got)\s+to\s+",
+    r"(?:love|like|want|need|have|wanna|going|got)\s+to\s+"
+    r"|(?:please\s+)?(?:make sure (?:that )?(?:i|we)\s+)?(?:remember|don'?t forget|do not forget)"
+    r"\s+to\s+",
     re.I,
 )
 """The start of a request that is not its content: "I'd love to hear ..." -> "hear ..."."""
