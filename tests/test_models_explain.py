@@ -108,7 +108,7 @@ def test_a_new_request_for_a_learners_tool_is_explained_word_by_word():
             'Clause: "fly me to Rome tomorrow"',
             "  book_flight   3.50",
             '    + 3.00  "fly" ~ "flight": synonyms, in the name (weight 3)',
-            '    + 0.50  "Rome" fits parameter destination: a place after \'to\' (argument shape)',
+            "    + 0.50  \"Rome\" fits parameter destination: a place after 'to' (argument shape)",
             "  0, no word in common: translate",
             "  -> book_flight reaches the threshold 1.5: a call to book_flight",
             "",

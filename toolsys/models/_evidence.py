@@ -302,8 +302,8 @@ def gloss_mentions(text: str, description: str, values: list[Any]) -> list[tuple
         pattern = rf"[\"'`]?\b{re.escape(str(value))}\b[\"'`]?\s*(?:[:=]|\(|means\b)\s*([^,;.()]+)"
         for gloss in re.findall(pattern, description, re.I):
             words = [w for w in re.findall(r"[\w'-]+", gloss) if w.lower() not in STOP_WORDS]
-            spans = [next((sp for sp, st in tokens if st == stem(w)), None) for w in words]
-            spans = [sp for sp in spans if sp]
+            first = [next((sp for sp, st in tokens if st == stem(w)), None) for w in words]
+            spans = [sp for sp in first if sp is not None]
             if words and len(spans) == len(words):
                 start, end = min(a for a, _ in spans), max(b for _, b in spans)
                 found.append(((start, end), value, gloss.strip()))
@@ -387,7 +387,7 @@ def phrase_after(text: str, start: int, used: set[Span], limit: int = 4) -> Span
     not: 'of' is no boundary); at most `limit` words, else None (it is not a short phrase).
     """
     blocked = [(a, b) for a, b, _ in find_dates(text) + find_times(text)] + sorted(used)
-    tokens = []
+    tokens: list[Span] = []
     for m in re.finditer(r"[\w'’.-]*\w|[,;:!?()\"]", text[start:]):
         span = (start + m.start(), start + m.end())
         word = m.group()

@@ -147,7 +147,7 @@ def _wanted_unit(name: str, description: str) -> str:
     words = re.findall(r"[a-z%]+", f"{name.replace('_', ' ')} {description}".lower())
     for word in words:
         unit = ev.UNITS.get(word) or ev.UNITS.get(word.rstrip("s"))
-        if (unit and len(word) >= 4) or word == "%":
+        if unit and (len(word) >= 4 or word == "%"):
             return unit
     return ""
 
