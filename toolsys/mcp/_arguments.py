@@ -82,9 +82,7 @@ def arguments_model(
             if isinstance(data, Mapping):
                 data = decode_stringified(dict(data), plain)
             try:
-                problems = (
-                    problems_of(data) if trusted else _patterns.run_bounded(lambda: problems_of(data))
-                )
+                problems = _patterns.run_bounded(lambda: problems_of(data), trusted)
             except _patterns.Overtime:
                 problems = [_overtime(data)]
             if problems:

@@ -141,8 +141,11 @@ def bounded(validator_class: Any) -> Any:
     return extend(validator_class, keywords)
 
 
-def run_bounded(check: Callable[[], Any]) -> Any:
-    """`check()`, stopped by Overtime at the next keyword after `VALIDATION_SECONDS`."""
+def run_bounded(check: Callable[[], Any], trusted: bool = False) -> Any:
+    """`check()`, stopped by Overtime at the next keyword after `VALIDATION_SECONDS` (a trusted
+    server's validator has no deadline: it is called as it is)."""
+    if trusted:
+        return check()
     token = _ENDS.set(time.monotonic() + VALIDATION_SECONDS)
     try:
         return check()

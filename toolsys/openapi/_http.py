@@ -162,7 +162,7 @@ def _segment(slot: Slot, value: Any) -> str:
 def _header(slot: Slot, value: Any) -> str:
     """A header value on one line, in ASCII: no line break can add a header of its own."""
     text = _text(value)
-    if not text.isascii() or any(ord(c) < 32 and c != "\t" or ord(c) == 127 for c in text):
+    if not text.isascii() or any((ord(c) < 32 and c != "\t") or ord(c) == 127 for c in text):
         raise _misplaced(
             slot,
             None,  # not echoed: a header is where credentials go
