@@ -9,10 +9,10 @@ naming where it tried to go, and is recorded on the guard. It is enforced by an 
 `sendmsg` to an address, `getaddrinfo`, `gethostbyname`, `gethostbyaddr`, `getnameinfo`, and
 the same calls made by C extensions through Python's socket module. (A C library that opens its
 own sockets without Python is beyond any in-process guard: run such tests without a network.)
-`NetworkBlocked` is a BaseException, like KeyboardInterrupt, so the `except Exception` of an SDK's retry loop or of an agent loop does not
-turn it into a polite error: the test stops at the line that tried. The pytest fixtures also
-fail the test afterwards if an attempt was recorded but swallowed (a tool's own
-`except BaseException`, or `Registry.execute`, which never raises).
+`NetworkBlocked` is a BaseException, like KeyboardInterrupt, so the `except Exception` of an SDK's
+retry loop or of an agent loop does not turn it into a polite error: the test stops at the line
+that tried. The pytest fixtures also fail the test afterwards if an attempt was recorded but
+swallowed (a tool's own `except BaseException`, or `Registry.execute`, which never raises).
 
 Unix sockets (local IPC, a Jupyter kernel's plumbing) are not the network and stay open.
 
