@@ -7,8 +7,9 @@ key (split at `_`, `-`, spaces, dots, digits and lower-to-upper case: `pin` matc
 `card_pin`, `pinCode`, never `spinner` or `shipping`; `key` matches `api_key` and `sessionKey`,
 never `monkey` or `keyword`); a word ending in `*` any word of the key that starts with it
 (`session*` matches `session`, `sessionid`, `SessionToken`). `idempotency_key` is not a secret
-(it names a write so that a retry can be recognised: toolsys.layers.Idempotency) and is kept. Then and that same value is then looked
-for in every other text of the record (an error message that echoes the password). So is a value
+(it names a write so that a retry can be recognised: toolsys.layers.Idempotency) and is kept.
+The value taken out is then looked for in every other text of the record (an error message
+that echoes the password). So is a value
 a text shows to be secret by its context (a URL's password, a Bearer token). Then every text
 goes through `toolsys._redact.redact_secrets` (the environment's secrets, known token shapes,
 `add_secret`...).
