@@ -10,8 +10,8 @@ never `monkey` or `keyword`); a word ending in `*` any word of the key that star
 (it names a write so that a retry can be recognised: toolsys.layers.Idempotency) and is kept.
 The value taken out is then looked for in every other text of the record (an error message
 that echoes the password). So is a value a text shows to be secret by its context (a URL's
-password, a Bearer token). Then every text goes through `toolsys._redact.redact_secrets` (the environment's secrets, known token shapes,
-`add_secret`...).
+password, a Bearer token). Then every text goes through `toolsys._redact.redact_secrets` (the
+environment's secrets, known token shapes, `add_secret`...).
 
 How, in two walks over the arguments (`Redactor.prepare`): the first turns them into plain JSON
 data (`toolsys._sendable` for anything that is not already: a pydantic model or a dataclass

@@ -17,8 +17,9 @@ prev, hash`. `decision` is what a policy layer put in `result.meta["decision"]` 
 or the error code. The chain (`seq`, `prev`, `hash`) is described in `toolsys.governance._chain`.
 
 What is kept out (see `toolsys.governance._scrub`): the value under an argument key that names
-a secret (`redact_keys`: password, token, api_key, card...: any key containing one of them,
-case and `-`/`_` ignored), and that same value wherever else it appears in the record; every
+a secret (`redact_keys`: password, token, card, pin, otp, auth, key, session*...: a long word
+anywhere in the key, a short one as a whole word of it, so `api_key` but never `monkey`), and
+that same value wherever else it appears in the record; every
 secret `toolsys._redact` knows (the environment's, known token shapes, `add_secret`...).
 Results are not recorded, only the error code and (redacted) message of a failure. Arguments
 whose canonical JSON (as in the record: sorted keys, no spaces, ASCII) is longer than
