@@ -453,3 +453,24 @@ def test_no_network_leaves_unix_sockets_and_works_again_after(tmp_path) -> None:
         with pytest.raises(NetworkBlocked):
             asyncio.run(connect())
     assert socket.gethostbyname("localhost")  # the hook stays, but lets everything through
+
+
+def test_a_tool_that_leaks_a_traceback_and_paths_in_a_successful_result_fails_the_fuzzer() -> None:
+    # A diagnostic tool: its *successful* result holds the traceback, which the model reads.
+    import traceback
+
+    registry = Registry()
+
+    @registry.tool
+    def diagnose(service: str) -> str:
+        """Diagnose a service."""
+        try:
+            raise ConnectionError(f"{service} is down")
+        except ConnectionError:
+            return traceback.format_exc()
+
+    with pytest.raises(ToolTestFailure) as caught:
+        fuzz_tool(registry, "diagnose", calls=20)
+    text = str(caught.value)
+    assert "a traceback ('Traceback (most recent call last)')" in text
+    assert "an absolute path '/" in text and "in the result" in text
