@@ -56,14 +56,16 @@ def test_the_fuzzer_notices_an_escape_a_leak_and_an_unsendable_message() -> None
             {"log": "see /home/alice/app/settings.py"},
             "an absolute path '/home/alice/app/settings.py'",
         ),
-        (["ok", "planted-value-123"], "the planted secret 'plante'"),
+        (["ok", "planted-value-123"], "planted secret plante…"),
     ],
 )
 def test_a_successful_result_is_scanned_too_and_the_leak_is_named(value: object, says: str) -> None:
     report = FuzzReport()
     check_message(ToolResult.success(value), ["planted-value-123"], report, "x")
     assert (
-        report.leaks == 1 and says in report.problems[0] and "in the result" in report.problems[0]
+        report.leaks == 1
+        and says in report.problems[0]
+        and "successful result" in report.problems[0]
     )
 
 

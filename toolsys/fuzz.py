@@ -7,7 +7,7 @@ each result: it is a `ToolResult`, its message is strict UTF-8 JSON, and the mes
 traceback, absolute path or secret (planted, or known to `toolsys._redact`). Every message the
 model would read is scanned, a successful result's as well as an error envelope: a diagnostic
 tool that returns `traceback.format_exc()` leaks as much as a crash would. A leak is reported
-with what leaked and where (`leaks: get_x call 3: an absolute path '/home/...' in the result`).
+with what leaked (`leaks: get_x call 3: an absolute path '/home/...' in the message`).
 It needs no hypothesis: a `random.Random(seed)` makes
 the same calls every run, so a failure found once is found again.
 
@@ -90,8 +90,8 @@ def check_message(result: object, secrets: Iterable[str], report: FuzzReport, la
         return
     found = leaks(message, secrets)
     if found:
-        where = "result" if result.ok else "error message"
-        report.note("leaks", f"{label}: {' and '.join(found)} in the {where}")
+        where = "" if not result.ok else " (a successful result's)"
+        report.note("leaks", f"{label}: {' and '.join(found)} in the message{where}")
 
 
 def leaks(message: str, secrets: Iterable[str] = ()) -> list[str]:
@@ -100,7 +100,7 @@ def leaks(message: str, secrets: Iterable[str] = ()) -> list[str]:
     found = []
     planted = next((secret for secret in secrets if secret and secret in message), None)
     if planted is not None:
-        found.append(f"the planted secret {planted[:6]!r}…")
+        found.append(f"planted secret {planted[:6]}…")
     elif any(secret in message for secret in secret_values()):
         found.append("a secret from the environment (or add_secret)")
     if _TRACEBACK in message:

@@ -35,8 +35,8 @@ PLANTED_ENV = "TOOLSYS_FUZZ_CANARY"
 """The environment variable that holds the planted canary while `fuzz_tool` runs."""
 
 _PROMISE = (
-    "a ToolResult for every call (execute never raises) whose message, a result's as well as an "
-    "error's, is strict JSON with no traceback, absolute path or secret"
+    "a ToolResult for every call (execute never raises) whose message is strict JSON with no "
+    "traceback, absolute path or secret"
 )
 
 
