@@ -2,7 +2,9 @@
 
 Every built-in tool and every hostile tool (tests/hostile_tools.py) gets a few hundred seeded
 calls; not one may raise, produce an unsendable message, or show a traceback, a machine path or a
-planted secret. `make fuzz` runs the same calls by the ten thousand.
+planted secret. `make fuzz` runs the same calls by the ten thousand. Each attack of
+tests/attacks.py (untrusted schemas, OpenAPI values, report queries, audit files, concurrent
+refunds, network routes, secret keys, paused runs) runs once here, ten times in `make fuzz`.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import settings
 
+from tests.attacks import ATTACKS
 from tests.hostile_tools import PLANTED, hostile_registries
 from toolsys import Registry, ToolResult
 from toolsys.fuzz import FuzzReport, check_message, fuzz_tool
@@ -27,6 +30,12 @@ def test_no_hostile_call_breaks_a_promise(label: str, name: str) -> None:
     report = fuzz_tool(REGISTRIES[label], name, calls=CALLS, secrets=PLANTED)
     assert report.calls == CALLS
     assert report.clean, "\n".join(report.problems[:5])
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("attack", ATTACKS, ids=[attack.__name__ for attack in ATTACKS])
+def test_no_attack_outside_the_core_breaks_a_promise(attack) -> None:  # type: ignore[no-untyped-def]
+    assert attack(1) == []
 
 
 class _RaisingRegistry(Registry):
