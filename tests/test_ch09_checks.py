@@ -308,9 +308,7 @@ def _returns_target(tree: ast.Module) -> None:
     ],
     ids=["double-underscore", "dollar-before-newline", "isalnum", "64-refused", "returns-target"],
 )
-def test_a_merge_the_held_out_answers_got_past_is_rejected(
-    change: Any, words: str
-) -> None:
+def test_a_merge_the_held_out_answers_got_past_is_rejected(change: Any, words: str) -> None:
     assert words in verdict("9.2", answer("9.2", change)).text()
 
 

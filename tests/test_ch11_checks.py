@@ -343,9 +343,7 @@ def test_a_fuzzer_that_ignores_count_for_small_counts_is_rejected() -> None:
     ],
     ids=["true-is-1", "key-present-is-enough", "integer-division"],
 )
-def test_a_score_the_held_out_answers_got_past_is_rejected(
-    change: Any, words: str
-) -> None:
+def test_a_score_the_held_out_answers_got_past_is_rejected(change: Any, words: str) -> None:
     assert words in verdict("11.4", answer("11.4", change)).text()
 
 
