@@ -113,7 +113,7 @@ def _expect_timeout(student: Callable[..., Any], idempotent: bool) -> None:
     release, finished = threading.Event(), threading.Event()
 
     def hangs() -> str:
-        release.wait(5)
+        release.wait(3)
         finished.set()
         return "too late"
 
