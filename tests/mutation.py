@@ -33,8 +33,10 @@ import argparse
 import ast
 import contextlib
 import copy
+import functools
 import hashlib
 import io
+import itertools
 import json
 import os
 import select
@@ -98,19 +100,113 @@ _BROAD = {"Exception", "BaseException"}
 # Calls that only compute a value: doing one twice changes nothing, so it is no mutant worth
 # making. Any other call (a tool, a client, a registry, a method that appends) may act.
 _PURE_FUNCTIONS = set(
-    "abs all any bool callable chr dict divmod enumerate filter float format frozenset getattr "
-    "hasattr hash int isinstance issubclass iter len list map max min next ord range repr "
-    "reversed round set sorted str sum tuple type zip".split()
+    [
+        "abs",
+        "all",
+        "any",
+        "bool",
+        "callable",
+        "chr",
+        "dict",
+        "divmod",
+        "enumerate",
+        "filter",
+        "float",
+        "format",
+        "frozenset",
+        "getattr",
+        "hasattr",
+        "hash",
+        "int",
+        "isinstance",
+        "issubclass",
+        "iter",
+        "len",
+        "list",
+        "map",
+        "max",
+        "min",
+        "next",
+        "ord",
+        "range",
+        "repr",
+        "reversed",
+        "round",
+        "set",
+        "sorted",
+        "str",
+        "sum",
+        "tuple",
+        "type",
+        "zip",
+    ]
 )
 _PURE_MODULES = set(
-    "base64 collections copy dataclasses datetime difflib functools hashlib inspect itertools "
-    "json math operator re string textwrap types typing unicodedata".split()
+    [
+        "base64",
+        "collections",
+        "copy",
+        "dataclasses",
+        "datetime",
+        "difflib",
+        "functools",
+        "hashlib",
+        "inspect",
+        "itertools",
+        "json",
+        "math",
+        "operator",
+        "re",
+        "string",
+        "textwrap",
+        "types",
+        "typing",
+        "unicodedata",
+    ]
 )
 _PURE_METHODS = set(
-    "casefold count decode encode endswith errors find findall finditer format fullmatch get "
-    "group hexdigest index isoformat items join keys lower lstrip match model_dump partition "
-    "replace rsplit rstrip search split splitlines startswith strftime strip sub timestamp "
-    "title to_dict to_message upper values".split()
+    [
+        "casefold",
+        "count",
+        "decode",
+        "encode",
+        "endswith",
+        "errors",
+        "find",
+        "findall",
+        "finditer",
+        "format",
+        "fullmatch",
+        "get",
+        "group",
+        "hexdigest",
+        "index",
+        "isoformat",
+        "items",
+        "join",
+        "keys",
+        "lower",
+        "lstrip",
+        "match",
+        "model_dump",
+        "partition",
+        "replace",
+        "rsplit",
+        "rstrip",
+        "search",
+        "split",
+        "splitlines",
+        "startswith",
+        "strftime",
+        "strip",
+        "sub",
+        "timestamp",
+        "title",
+        "to_dict",
+        "to_message",
+        "upper",
+        "values",
+    ]
 )
 
 
@@ -120,8 +216,13 @@ class Mutant:
 
     exercise: str
     key: str
-    tree: ast.Module = field(repr=False, compare=False)
+    make: Callable[[], ast.Module] = field(repr=False, compare=False)
     original: ast.Module = field(repr=False, compare=False)
+
+    @functools.cached_property
+    def tree(self) -> ast.Module:
+        """The changed syntax tree of the answer's cell (made when first asked for)."""
+        return self.make()
 
 
 @dataclass(frozen=True)
@@ -178,23 +279,22 @@ def _common(a: str, b: str) -> int:
     )
 
 
-def _parents(tree: ast.AST) -> dict[int, tuple[ast.AST, str, int | None]]:
-    """id(child) -> (parent, field, index in the field's list or None)."""
-    parents: dict[int, tuple[ast.AST, str, int | None]] = {}
+def _parent(tree: ast.AST, node: ast.AST) -> tuple[ast.AST, str, int | None]:
+    """Where `node` sits in `tree`: (parent, field, index in the field's list or None)."""
     for parent in ast.walk(tree):
         for name, value in ast.iter_fields(parent):
-            if isinstance(value, ast.AST):
-                parents[id(value)] = (parent, name, None)
-            elif isinstance(value, list):
+            if value is node:
+                return parent, name, None
+            if isinstance(value, list):
                 for index, item in enumerate(value):
-                    if isinstance(item, ast.AST):
-                        parents[id(item)] = (parent, name, index)
-    return parents
+                    if item is node:
+                        return parent, name, index
+    raise LookupError("the node is not in the tree")
 
 
 def _replace(tree: ast.AST, node: ast.AST, new: ast.AST | list[ast.stmt]) -> None:
     """Put `new` where `node` is in `tree` (a list of statements splices into a body)."""
-    parent, name, index = _parents(tree)[id(node)]
+    parent, name, index = _parent(tree, node)
     if index is None:
         assert not isinstance(new, list)
         setattr(parent, name, new)
@@ -642,33 +742,40 @@ def _compute_first(tree: ast.Module, node: ast.AST) -> None:
     _replace(tree, node, [ast.Expr(copy.deepcopy(node.value)), node])
 
 
-def mutants(exercise_id: str) -> list[Mutant]:
+@functools.cache
+def mutants(exercise_id: str) -> tuple[Mutant, ...]:
     """Every mutant of the answer to `exercise_id`, in a fixed order, each with a unique key."""
-    return mutate(solution(exercise_id))
+    return tuple(mutate(solution(exercise_id)))
 
 
 def mutate(found: Solution) -> list[Mutant]:
-    """Every mutant of the answer `found` describes (see `mutants`)."""
+    """Every mutant of the answer `found` describes (see `mutants`).
+
+    Only names are made here; a mutant's tree is made when it runs, so sampling a few is cheap.
+    A mutant that turns out to be the same program as the solution, or as an earlier mutant,
+    is reported "same" by `run` and counts for nothing.
+    """
     original = found.tree()
     modules = _modules(found)
     result: list[Mutant] = []
     seen_keys: dict[str, int] = {}
-    seen_code = {ast.dump(original)}
     for site in _sites(found):
         for operator, before, after, edit in _edits(site, modules):
-            tree = copy.deepcopy(original)
-            node = list(ast.walk(tree))[site.index]
-            edit(tree, node)
-            code = ast.dump(tree)
-            if code in seen_code:
-                continue  # the same program as the solution or as an earlier mutant
-            seen_code.add(code)
             where = _one_line(site.statement, 60) if site.statement is not None else ""
             key = f"{site.function} | {where} | {operator}: {_change(before, after)}"
             count = seen_keys[key] = seen_keys.get(key, 0) + 1
             key = key if count == 1 else f"{key} #{count}"
-            result.append(Mutant(found.exercise, key, tree, original))
+            result.append(Mutant(found.exercise, key, _maker(found, site.index, edit), original))
     return result
+
+
+def _maker(found: Solution, index: int, edit: Edit) -> Callable[[], ast.Module]:
+    def make() -> ast.Module:
+        tree = found.tree()  # parsing again is 4x as fast as a deep copy, and the same tree
+        edit(tree, next(itertools.islice(ast.walk(tree), index, None)))
+        return tree
+
+    return make
 
 
 def diff(mutant: Mutant) -> str:
@@ -681,7 +788,7 @@ def diff(mutant: Mutant) -> str:
     return "\n".join("    " + line for line in lines)
 
 
-def sample(found: list[Mutant], size: int) -> list[Mutant]:
+def sample(found: list[Mutant] | tuple[Mutant, ...], size: int) -> list[Mutant]:
     """`size` of `found`, always the same ones for the same keys (chosen by a hash of the key)."""
 
     def rank(mutant: Mutant) -> str:
@@ -769,7 +876,15 @@ def run(
         timeout = max(MIN_TIMEOUT, 5 * took + 1.0)
     outcomes: dict[int, Outcome] = {}
     running: dict[int, tuple[int, int, float, bytearray]] = {}  # fd -> (index, pid, deadline, out)
-    queue = list(enumerate(todo))
+    seen = {ast.dump(found.tree())}
+    queue = []
+    for index, mutant in enumerate(todo):
+        code = ast.dump(mutant.tree)
+        if code in seen:  # the same program as the solution or as an earlier mutant
+            outcomes[index] = Outcome(mutant, "same", "the same program as one before it")
+        else:
+            seen.add(code)
+            queue.append((index, mutant))
     while queue or running:
         while queue and len(running) < jobs:
             index, mutant = queue.pop(0)
@@ -830,7 +945,15 @@ class Report:
 
     @property
     def killed_but_listed(self) -> list[Outcome]:
-        return [o for o in self.outcomes if not o.survived and o.mutant.key in self.listed]
+        return [
+            o
+            for o in self.outcomes
+            if not o.survived and o.status != "same" and o.mutant.key in self.listed
+        ]
+
+    @property
+    def same(self) -> list[Outcome]:
+        return [o for o in self.outcomes if o.status == "same"]
 
     @property
     def stale(self) -> list[str]:
@@ -851,13 +974,18 @@ class Report:
                 for o in self.killed_but_listed
             ]
             + [f"{self.exercise}: listed, but no such mutant any more: {k}" for k in self.stale]
+            + [
+                f"{self.exercise}: listed, but the same program as an earlier one: {o.mutant.key}"
+                for o in self.same
+                if o.mutant.key in self.listed
+            ]
             + [f"{self.exercise}: listed without a reason: {k}" for k in self.unexplained]
         )
 
     def row(self) -> str:
-        total = len(self.outcomes)
+        total = len(self.outcomes) - len(self.same)
         equivalent = sum(1 for o in self.outcomes if o.survived and o.mutant.key in self.listed)
-        killed = sum(1 for o in self.outcomes if not o.survived)
+        killed = sum(1 for o in self.outcomes if not o.survived and o.status != "same")
         timeouts = sum(1 for o in self.outcomes if o.status == "timeout")
         judged = total - equivalent
         score = f"{100 * killed / judged:5.1f} %" if judged else "    - "

@@ -7,9 +7,9 @@ edit away from what students are shown, and a change that no longer applies fail
 A change is code, not text: `swap("n < 1", "n <= 1")` finds the expression (or statements) `old`
 in the answer's cell by its syntax tree, so re-wrapping a line, renaming nothing and reformatting
 the solution leave the test working; only a change to the logic it names breaks it, and then the
-wrong answer has to be thought again anyway. `...` in `old` matches any code (`swap("raise KeyError(...)", "return None")`),
-`drop(...)` removes statements, and any function `(tree: ast.Module) -> None` may edit the tree
-itself. The old spelling, a pair `(old, new)` of
+wrong answer has to be thought again anyway. `...` in `old` matches any code
+(`swap("raise KeyError(...)", "return None")`), `drop(...)` removes statements, and any function
+`(tree: ast.Module) -> None` may edit the tree itself. The old spelling, a pair `(old, new)` of
 exact substrings of the cell, still works for the chapters not yet converted to `swap`.
 """
 
@@ -191,15 +191,18 @@ def _dedent(code: str) -> str:
     return textwrap.dedent(code).strip("\n")
 
 
-def swap(old: str, new: str, *, nth: int | None = None) -> Callable[[ast.Module], None]:
+def swap(
+    old: str, new: str, *, nth: int | None = None, statements: bool = False
+) -> Callable[[ast.Module], None]:
     """A change: the expression or statements `old` (found by syntax, not by text) become `new`.
 
     `old` must occur exactly once in the answer's cell, or name its `nth` occurrence (0-based) in
     the order the tree is walked; `...` in it matches anything (`raise KeyError(...)`,
     `JSON_TYPES = ...`). `new` is an expression where `old` is one, else statements (an empty
-    `new` removes them).
+    `new` removes them); `statements=True` reads a call such as `f(x)` as the statement, not
+    the expression.
     """
-    pattern = _parse(old)
+    pattern = ast.parse(_dedent(old)).body if statements else _parse(old)
 
     def apply(tree: ast.Module) -> None:
         if isinstance(pattern, ast.expr):
@@ -232,7 +235,7 @@ def swap(old: str, new: str, *, nth: int | None = None) -> Callable[[ast.Module]
 
 def drop(old: str, *, nth: int | None = None) -> Callable[[ast.Module], None]:
     """A change: the statements `old` are left out (a `pass` stands in for an emptied body)."""
-    return swap(old, "", nth=nth)
+    return swap(old, "", nth=nth, statements=True)
 
 
 def _children(parent: ast.AST) -> Iterator[tuple[tuple[str, int | None], ast.AST]]:

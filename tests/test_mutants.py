@@ -31,6 +31,7 @@ def describe(values, limit=3):
     ### BEGIN SOLUTION 99.1 Describe
     if not values or len(values) < limit:
         raise ValueError("too few values")
+    values.sort(reverse=True)
     try:
         total = sum(values, 0)
     except TypeError:
