@@ -350,9 +350,70 @@ def _sites(solution: Solution) -> Iterator[_Site]:
     yield from visit(tree, "<cell>", None, False)
 
 
-def _modules(solution: Solution) -> set[str]:
-    """Names bound by `import` statements in the answer's notebook up to its cell."""
-    names: set[str] = set()
+@dataclass
+class _Known:
+    """What the answer's notebook defines up to its cell: imported modules and functions."""
+
+    modules: set[str]
+    functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef]
+
+    def pure(self, call: ast.Call, seen: frozenset[str] = frozenset()) -> bool:
+        """Whether `call` only computes a value: a guess from its name, or from the body of a
+        function the notebook defines (no assignment into a parameter or global, only pure
+        calls). Doing a pure call twice changes nothing, so no mutant does that."""
+        func = call.func
+        name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+        if isinstance(func, ast.Name) and (func.id in _PURE_FUNCTIONS or func.id[:1].isupper()):
+            return True  # a builtin that computes, or a class: a new value
+        if isinstance(func, ast.Attribute):
+            if isinstance(func.value, ast.Name) and func.value.id in _PURE_MODULES:
+                return True
+            if func.attr in _PURE_METHODS:
+                return True
+        if name in self.functions:
+            return name in seen or self._pure_body(self.functions[name], seen | {name})
+        return False
+
+    def _pure_body(
+        self, function: ast.FunctionDef | ast.AsyncFunctionDef, seen: frozenset[str]
+    ) -> bool:
+        arguments = function.args
+        outside = {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]}
+        outside |= {a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None}
+        local = {
+            target.id
+            for node in ast.walk(function)
+            if isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign | ast.For)
+            for target in ast.walk(node.targets[0] if isinstance(node, ast.Assign) else node.target)
+            if isinstance(target, ast.Name)
+        } - outside
+        for node in ast.walk(function):
+            if isinstance(node, ast.Global | ast.Nonlocal | ast.Await | ast.Yield):
+                return False
+            if isinstance(node, ast.Call) and not self.pure(node, seen):
+                return False
+            targets: list[ast.expr] = []
+            if isinstance(node, ast.Assign):
+                targets = node.targets
+            elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+                targets = [node.target]
+            elif isinstance(node, ast.Delete):
+                targets = node.targets
+            for target in targets:
+                base = target
+                while isinstance(base, ast.Attribute | ast.Subscript):
+                    base = base.value
+                changes_outside = base is not target and not (
+                    isinstance(base, ast.Name) and base.id in local
+                )
+                if changes_outside:
+                    return False
+        return True
+
+
+def _known(solution: Solution) -> _Known:
+    """Modules imported and functions defined in the answer's notebook up to its cell."""
+    known = _Known(set(), {})
     for source in solution.cells[: solution.target + 1]:
         try:
             tree = ast.parse(source)
@@ -360,11 +421,13 @@ def _modules(solution: Solution) -> set[str]:
             continue
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
-                names.update((a.asname or a.name).split(".")[0] for a in node.names)
-    return names
+                known.modules.update((a.asname or a.name).split(".")[0] for a in node.names)
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                known.functions[node.name] = node
+    return known
 
 
-def _edits(site: _Site, modules: set[str]) -> Iterator[tuple[str, str, str, Edit]]:
+def _edits(site: _Site, known: _Known) -> Iterator[tuple[str, str, str, Edit]]:
     """(operator, before, after, edit) for every mutation of one node."""
     node = site.node
     if isinstance(node, ast.Compare):
@@ -403,7 +466,7 @@ def _edits(site: _Site, modules: set[str]) -> Iterator[tuple[str, str, str, Edit
                     after = _one_line(_with(node, **{bound: shifted}))
                     yield "slice", _one_line(node), after, _shift_bound(bound, delta)
     elif isinstance(node, ast.Call):
-        yield from _call_edits(node, modules)
+        yield from _call_edits(node, known)
     elif isinstance(node, ast.Name | ast.Attribute):
         name = node.id if isinstance(node, ast.Name) else node.attr
         if name in _NAME_SWAPS and isinstance(node.ctx, ast.Load):
@@ -428,7 +491,7 @@ def _edits(site: _Site, modules: set[str]) -> Iterator[tuple[str, str, str, Edit
     if isinstance(node, ast.If | ast.IfExp | ast.While):
         yield from _condition_edits(node)
     if isinstance(node, ast.stmt):
-        yield from _statement_edits(site)
+        yield from _statement_edits(site, known)
 
 
 def _with(node: ast.AST, **changes: Any) -> ast.AST:
@@ -519,7 +582,7 @@ def _call_name(call: ast.Call) -> str:
     return func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
 
 
-def _call_edits(node: ast.Call, modules: set[str]) -> Iterator[tuple[str, str, str, Edit]]:
+def _call_edits(node: ast.Call, known: _Known) -> Iterator[tuple[str, str, str, Edit]]:
     before = _one_line(node)
     for position, keyword in enumerate(node.keywords):
         if keyword.arg is not None:
@@ -554,7 +617,7 @@ def _call_edits(node: ast.Call, modules: set[str]) -> Iterator[tuple[str, str, s
     plain_function = (isinstance(func, ast.Name) and not func.id[:1].isupper()) or (
         isinstance(func, ast.Attribute)
         and isinstance(func.value, ast.Name)
-        and func.value.id in modules
+        and func.value.id in known.modules
     )
     if plain_function and node.args and not isinstance(node.args[0], ast.Starred):
         yield "call not made", before, _one_line(node.args[0]), _call_to_argument
@@ -562,7 +625,7 @@ def _call_edits(node: ast.Call, modules: set[str]) -> Iterator[tuple[str, str, s
         isinstance(func, ast.Attribute)
         and not node.args
         and not node.keywords
-        and not (isinstance(func.value, ast.Name) and func.value.id in modules)
+        and not (isinstance(func.value, ast.Name) and func.value.id in known.modules)
     ):
         yield "call not made", before, _one_line(func.value), _call_to_receiver
 
@@ -673,7 +736,7 @@ def _set_test(value: bool) -> Edit:
     return edit
 
 
-def _statement_edits(site: _Site) -> Iterator[tuple[str, str, str, Edit]]:
+def _statement_edits(site: _Site, known: _Known) -> Iterator[tuple[str, str, str, Edit]]:
     node = site.node
     assert isinstance(node, ast.stmt)
     if isinstance(node, ast.Pass | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
@@ -692,24 +755,12 @@ def _statement_edits(site: _Site) -> Iterator[tuple[str, str, str, Edit]]:
     if isinstance(node, ast.Break | ast.Continue):
         other = ast.Continue if isinstance(node, ast.Break) else ast.Break
         yield "loop jump", before, _one_line(other()), _to(other)
-    calls = any(isinstance(n, ast.Call) and not _pure(n) for n in ast.walk(node))
+    calls = any(isinstance(n, ast.Call) and not known.pure(n) for n in ast.walk(node))
     simple = isinstance(node, ast.Expr | ast.Assign | ast.AugAssign | ast.AnnAssign)
     if calls and simple:
         yield "call made twice", before, "(twice)", _twice
     elif calls and isinstance(node, ast.Return) and node.value is not None:
         yield "call made twice", before, "(its value computed once before)", _compute_first
-
-
-def _pure(call: ast.Call) -> bool:
-    """Whether `call` only computes a value (see _PURE_FUNCTIONS): a guess from its name."""
-    func = call.func
-    if isinstance(func, ast.Name):
-        return func.id in _PURE_FUNCTIONS or func.id[:1].isupper()  # a class: a new value
-    if isinstance(func, ast.Attribute):
-        if isinstance(func.value, ast.Name) and func.value.id in _PURE_MODULES:
-            return True
-        return func.attr in _PURE_METHODS
-    return False
 
 
 def _drop_statement(tree: ast.Module, node: ast.AST) -> None:
@@ -756,11 +807,11 @@ def mutate(found: Solution) -> list[Mutant]:
     is reported "same" by `run` and counts for nothing.
     """
     original = found.tree()
-    modules = _modules(found)
+    known = _known(found)
     result: list[Mutant] = []
     seen_keys: dict[str, int] = {}
     for site in _sites(found):
-        for operator, before, after, edit in _edits(site, modules):
+        for operator, before, after, edit in _edits(site, known):
             where = _one_line(site.statement, 60) if site.statement is not None else ""
             key = f"{site.function} | {where} | {operator}: {_change(before, after)}"
             count = seen_keys[key] = seen_keys.get(key, 0) + 1

@@ -22,6 +22,14 @@ _REDACT_CASES: list[tuple[str, dict[str, str], str, tuple[str, ...], str]] = [
         "PASSWORD with [redacted].",
     ),
     (
+        "user alice (language forecast-v2) sent sk-fake-eeee5555",
+        {"USER": "alice", "LANGUAGE": "forecast-v2", "API_KEY": "sk-fake-eeee5555"},
+        "user alice (language forecast-v2) sent [redacted]",
+        ("sk-fake-eeee5555",),
+        "Only variables whose NAME contains KEY, TOKEN, SECRET or PASSWORD are secret: USER and "
+        "LANGUAGE are not, so their values stay.",
+    ),
+    (
         "db login with hunter2hunter2 as client cl-fake-5555",
         {"DB_PASSWORD": "hunter2hunter2", "CLIENT_SECRET": "cl-fake-5555"},
         "db login with [redacted] as client [redacted]",
