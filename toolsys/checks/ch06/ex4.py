@@ -74,7 +74,7 @@ def _transcripts() -> list[tuple[str, Any]]:
     ]
     # A conversation continued from messages written by hand (as in exercise 0.1): one tool
     # message is plain text, one is JSON that is not an object, one a failure after both.
-    earlier = [
+    earlier: list[dict[str, Any]] = [
         {"role": "user", "content": "Weather in Paris, a number, and Lima?"},
         {
             "role": "assistant",
