@@ -384,6 +384,8 @@ _PATH = 'path = re.compile(rf"(?<![\\w.~/:-])/(?:{segment}+/)+{segment}*")'
         ),
         # every long value redacted, whatever its variable's name
         (swap(f"len(value) >= 4 and {_WORDS}", "len(value) >= 4"), "alice"),
+        # path segments of ASCII letters only
+        (swap("segment = ...", "segment = r'[A-Za-z0-9_.~-]'"), "données"),
     ],
     ids=[
         "key-and-token-only",
@@ -395,6 +397,7 @@ _PATH = 'path = re.compile(rf"(?<![\\w.~/:-])/(?:{segment}+/)+{segment}*")'
         "path-after-a-space-only",
         "comma-inside-a-path",
         "every-value-secret",
+        "ascii-paths",
     ],
 )
 def test_a_wrong_redact_is_rejected(change: Any, words: str) -> None:

@@ -109,6 +109,21 @@ _REDACT_CASES: list[tuple[str, dict[str, str], str, tuple[str, ...], str]] = [
         "A comma ends a path, and the next path starts after it.",
     ),
     (
+        "Zoë's export to /srv/données/été.csv failed with clé-fake-ünï-9",
+        {"EXPORT_SECRET": "clé-fake-ünï-9", "USER": "Zoë"},
+        "Zoë's export to <path>/été.csv failed with [redacted]",
+        ("données", "clé-fake-ünï-9"),
+        "Paths and secrets may hold any letter, not only ASCII: a segment is anything but the "
+        "characters that end a path.",
+    ),
+    (
+        "",
+        {"API_KEY": "sk-fake-ffff6666"},
+        "",
+        (),
+        "An empty text stays empty.",
+    ),
+    (
         "see data/orders.csv and/or the 1/2 split",
         {},
         "see data/orders.csv and/or the 1/2 split",

@@ -225,9 +225,7 @@ def _check_agent_loop(student: Any) -> None:
 
 
 def _expect_requests(requests: list[dict], registry: Any, prompt: str, label: str) -> None:
-    """Each request sends the default model, the conversation from the prompt on, the tools."""
-    from toolsys import models
-
+    """Each request sends the conversation from the prompt on, and the tools."""
     names = registry.names()
     for number, request in enumerate(requests, start=1):
         where = f"request {number} for {label}"
@@ -239,7 +237,6 @@ def _expect_requests(requests: list[dict], registry: Any, prompt: str, label: st
             hint="Send tools=registry.export() with every request: without them the model "
             "cannot call any tool.",
         )
-        expect_equal(request.get("model"), models.default_model(), what=f"the model of {where}")
         expect_equal(
             (request.get("messages") or [None])[0],
             {"role": "user", "content": prompt},
