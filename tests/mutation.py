@@ -930,13 +930,15 @@ def run(
     *,
     jobs: int = 1,
     timeout: float | None = None,
+    again: bool = True,
 ) -> list[Outcome]:
     """Each mutant of an answer (or those `chosen`) through its check, `jobs` at a time.
 
     A mutant's check may take `timeout` seconds; by default 5x the solution's (at least
     MIN_TIMEOUT), and a mutant that times out then runs again with the exercise's own timeout
     (what a student gets, at most SLOW), so a merely slow mutant is not counted as killed. Its
-    process is killed 10 s after the timeout if the check itself does not return.
+    process is killed 10 s after the timeout if the check itself does not return. With
+    `again=False` there is no second run (a sample: a timeout there counts as killed).
     """
     if isinstance(found, str):
         found = solution(found)
@@ -956,7 +958,7 @@ def run(
             queue.append((index, mutant))
     quick = timeout if timeout is not None else max(MIN_TIMEOUT, 5 * took + 1.0)
     outcomes.update(_schedule(found, namespace, queue, quick, jobs))
-    if timeout is None:
+    if timeout is None and again:
         from toolsys import checks
 
         exercise = checks.get_exercise(found.exercise)
@@ -1097,7 +1099,7 @@ def report(exercise_id: str, size: int | None = None, *, jobs: int = 1) -> Repor
     listed = (lists or {}).get(exercise_id, {})
     found = mutants(exercise_id)
     chosen = found if size is None else sample(found, size)
-    outcomes = run(solution(exercise_id), chosen, jobs=jobs)
+    outcomes = run(solution(exercise_id), chosen, jobs=jobs, again=size is None)
     return Report(exercise_id, outcomes, listed, {m.key for m in found}, lists is not None)
 
 

@@ -19,7 +19,7 @@ from tests.solution_code import Solution
 from toolsys import checks
 from toolsys.checks import exercise, expect_equal
 
-SAMPLE = 4
+SAMPLE = 2
 CHAPTERS = sorted({int(e.id.split(".")[0]) for e in checks.exercises()})
 PROVEN = [e.id for e in checks.exercises() if mutation.equivalents(int(e.id.split(".")[0]))]
 
