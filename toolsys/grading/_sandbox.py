@@ -1,16 +1,20 @@
 """Where and how one submission runs: its own temp folder, environment, user and processes.
 
 Why: a submission is untrusted code. It must not see the instructor's secrets or the other
-students' files, must not write where the grader writes, and must not outlive its grading.
-`Sandbox` prepares a fresh temp folder holding a copy of the submission only, a scrubbed
-environment, a verdict log the grader reads through a descriptor it opened itself, and the
-kernel command that goes through `_jail.py`; `Sandbox.stop` ends the kernel and every process
-the submission started. `isolation()` finds out once per run how strong that can be here.
+students' files, must not write where the grader writes, must not outlive its grading, and
+what it uses (processes, memory) must not change another submission's grade. `Sandbox`
+prepares a fresh temp folder holding a copy of the submission only, a scrubbed environment, a
+verdict log the grader reads through a descriptor it opened itself, and the kernel command that
+goes through `_jail.py`: isolated, with a uid of its own and a root file system listing only
+what the kernel needs (`root_steps`); `Sandbox.stop` ends the kernel and every process the
+submission started. `isolation()` finds out once per run how strong that can be here.
 """
 
 from __future__ import annotations
 
+import fcntl
 import functools
+import grp
 import json
 import os
 import pwd
@@ -31,6 +35,13 @@ COPY_LIMIT_BYTES = 100 * 2**20
 COPY_LIMIT_FILES = 2000
 PROBE_TIMEOUT = 120.0
 _GiB = 2**30
+MEMORY_LIMIT = 4 * _GiB
+"""Bytes of resident memory all of one submission's processes may hold together."""
+UID_FIRST, UID_COUNT = 2_000_000_000, 65_536
+"""Each isolated submission runs as its own uid from this range (one no one else uses)."""
+SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
+"""System folders an isolated kernel sees, read-only (those that exist here)."""
+DEVICES = ("null", "zero", "full", "random", "urandom")
 
 
 @dataclass(frozen=True)
@@ -39,16 +50,6 @@ class Isolation:
 
     isolated: bool
     summary: str
-    uid: int = -1
-    gid: int = -1
-
-
-def _unprivileged() -> tuple[int, int, str]:
-    try:
-        user = pwd.getpwnam("nobody")
-        return user.pw_uid, user.pw_gid, "nobody"
-    except KeyError:
-        return 65534, 65534, "65534"
 
 
 def _same_user(reason: str) -> Isolation:
@@ -66,8 +67,7 @@ def isolation() -> Isolation:
         return _same_user("not Linux")
     if os.geteuid() != 0:
         return _same_user("the grader is not root")
-    uid, gid, name = _unprivileged()
-    probe = Isolation(True, "", uid, gid)
+    probe = Isolation(True, "")
     with Sandbox(probe, timeout=PROBE_TIMEOUT) as box:
         command = [sys.executable, "-c", "import ipykernel.kernelapp, toolsys"]
         try:
@@ -87,43 +87,168 @@ def isolation() -> Isolation:
         return _same_user(f"WARNING: running as root, but a kernel cannot be isolated ({why})")
     return Isolation(
         True,
-        f"each submission runs as user {name} "
-        "in its own temp folder and mount, PID, IPC and network namespaces (no network, "
-        "no view of other submissions, your home or --out), with resource limits",
-        uid,
-        gid,
+        "each submission runs as its own unprivileged user in its own temp folder and "
+        "mount, PID, IPC and network namespaces, on a file system holding only the system "
+        "folders, the Python installation and its own files (no network, no view of other "
+        "submissions, your files or --out), with resource limits of its own",
     )
 
 
-def _kept_paths() -> list[str]:
-    """What a kernel needs to see: the Python installation, sys.path and toolsys itself."""
-    import toolsys
+_KERNEL_PATHS = """
+import json, os, sys
+import ipykernel, toolsys
+paths = [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, sys.executable]
+paths += [*sys.path, os.path.dirname(toolsys.__file__)]
+for name, module in list(sys.modules.items()):  # setuptools' editable installs
+    if name.startswith("__editable__") and name.endswith("_finder"):
+        paths += getattr(module, "MAPPING", {}).values()
+        paths += [p for more in getattr(module, "NAMESPACES", {}).values() for p in more]
+print(json.dumps([p for p in paths if os.path.isabs(p) and os.path.exists(p)]))
+"""
 
-    wanted = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
-    wanted |= {entry for entry in sys.path if entry}
-    wanted |= set(os.environ.get("PYTHONPATH", "").split(os.pathsep)) - {""}
-    wanted.add(str(Path(toolsys.__file__).resolve().parent.parent))
-    wanted.add(str(Path(sys.executable).resolve().parent))
-    folders = {os.path.realpath(p) for p in wanted}
-    folders = {p if os.path.isdir(p) else os.path.dirname(p) for p in folders}
-    return sorted(p for p in folders if os.path.isdir(p) and p != "/")
+
+@functools.cache
+def kernel_paths() -> tuple[str, ...]:
+    """What a graded kernel imports from, asked of a Python started as the kernel will be.
+
+    The grader's own `sys.path` is not the kernel's: it may hold the current folder, a test
+    runner's folders or an editable install's path hook (which `realpath` turns into the current
+    folder). The kernel's environment, from a neutral folder, names only the Python installation,
+    its site-packages and the folders of editable installs.
+    """
+    python_path = os.environ.get("PYTHONPATH", "")
+    env = {"PATH": os.environ.get("PATH", os.defpath), "HOME": "/nonexistent", "LANG": "C.UTF-8"}
+    env |= {"PYTHONPATH": python_path} if python_path else {}
+    done = subprocess.run(
+        [sys.executable, "-c", _KERNEL_PATHS],
+        env=env,
+        cwd="/",
+        capture_output=True,
+        text=True,
+        timeout=PROBE_TIMEOUT,
+        check=True,
+    )
+    return tuple(sorted(set(json.loads(done.stdout)) - {"/"}))
 
 
-def _covered_paths(notebook: Path | None, folder: Path | None, kept: list[str]) -> dict:
-    """What a kernel must not see: temp folders, homes, folders that hold submissions."""
-    tmp = {tempfile.gettempdir(), "/tmp", "/var/tmp", "/dev/shm", "/run/lock"}
-    hide = {str(Path.home()), os.environ.get("HOME", "")}
-    for source in (notebook, folder):
-        if source is not None:
-            hide.add(str(source.resolve().parent))
-    for path in kept:  # a folder the unprivileged user cannot walk through is covered too
-        parent = Path(path)
-        while parent != parent.parent:
-            parent = parent.parent
-            if not parent.stat().st_mode & stat.S_IXOTH:
-                hide.add(str(parent))
-    real = lambda paths: sorted({os.path.realpath(p) for p in paths if p} - {"/"})  # noqa: E731
-    return {"tmp": real(tmp), "hide": real(hide)}
+def _resolve(path: str, links: dict[str, str], depth: int = 0) -> str:
+    """`path` with every symbolic link resolved; each link met is recorded in `links`."""
+    if depth > 40:
+        raise OSError(f"{path}: too many levels of symbolic links")
+    current = "/"
+    for part in Path(os.path.abspath(path)).parts[1:]:
+        step = os.path.join(current, part)
+        if os.path.islink(step):
+            links[step] = os.readlink(step)
+            step = _resolve(os.path.normpath(os.path.join(current, links[step])), links, depth + 1)
+        current = step
+    return current
+
+
+def _under(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def root_steps(sandbox: Path) -> list[tuple[str, str, str]]:
+    """The isolated kernel's whole file system, as the jail builds it (see `_jail._build_root`).
+
+    Read-only: the system folders and what the kernel imports from, each at its real path, and
+    the symbolic links that lead there from the paths the kernel uses; fresh: /proc, /tmp,
+    /dev/shm and a /dev holding only a few devices; writable: the submission's temp folder.
+    Nothing else of this machine (the current folder, homes, other submissions, --out) exists.
+    """
+    links: dict[str, str] = {}
+    real = {_resolve(p, links) for p in [*SYSTEM, *kernel_paths()] if os.path.lexists(p)}
+    real = {p for p in real if os.path.exists(p)}
+    binds = {p for p in real if not any(_under(p, q) for q in real if q != p)}
+    steps = [("ro", path, path) for path in binds]
+    steps += [
+        ("link", path, text)
+        for path, text in links.items()
+        if not any(_under(path, folder) for folder in binds)
+    ]
+    steps += [
+        ("proc", "/proc", ""),
+        ("tmpfs", "/tmp", "mode=1777,size=64m"),
+        ("tmpfs", "/dev", "mode=0755,size=64k"),
+        ("tmpfs", "/dev/shm", "mode=1777,size=64m"),
+        ("link", "/dev/fd", "/proc/self/fd"),
+        *[("link", f"/dev/{name}", f"/proc/self/fd/{n}") for n, name in enumerate(_STDIO)],
+        *[("dev", f"/dev/{name}", f"/dev/{name}") for name in DEVICES],
+    ]
+    own = os.path.realpath(sandbox)
+    steps.append(("rw", own, own))
+    return sorted(steps, key=lambda step: (_depth(step[1]), step[1]))
+
+
+_STDIO = ("stdin", "stdout", "stderr")
+
+
+def _depth(path: str) -> int:
+    return len([part for part in path.split("/") if part])
+
+
+class _Uid:
+    """A uid no one else uses, held (a lock file of the grader's) until `release`.
+
+    Each isolated submission runs as its own user: a per-user limit (RLIMIT_NPROC counts every
+    process and thread of a user) is then one submission's alone, and no two submissions can
+    signal or read each other's processes. A uid is taken only if no account, group or running
+    process has it, and if no other grader (another `toolsys check` on this machine) holds it.
+    """
+
+    def __init__(self) -> None:
+        locks = Path("/run/toolsys-grader" if os.path.isdir("/run") else tempfile.gettempdir())
+        if locks.name != "toolsys-grader":
+            locks = locks / f"toolsys-grader-{os.geteuid()}"
+        locks.mkdir(mode=0o700, exist_ok=True)
+        info = locks.lstat()
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o077:
+            raise OSError(f"{locks}: not a private folder of the grader's; remove it")
+        running = _running_uids()
+        for uid in range(UID_FIRST, UID_FIRST + UID_COUNT):
+            if uid in running or _has_account(uid):
+                continue
+            handle = os.open(locks / str(uid), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(handle)
+                continue
+            self.uid, self._handle = uid, handle
+            return
+        raise OSError(f"no free uid from {UID_FIRST} to {UID_FIRST + UID_COUNT - 1}")
+
+    def release(self) -> None:
+        """Give the uid back, unless a process still runs as it (then it stays taken)."""
+        if self._handle >= 0 and self.uid not in _running_uids():
+            os.close(self._handle)
+            self._handle = -1
+
+
+def _has_account(uid: int) -> bool:
+    for lookup in (pwd.getpwuid, grp.getgrgid):
+        try:
+            lookup(uid)
+            return True
+        except KeyError:
+            pass
+    return False
+
+
+def _running_uids() -> set[int]:
+    """The real, effective, saved and file-system uids of every process (Linux's /proc)."""
+    found = set()
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            text = status.read_text()
+        except OSError:
+            continue
+        for line in text.splitlines():
+            if line.startswith("Uid:"):
+                found.update(int(uid) for uid in line.split()[1:])
+                break
+    return found
 
 
 class Sandbox:
@@ -153,7 +278,10 @@ class Sandbox:
         # The jail's and the kernel's own stdout/stderr; closed in __exit__.
         self.diagnostics = tempfile.TemporaryFile()  # noqa: SIM115
         self._jail: subprocess.Popen[bytes] | None = None
+        self._uid: _Uid | None = None
         try:
+            if isolation.isolated:
+                self._uid = _Uid()
             self._prepare(notebook, folder)
         except BaseException:
             self.__exit__()
@@ -165,21 +293,20 @@ class Sandbox:
             self._copy(notebook, folder)
             if folder is not None:  # the kernel starts in the notebook's own folder, as in Jupyter
                 cwd = self.work / notebook.relative_to(folder).parent
-        isolated = self.isolation.isolated
-        if isolated:
+        uid = self._uid.uid if self._uid is not None else -1
+        if uid >= 0:
+            (self.root / "fs").mkdir(mode=0o700)  # where the jail builds the kernel's root
             for path in [self.root, *self.root.rglob("*")]:
-                os.lchown(path, self.isolation.uid, self.isolation.gid)
-        kept = _kept_paths() if isolated else []
+                os.lchown(path, uid, uid)
         self._config = {
-            "isolate": isolated,
-            "uid": self.isolation.uid,
-            "gid": self.isolation.gid,
-            "covers": _covered_paths(notebook, folder, kept) if isolated else {},
-            "keep_ro": kept,
-            "keep_rw": [str(self.root)],
+            "isolate": uid >= 0,
+            "uid": uid,
+            "gid": uid,
+            "fs": {"root": str(self.root / "fs"), "steps": root_steps(self.root)} if uid >= 0 else {},
             "chown": [str(self.connection_file)],
             "cwd": str(cwd),
             "limits": self._limits(),
+            "memory": MEMORY_LIMIT,
         }
 
     def __enter__(self) -> Sandbox:
@@ -190,6 +317,8 @@ class Sandbox:
         os.close(self.log_fd)
         self.diagnostics.close()
         shutil.rmtree(self.root, ignore_errors=True)
+        if self._uid is not None:
+            self._uid.release()
 
     def _limits(self) -> dict[str, int]:
         limits = {
@@ -198,7 +327,7 @@ class Sandbox:
             "FSIZE": 64 * 2**20,
             "CORE": 0,
         }
-        if self.isolation.isolated:  # per user: meaningful only for a user nobody else runs as
+        if self.isolation.isolated:  # per user: this submission's own uid
             limits["NPROC"] = 512
         return limits
 
