@@ -12,6 +12,25 @@ import click
 
 from toolsys.cli._errors import usage_error
 
+MAX_SECONDS = 86_400.0
+"""The longest --timeout (a day): `nan`, `inf` and 1e308 are not durations."""
+
+
+class Seconds(click.ParamType):
+    """A number of seconds from 1 to a day; `nan` and `inf` are refused (nan passes `>= 1`)."""
+
+    name = "seconds"
+
+    def convert(
+        self, value: object, param: click.Parameter | None, ctx: click.Context | None
+    ) -> float:
+        number = click.FLOAT.convert(value, param, ctx)
+        if not 1 <= number <= MAX_SECONDS:  # False for nan as well
+            self.fail(
+                f"{value!r} is not a number of seconds from 1 to {MAX_SECONDS:.0f} (a day).", param, ctx
+            )
+        return float(number)
+
 
 @click.command("check")
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
@@ -24,7 +43,7 @@ from toolsys.cli._errors import usage_error
 )
 @click.option(
     "--timeout",
-    type=click.FloatRange(min=1),
+    type=Seconds(),
     default=120.0,
     show_default=True,
     help="Seconds each notebook may run.",
@@ -128,7 +147,7 @@ def exercises_command(check_only: bool, solutions: Path, exercises_dir: Path) ->
 @click.argument("notebooks", nargs=-1, type=click.Path(path_type=Path))
 @click.option(
     "--timeout",
-    type=click.FloatRange(min=1),
+    type=Seconds(),
     default=600.0,
     show_default=True,
     help="Seconds each notebook may run.",

@@ -302,7 +302,9 @@ class Sandbox:
             "isolate": uid >= 0,
             "uid": uid,
             "gid": uid,
-            "fs": {"root": str(self.root / "fs"), "steps": root_steps(self.root)} if uid >= 0 else {},
+            "fs": {"root": str(self.root / "fs"), "steps": root_steps(self.root)}
+            if uid >= 0
+            else {},
             "chown": [str(self.connection_file)],
             "cwd": str(cwd),
             "limits": self._limits(),

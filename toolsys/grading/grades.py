@@ -9,6 +9,7 @@ verdicts come from a log `toolsys.checks.check` signs with a key made for that n
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -63,7 +64,9 @@ def grade_notebook(
     """Run one exercise notebook on a copy of its submission and collect its verdicts.
 
     Never raises for a bad notebook or a failing kernel: they become the grade's status.
+    Raises ValueError for a `timeout` that is not a finite number of seconds, at least 1.
     """
+    _check_timeout(timeout)
     grade = NotebookGrade(path, student)
     try:
         notebook = read_notebook(path)
@@ -95,6 +98,7 @@ def grade(
     jobs: int = 1,
 ) -> list[NotebookGrade]:
     """Grade the submissions from `find_notebooks`, `jobs` at a time (each in its own kernel)."""
+    _check_timeout(timeout)
     isolation()  # probe once, before the threads start
 
     def one(item: Submission | tuple[Path, str]) -> NotebookGrade:
@@ -103,6 +107,11 @@ def grade(
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         return list(pool.map(one, notebooks))
+
+
+def _check_timeout(timeout: float) -> None:
+    if not (isinstance(timeout, int | float) and math.isfinite(timeout) and timeout >= 1):
+        raise ValueError(f"timeout={timeout!r}: give a finite number of seconds, at least 1")
 
 
 def _short(text: str) -> str:
