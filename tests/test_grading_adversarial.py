@@ -1,21 +1,28 @@
 """`toolsys check` against hostile submissions: real notebooks that attack the grader.
 
-One class is graded once (module fixture, two kernels at a time): an honest `victim` with a
-wrong answer, and four attackers graded in the same run. A `forger` writes verdicts into its
-log (and tries the others'), a `snoop` looks for secrets and other students' files, a
-`lingerer` leaves processes behind to rewrite the gradebook later and tries the resource
-limits, and a student whose file name and messages are spreadsheet formulas and broken Markdown.
-The isolation promises need root (they are skipped otherwise, see README "For instructors");
-the rest hold for any user.
+One class of two sections is graded once (module fixture, `toolsys check secA secB --out gb`
+run from the course folder, two kernels at a time): honest students (`victim` in section A,
+`bob` in section B) and attackers graded in the same run. A `forger` writes verdicts into its
+log (and tries the others'), a `snoop` looks for secrets, other students' files, the other
+section and the last gradebook, a `lingerer` leaves processes behind to rewrite the gradebook
+later and tries the resource limits, a `threads` student starts 490 threads (once enough to
+keep every other kernel of the same user from starting), a `hog` whose processes together hold
+more memory than a submission may, and a student whose file name and messages are spreadsheet
+formulas and broken Markdown. The course folder is outside the temp folders and homes, where
+an instructor keeps it. The isolation promises need root (they are skipped otherwise, see
+README "For instructors"); the rest hold for any user.
 """
 
 from __future__ import annotations
 
 import csv
 import json
+import os
 import re
+import shutil
 import socket
 import sys
+import tempfile
 import time
 import uuid
 from collections.abc import Iterator
@@ -121,8 +128,37 @@ seen = {
         p for p in glob.glob("/tmp/toolsys-grade-*/run/verdicts.jsonl")
         if p != os.environ["TOOLSYS_CHECK_LOG"]
     ],
+    "read_other_section": attempt(lambda: open(OTHER_SECTION).read()),
+    "read_last_gradebook": attempt(lambda: open(LAST_GRADEBOOK).read()),
+    "list_course": attempt(lambda: os.listdir(COURSE)),
+    "root": sorted(os.listdir("/")),
 }
 check("99.9", seen)
+"""
+
+THREADS = """
+import threading, time
+threading.stack_size(256 * 1024)  # 490 default stacks (8 MiB each) would pass the address-space limit
+release = threading.Event()
+threads = [threading.Thread(target=release.wait, args=(20,), daemon=True) for _ in range(490)]
+for thread in threads:
+    thread.start()
+time.sleep(8)  # the other kernels start meanwhile
+release.set()
+"""
+
+HOG = """
+import os, time
+children = []
+for _ in range(4):  # each well under the address-space limit, together over the memory limit
+    pid = os.fork()
+    if pid == 0:
+        block = b"x" * (300 * 2**20)
+        time.sleep(60)
+        os._exit(0)
+    children.append(pid)
+for pid in children:
+    os.waitpid(pid, 0)
 """
 
 LINGERER = """
@@ -190,18 +226,58 @@ def listener() -> Iterator[int]:
     server.close()
 
 
+MEMORY_LIMIT = 2**30
+"""The per-submission memory limit of this class: honest kernels hold about 100 MB each."""
+LAST_GRADES = "the last run's grades"
+
+
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory: pytest.TempPathFactory, listener: int):
-    root = tmp_path_factory.mktemp("hostile") / "submissions"
-    out = root.parent / "gradebook"
+def course(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The instructor's course folder: outside temp folders and homes when run as root."""
+    places = [p for p in ("/srv", "/var/lib", "/opt") if os.path.isdir(p)]
+    if os.geteuid() != 0 or not places:
+        yield tmp_path_factory.mktemp("course")
+        return
+    folder = Path(tempfile.mkdtemp(prefix="toolsys-course-", dir=places[0]))
+    folder.chmod(0o755)  # as a course folder usually is: readable by every user
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def graded(course: Path, listener: int):
+    root = course / "secA"
+    out = course / "gb"
+    out.mkdir()
+    (out / "gradebook.csv").write_text(LAST_GRADES)
+    (out / "gradebook.csv").chmod(0o644)
+    bob = course / "secB" / "bob"
+    bob.mkdir(parents=True)
+    (bob / "answers.txt").write_text("bob's answers")
+    (bob / "answers.txt").chmod(0o644)
+    (bob / "demo_checks.py").write_text(DEMO_CHECKS)
+    _write(bob / "99_demo.ipynb", [SETUP, DOUBLE])
     (root / "victim" / "week9").mkdir(parents=True)  # her folder; the kernel starts in week9/
     (root / "victim" / "week9" / "demo_checks.py").write_text(DEMO_CHECKS)
     (root / "demo_checks.py").write_text(DEMO_CHECKS)
     victim = root / "victim" / "week9" / "99_demo.ipynb"
     _write(victim, [SETUP, WRONG, DOUBLE])
     _write(root / "forger.ipynb", [SETUP, FORGER, WRONG])
-    places = _define(SECRET=SECRET, ROOT=str(root), VICTIM=str(victim), OUT=str(out), PORT=listener)
+    places = _define(
+        SECRET=SECRET,
+        ROOT=str(root),
+        VICTIM=str(victim),
+        OUT=str(out),
+        PORT=listener,
+        OTHER_SECTION=str(bob / "answers.txt"),
+        LAST_GRADEBOOK=str(out / "gradebook.csv"),
+        COURSE=str(course),
+    )
     _write(root / "snoop.ipynb", [SETUP, places, SNOOP])
+    _write(root / "threads.ipynb", [SETUP, THREADS, DOUBLE])
+    _write(root / "hog.ipynb", [SETUP, HOG, DOUBLE])
     gradebook = str(out / "gradebook.csv")
     _write(
         root / "lingerer.ipynb",
@@ -209,10 +285,14 @@ def graded(tmp_path_factory: pytest.TempPathFactory, listener: int):
     )
     _write(root / f"{FORMULA_NAME}.ipynb", [SETUP, *FORMULA])
     with pytest.MonkeyPatch.context() as patch:
+        from toolsys.grading import _sandbox
+
+        patch.setattr(_sandbox, "MEMORY_LIMIT", MEMORY_LIMIT, raising=False)
         patch.setenv("OPENAI_API_KEY", SECRET)
         patch.setenv("TOOLSYS_TEST_SECRET", SECRET)
+        patch.chdir(course)
         result = CliRunner().invoke(
-            main, ["check", str(root), "--out", str(out), "--jobs", "2", "--timeout", "60"]
+            main, ["check", "secA", "secB", "--out", "gb", "--jobs", "2", "--timeout", "60"]
         )
     written = (out / "gradebook.csv").read_bytes()
     with (out / "gradebook.csv").open(encoding="utf-8", newline="") as handle:
@@ -239,7 +319,7 @@ def test_every_student_is_graded_and_a_gradebook_is_written(graded) -> None:
     assert result.exit_code == 1, result.output
     assert "Traceback" not in result.output
     students = {r["student"] for r in rows}
-    assert {"victim", "forger", "snoop", "lingerer"} <= students
+    assert {"victim", "forger", "snoop", "lingerer", "threads", "hog", "bob"} <= students
     assert (out / "gradebook.md").is_file()
 
 
@@ -288,6 +368,48 @@ def test_a_submission_cannot_read_secrets_or_other_students_files(graded, isolat
     assert seen["other_logs"] == []
 
 
+def test_a_section_never_sees_another_section_the_course_or_the_gradebook(graded, isolated) -> None:
+    """Issue 26: the working folder was mounted into every jail (an editable install's hook)."""
+    _, _, rows, _ = graded
+    seen = _seen(rows, "snoop")
+    assert seen["read_other_section"] in {"FileNotFoundError", "PermissionError"}
+    assert seen["read_last_gradebook"] in {"FileNotFoundError", "PermissionError"}
+    assert seen["list_course"] in {"FileNotFoundError", "PermissionError"}
+    system = {"bin", "dev", "etc", "lib", "lib32", "lib64", "libx32", "proc", "sbin", "tmp", "usr"}
+    python = {Path(p).parts[1] for p in _sandbox_paths()}
+    assert set(seen["root"]) <= system | python, seen["root"]
+
+
+def _sandbox_paths() -> tuple[str, ...]:
+    from toolsys.grading import _sandbox
+
+    return _sandbox.kernel_paths()
+
+
+def test_a_submission_with_many_threads_changes_no_one_elses_grade(graded, isolated) -> None:
+    """Issue 26: every kernel ran as `nobody`, whose RLIMIT_NPROC all jails shared."""
+    _, _, rows, _ = graded
+    assert _row(rows, "threads", "99.2")["status"] == "passed"
+    assert _row(rows, "victim", "99.2")["status"] == "passed"
+    assert _row(rows, "bob", "99.2")["status"] == "passed"
+    assert not any(
+        "crashed" in r["status"] or "kernel" in r["notes"]
+        for r in rows
+        if r["student"] in {"victim", "bob", "threads"}
+    )
+
+
+def test_a_submission_over_the_memory_limit_is_stopped_and_says_why(graded) -> None:
+    _, _, rows, _ = graded
+    hog = _row(rows, "hog", "99.2")
+    assert hog["status"] == "missing"
+    assert hog["message"] == (
+        "the kernel died while running the notebook (the submission's processes held more "
+        "than 1 GiB of memory together; all of them were stopped)"
+    )
+    assert _row(rows, "victim", "99.2")["status"] == "passed"
+
+
 def test_a_submission_cannot_write_into_out_or_reach_the_network(graded, isolated) -> None:
     _, out, rows, _ = graded
     seen = _seen(rows, "snoop")
@@ -316,7 +438,7 @@ def test_formulas_in_names_and_messages_are_text_in_the_csv(graded) -> None:
     _, _, rows, _ = graded
     double = _row(rows, "'" + FORMULA_NAME, "99.2")
     assert double["got"] == "'-1"
-    assert double["notebook"].startswith("/")  # a path, never a formula
+    assert double["notebook"].startswith("secA/=")  # a path as given, never a formula
     for row in rows:
         for value in row.values():
             assert value[:1] not in {"=", "+", "-", "@"}, row
