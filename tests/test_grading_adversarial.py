@@ -6,11 +6,11 @@ run from the course folder, two kernels at a time): honest students (`victim` in
 log (and tries the others'), a `snoop` looks for secrets, other students' files, the other
 section and the last gradebook, a `lingerer` leaves processes behind to rewrite the gradebook
 later and tries the resource limits, `busy` starts as many threads as it may and holds them
-while the others start (once enough to keep every other kernel from starting), a `hog` whose processes together hold
-more memory than a submission may, and a student whose file name and messages are spreadsheet
-formulas and broken Markdown. The course folder is outside the temp folders and homes, where
-an instructor keeps it. The isolation promises need root (they are skipped otherwise, see
-README "For instructors"); the rest hold for any user.
+while the others start (once enough to keep every other kernel from starting), a `hog`'s
+processes together hold more memory than a submission may, and a student's file name and
+messages are spreadsheet formulas and broken Markdown. The course folder is outside the temp
+folders and homes, where an instructor keeps it. The isolation promises need root (they are
+skipped otherwise, see README "For instructors"); the rest hold for any user.
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -21,14 +22,11 @@ class Seconds(click.ParamType):
 
     name = "seconds"
 
-    def convert(
-        self, value: object, param: click.Parameter | None, ctx: click.Context | None
-    ) -> float:
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
         number = click.FLOAT.convert(value, param, ctx)
         if not 1 <= number <= MAX_SECONDS:  # False for nan as well
-            self.fail(
-                f"{value!r} is not a number of seconds from 1 to {MAX_SECONDS:.0f} (a day).", param, ctx
-            )
+            shown = f"{value!r} is not a number of seconds from 1 to {MAX_SECONDS:.0f} (a day)."
+            self.fail(shown, param, ctx)
         return float(number)
 
 

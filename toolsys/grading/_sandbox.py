@@ -238,7 +238,7 @@ def _has_account(uid: int) -> bool:
 
 def _running_uids() -> set[int]:
     """The real, effective, saved and file-system uids of every process (Linux's /proc)."""
-    found = set()
+    found: set[int] = set()
     for status in Path("/proc").glob("[0-9]*/status"):
         try:
             text = status.read_text()
