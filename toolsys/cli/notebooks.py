@@ -22,7 +22,9 @@ class Seconds(click.ParamType):
 
     name = "seconds"
 
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> float:
         number = click.FLOAT.convert(value, param, ctx)
         if not 1 <= number <= MAX_SECONDS:  # False for nan as well
             shown = f"{value!r} is not a number of seconds from 1 to {MAX_SECONDS:.0f} (a day)."
