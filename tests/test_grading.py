@@ -82,7 +82,7 @@ def test_every_submission_gets_a_row_and_the_run_exits_1(graded) -> None:
     result, _ = graded
     assert result.exit_code == 1, result.output
     rows = {line.split()[0]: line for line in result.output.splitlines()[1:7]}
-    assert rows["alice"].split()[1:4] == ["✓", "✓", "alice.ipynb:"]
+    assert rows["alice"].split()[1:5] == ["✓", "✓", "2/2", "alice.ipynb:"]
     assert "✗" in rows["bob"] and "○ not done" in rows["bob"]
     assert "crashed" in rows["carol"] and "– missing" in rows["carol"]
     assert "timeout" in rows["dave"] and "– missing" in rows["dave"]
@@ -108,7 +108,7 @@ def test_the_gradebook_has_one_csv_row_per_student_and_exercise(graded) -> None:
     bob = next(r for r in rows if (r["student"], r["exercise"]) == ("bob", "99.1"))
     assert bob["expected"] == "ValueError" and bob["got"] == "returned 0"
     markdown = (out / "gradebook.md").read_text(encoding="utf-8")
-    assert "| student | 99.1 | 99.2 | notebooks |" in markdown
+    assert "| student | 99.1 | 99.2 | score | notebooks |" in markdown
     assert "### bob" in markdown
 
 

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from toolsys.checks._core import KEY_ENV, LOG_ENV
 from toolsys.grading._jail import end_family
+from toolsys.grading.hidden import HIDDEN_ENV, copy_cases
 
 JAIL = Path(__file__).with_name("_jail.py")
 COPY_LIMIT_BYTES = 100 * 2**20
@@ -261,6 +262,7 @@ class Sandbox:
         timeout: float,
         notebook: Path | None = None,
         folder: Path | None = None,
+        hidden: Path | None = None,
     ) -> None:
         self.isolation = isolation
         self.timeout = timeout
@@ -275,6 +277,7 @@ class Sandbox:
         self.log.touch(mode=0o600)
         self.log_fd = os.open(self.log, os.O_RDONLY | os.O_NOFOLLOW)
         self.connection_file = self.run / "kernel.json"
+        self.hidden = self.run / "hidden" if hidden is not None else None
         # The jail's and the kernel's own stdout/stderr; closed in __exit__.
         self.diagnostics = tempfile.TemporaryFile()  # noqa: SIM115
         self._jail: subprocess.Popen[bytes] | None = None
@@ -282,6 +285,8 @@ class Sandbox:
         try:
             if isolation.isolated:
                 self._uid = _Uid()
+            if hidden is not None and self.hidden is not None:
+                copy_cases(hidden, self.hidden)
             self._prepare(notebook, folder)
         except BaseException:
             self.__exit__()
@@ -372,6 +377,8 @@ class Sandbox:
             LOG_ENV: str(self.log),
             KEY_ENV: self.key,
         }
+        if self.hidden is not None:
+            env[HIDDEN_ENV] = str(self.hidden)
         entries = os.environ.get("PYTHONPATH", "").split(os.pathsep)
         python_path = [os.path.abspath(p) for p in entries if p]
         if python_path:
