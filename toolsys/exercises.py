@@ -186,7 +186,7 @@ def generate(
     import nbformat
 
     exercise = nbformat.from_dict(nbformat.reads(nbformat.writes(solution), as_version=4))
-    cells = []
+    cells: list[NotebookNode] = []
     stubs: list[Stub] = []
     answers: dict[int, list[str]] = {}
     for index, cell in enumerate(exercise.cells, start=1):

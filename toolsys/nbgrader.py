@@ -91,7 +91,8 @@ def mark(notebook: NotebookNode, answers: Mapping[int, Sequence[str]]) -> None:
         if kind == "grade":
             meta["points"] = points(exercise or "")
         cell.metadata["nbgrader"] = meta
-        cell.metadata["nbgrader"] = {**meta, "checksum": checksum(cell), "cell_type": cell.cell_type}
+        meta |= {"checksum": checksum(cell), "cell_type": cell.cell_type}
+        cell.metadata["nbgrader"] = meta
         cell.metadata["deletable"] = False
         if kind != "solution":
             cell.metadata["editable"] = False

@@ -112,11 +112,11 @@ def _build_root(fs: dict) -> None:
 
 
 def _become_kernel(config: dict, command: list[str]) -> None:
-    """In the child: limits, then (isolated) the unprivileged user, then exec the kernel."""
+    """In the child: limits, then the submission's own user (if any), then exec the kernel."""
     try:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a too-big write fails, not the kernel
-        if config["isolate"]:
+        if config["uid"] >= 0:
             os.setgroups([])
             os.setresgid(config["gid"], config["gid"], config["gid"])
             os.setresuid(config["uid"], config["uid"], config["uid"])
@@ -253,15 +253,15 @@ def main(argv: list[str]) -> int:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # interrupts are for the kernel only
     if sys.platform.startswith("linux"):
         _call("prctl", PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-    if config["isolate"]:
-        try:
+    try:
+        if config["isolate"]:
             _call("unshare", CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWNET)
-            for path in config["chown"]:
-                if os.path.exists(path):
-                    os.chown(path, config["uid"], config["gid"])
-        except OSError as exc:
-            _say(f"cannot isolate the kernel: {exc}")
-            return 70
+        for path in config["chown"] if config["uid"] >= 0 else []:
+            if os.path.exists(path):
+                os.chown(path, config["uid"], config["gid"])
+    except OSError as exc:
+        _say(f"cannot isolate the kernel: {exc}")
+        return 70
     child = os.fork()
     if child == 0:
         if config["isolate"]:

@@ -43,14 +43,22 @@ UID_FIRST, UID_COUNT = 2_000_000_000, 65_536
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 """System folders an isolated kernel sees, read-only (those that exist here)."""
 DEVICES = ("null", "zero", "full", "random", "urandom")
+LEVEL_ENV = "TOOLSYS_GRADER_ISOLATION"
+"""Set to "user" to skip namespaces: each submission still runs as a user of its own (what a
+container without namespaces gives, e.g. Gradescope's; also to test that path)."""
 
 
 @dataclass(frozen=True)
 class Isolation:
-    """How submissions are kept apart on this machine, in one line for the instructor."""
+    """How submissions are kept apart on this machine, in one line for the instructor.
+
+    `isolated`: namespaces and a file system of their own (and their own user); `own_user`:
+    each submission runs as a user of its own, at least (the grader is root).
+    """
 
     isolated: bool
     summary: str
+    own_user: bool = False
 
 
 def _same_user(reason: str) -> Isolation:
@@ -61,15 +69,9 @@ def _same_user(reason: str) -> Isolation:
     )
 
 
-@functools.cache
-def isolation() -> Isolation:
-    """Probe once: can a kernel run as `nobody` in its own namespaces here? (needs root, Linux)."""
-    if not sys.platform.startswith("linux"):
-        return _same_user("not Linux")
-    if os.geteuid() != 0:
-        return _same_user("the grader is not root")
-    probe = Isolation(True, "")
-    with Sandbox(probe, timeout=PROBE_TIMEOUT) as box:
+def _probe(level: Isolation) -> str:
+    """Why a kernel cannot start at `level` here ("" when it can)."""
+    with Sandbox(level, timeout=PROBE_TIMEOUT) as box:
         command = [sys.executable, "-c", "import ipykernel.kernelapp, toolsys"]
         try:
             done = subprocess.run(
@@ -80,18 +82,43 @@ def isolation() -> Isolation:
                 timeout=PROBE_TIMEOUT,
                 start_new_session=True,
             )
-            failed = done.returncode != 0
-            why = (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[-1]
         except (OSError, subprocess.SubprocessError) as exc:
-            failed, why = True, f"{type(exc).__name__}: {exc}"
-    if failed:
+            return f"{type(exc).__name__}: {exc}"
+    if done.returncode == 0:
+        return ""
+    return (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[-1]
+
+
+@functools.cache
+def isolation() -> Isolation:
+    """Probe once: how far can a kernel be isolated here? (Namespaces need root and Linux.)
+
+    In a container that forbids namespaces (Docker's default seccomp profile, Gradescope's
+    autograder) a root grader still runs each submission as a user of its own.
+    """
+    if not sys.platform.startswith("linux"):
+        return _same_user("not Linux")
+    if os.geteuid() != 0:
+        return _same_user("the grader is not root")
+    capped = os.environ.get(LEVEL_ENV) == "user"
+    why = f"{LEVEL_ENV}=user" if capped else _probe(Isolation(True, "", own_user=True))
+    if not why:
+        return Isolation(
+            True,
+            "each submission runs as its own unprivileged user in its own temp folder and "
+            "mount, PID, IPC and network namespaces, on a file system holding only the system "
+            "folders, the Python installation and its own files (no network, no view of other "
+            "submissions, your files or --out), with resource limits of its own",
+            own_user=True,
+        )
+    if _probe(Isolation(False, "", own_user=True)):
         return _same_user(f"WARNING: running as root, but a kernel cannot be isolated ({why})")
     return Isolation(
-        True,
-        "each submission runs as its own unprivileged user in its own temp folder and "
-        "mount, PID, IPC and network namespaces, on a file system holding only the system "
-        "folders, the Python installation and its own files (no network, no view of other "
-        "submissions, your files or --out), with resource limits of its own",
+        False,
+        f"WARNING: namespaces are not available here ({why}): each submission runs as its "
+        "own unprivileged user in its own temp folder, with resource limits of its own, but "
+        "sees whatever any user of this machine may read, and the network",
+        own_user=True,
     )
 
 
@@ -283,7 +310,7 @@ class Sandbox:
         self._jail: subprocess.Popen[bytes] | None = None
         self._uid: _Uid | None = None
         try:
-            if isolation.isolated:
+            if isolation.own_user:
                 self._uid = _Uid()
             if hidden is not None and self.hidden is not None:
                 copy_cases(hidden, self.hidden)
@@ -303,12 +330,13 @@ class Sandbox:
             (self.root / "fs").mkdir(mode=0o700)  # where the jail builds the kernel's root
             for path in [self.root, *self.root.rglob("*")]:
                 os.lchown(path, uid, uid)
+        isolated = uid >= 0 and self.isolation.isolated
         self._config = {
-            "isolate": uid >= 0,
+            "isolate": isolated,
             "uid": uid,
             "gid": uid,
             "fs": {"root": str(self.root / "fs"), "steps": root_steps(self.root)}
-            if uid >= 0
+            if isolated
             else {},
             "chown": [str(self.connection_file)],
             "cwd": str(cwd),
@@ -334,7 +362,7 @@ class Sandbox:
             "FSIZE": 64 * 2**20,
             "CORE": 0,
         }
-        if self.isolation.isolated:  # per user: this submission's own uid
+        if self.isolation.own_user:  # per user: this submission's own uid
             limits["NPROC"] = 512
         return limits
 
