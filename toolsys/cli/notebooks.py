@@ -90,6 +90,9 @@ def check_command(
         cases = hidden_cases.HiddenCases.load(hidden) if hidden is not None else None
     except hidden_cases.HiddenCasesError as exc:
         usage_error(f"--hidden: {exc}")
+    refusal = grading.isolation().refusal  # a root grader that could only grade as root
+    if refusal:
+        usage_error(refusal)
     try:  # before grading, so an unwritable --out does not cost a whole run
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

@@ -45,7 +45,8 @@ SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc"
 DEVICES = ("null", "zero", "full", "random", "urandom")
 LEVEL_ENV = "TOOLSYS_GRADER_ISOLATION"
 """Set to "user" to skip namespaces: each submission still runs as a user of its own (what a
-container without namespaces gives, e.g. Gradescope's; also to test that path)."""
+container without namespaces gives, e.g. Gradescope's; also to test that path). Set to "none"
+to let a root grader run submissions as root when nothing better works (a throwaway VM)."""
 
 
 @dataclass(frozen=True)
@@ -53,12 +54,14 @@ class Isolation:
     """How submissions are kept apart on this machine, in one line for the instructor.
 
     `isolated`: namespaces and a file system of their own (and their own user); `own_user`:
-    each submission runs as a user of its own, at least (the grader is root).
+    each submission runs as a user of its own, at least (the grader is root); `refusal`: why
+    grading must not start (a root grader that could only run submissions as root).
     """
 
     isolated: bool
     summary: str
     own_user: bool = False
+    refusal: str = ""
 
 
 def _same_user(reason: str) -> Isolation:
@@ -100,8 +103,10 @@ def isolation() -> Isolation:
         return _same_user("not Linux")
     if os.geteuid() != 0:
         return _same_user("the grader is not root")
-    capped = os.environ.get(LEVEL_ENV) == "user"
-    why = f"{LEVEL_ENV}=user" if capped else _probe(Isolation(True, "", own_user=True))
+    level = os.environ.get(LEVEL_ENV, "")
+    if level == "none":
+        return _same_user(f"WARNING: running as root, with {LEVEL_ENV}=none")
+    why = f"{LEVEL_ENV}={level}" if level == "user" else _probe(Isolation(True, "", own_user=True))
     if not why:
         return Isolation(
             True,
@@ -111,8 +116,14 @@ def isolation() -> Isolation:
             "submissions, your files or --out), with resource limits of its own",
             own_user=True,
         )
-    if _probe(Isolation(False, "", own_user=True)):
-        return _same_user(f"WARNING: running as root, but a kernel cannot be isolated ({why})")
+    alone = _probe(Isolation(False, "", own_user=True))
+    if alone:
+        refusal = (
+            f"running as root, but a submission can neither be isolated ({why}) nor run as a "
+            f"user of its own ({alone}); make the Python installation readable by every user, "
+            f"grade as an ordinary user, or set {LEVEL_ENV}=none to run submissions as root"
+        )
+        return Isolation(False, f"refused: {refusal}", refusal=refusal)
     return Isolation(
         False,
         f"WARNING: namespaces are not available here ({why}): each submission runs as its "

@@ -21,7 +21,7 @@ from toolsys.grading._kernel import KernelStartError, run_graded
 from toolsys.grading._sandbox import Sandbox, isolation
 from toolsys.grading._verdicts import read_verdicts
 from toolsys.grading.hidden import HiddenCases
-from toolsys.grading.submissions import Submission, read_notebook
+from toolsys.grading.submissions import Submission, UsageError, read_notebook
 
 if TYPE_CHECKING:
     from nbformat import NotebookNode
@@ -74,9 +74,11 @@ def grade_notebook(
 
     With `hidden`, the instructor's hidden cases run after each visible check. Never raises for
     a bad notebook or a failing kernel: they become the grade's status. Raises ValueError for a
-    `timeout` that is not a finite number of seconds, at least 1.
+    `timeout` that is not a finite number of seconds, at least 1, and UsageError when a root
+    grader could only run the submission as root (see `Isolation.refusal`).
     """
     _check_timeout(timeout)
+    _check_isolation()
     hidden = hidden or HiddenCases()
     grade = NotebookGrade(path, student)
     try:
@@ -116,7 +118,7 @@ def grade(
 ) -> list[NotebookGrade]:
     """Grade the submissions from `find_notebooks`, `jobs` at a time (each in its own kernel)."""
     _check_timeout(timeout)
-    isolation()  # probe once, before the threads start
+    _check_isolation()  # probe once, before the threads start
 
     def one(item: Submission | tuple[Path, str]) -> NotebookGrade:
         path, student, folder = Submission(*item)
@@ -124,6 +126,13 @@ def grade(
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         return list(pool.map(one, notebooks))
+
+
+def _check_isolation() -> None:
+    """Raise UsageError where grading must not start (see `Isolation.refusal`)."""
+    refusal = isolation().refusal
+    if refusal:
+        raise UsageError(refusal)
 
 
 def _check_timeout(timeout: float) -> None:

@@ -283,9 +283,10 @@ def main(root: Path) -> int:
             hidden=hidden,
         )
         report = results(grades, config, time.monotonic() - started, hidden)
-        from toolsys.grading import gradebook
+        from toolsys.grading import gradebook, isolation
 
         print(gradebook.table(grades))
+        print(f"isolation: {isolation().summary}")
     except Exception as exc:  # never leave Gradescope without results
         traceback.print_exc(file=sys.stdout)
         report = {

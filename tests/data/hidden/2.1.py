@@ -14,7 +14,9 @@ def _tool() -> str:
 def _(SafeRegistry):
     registry = SafeRegistry()
     registry.register("get_weather", _tool)
-    expect_raises(ValueError, registry.register, "GET-WEATHER", _tool, what="register('GET-WEATHER')")
+    expect_raises(
+        ValueError, registry.register, "GET-WEATHER", _tool, what="register('GET-WEATHER')"
+    )
     expect_equal(registry.names(), ["get_weather"], what="names() after the refusal")
 
 
