@@ -557,3 +557,60 @@ def test_many_quick_cells_stop_when_the_notebooks_time_is_up(tmp_path: Path) -> 
     grade = grading.grade_notebook(tmp_path / "alice.ipynb", "alice", timeout=3)
     assert grade.status == "timeout"
     assert grade.problem == "stopped after 3 s: the notebook did not finish in time"
+
+
+def test_two_sandboxes_never_share_a_uid_and_a_uid_is_given_back(isolated) -> None:
+    from toolsys.grading._sandbox import Sandbox
+
+    level = grading.isolation()
+    with Sandbox(level, timeout=60) as one, Sandbox(level, timeout=60) as two:
+        uids = {one._config["uid"], two._config["uid"]}
+        assert len(uids) == 2 and 0 not in uids
+        assert all(Path(box.root).stat().st_uid == box._config["uid"] for box in (one, two))
+    with Sandbox(level, timeout=60) as again:
+        assert again._config["uid"] in uids
+
+
+@pytest.fixture
+def probes(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """isolation() probed afresh with the given failures (namespaces, then own user)."""
+    from toolsys.grading import _sandbox
+
+    failures: list[str] = []
+    monkeypatch.setattr(_sandbox, "_probe", lambda level: failures.pop(0) if failures else "")
+    monkeypatch.setattr(_sandbox.os, "geteuid", lambda: 0)
+    _sandbox.isolation.cache_clear()
+    yield failures
+    _sandbox.isolation.cache_clear()
+
+
+def test_a_root_grader_that_could_only_grade_as_root_refuses(
+    probes: list[str], tmp_path: Path
+) -> None:
+    probes += ["unshare: Operation not permitted", "Permission denied: python"]
+    _write(tmp_path / "alice.ipynb", [DOUBLE])
+    result = CliRunner().invoke(main, ["check", str(tmp_path), "--out", str(tmp_path / "gb")])
+    assert result.exit_code == 2
+    assert result.output.startswith(
+        "toolsys check: running as root, but a submission can neither be isolated (unshare: "
+        "Operation not permitted) nor run as a user of its own (Permission denied: python)"
+    )
+    assert "TOOLSYS_GRADER_ISOLATION=none" in result.output
+    with pytest.raises(grading.UsageError, match="running as root"):
+        grading.grade_notebook(tmp_path / "alice.ipynb", "alice")
+
+
+def test_without_namespaces_a_root_grader_still_gives_each_submission_its_own_user(
+    probes: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    probes.append("unshare: Operation not permitted")
+    level = grading.isolation()
+    assert (level.isolated, level.own_user, level.refusal) == (False, True, "")
+    assert "namespaces are not available here (unshare: Operation not permitted)" in level.summary
+    from toolsys.grading import _sandbox
+
+    _sandbox.isolation.cache_clear()
+    monkeypatch.setenv("TOOLSYS_GRADER_ISOLATION", "none")
+    level = grading.isolation()
+    assert (level.own_user, level.refusal) == (False, "")
+    assert level.summary.startswith("WARNING: running as root, with TOOLSYS_GRADER_ISOLATION=none")
