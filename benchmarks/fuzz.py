@@ -8,7 +8,8 @@ sync and async; with and without layers), then drives the agent loop through the
 client with random scripted turns, and grades the classes of hostile student submissions
 (tests/test_grading_adversarial.py: faked passes, stolen keys, runaway processes, formula
 injection, another section's files, thread and memory hogs...; tests/test_grading_gradescope.py:
-a submission that attacks Gradescope's results.json). Prints one line of figures and exits 1 if any fault count is not zero:
+a submission that attacks Gradescope's results.json). Prints one line of figures and exits 1
+if any fault count is not zero:
 
     calls=… escapes=… unsendable=… leaks=… loop_runs=… loop_crashes=… grading_faults=… seconds=…
 

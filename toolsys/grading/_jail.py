@@ -19,10 +19,10 @@ process in the namespace: nothing a submission starts (background jobs, double f
 outlives its kernel. Without `isolate`, the kernel runs in its own session, as its own user when
 the config names one (a root grader without namespaces) or else as the grader's user, with the
 same resource limits; the jail is a subreaper (orphans of the kernel become its children, even
-after `setsid`) and kills all its descendants and its session when the kernel ends. Either way the jail watches the grader (if the grader dies, the submission dies with it)
-and the memory all the submission's processes hold together: past the limit it ends them all
-and says so on stderr. The grader uses `end_family` too, to end a submission while its jail is
-still alive.
+after `setsid`) and kills all its descendants and its session when the kernel ends. Either way
+the jail watches the grader (if the grader dies, the submission dies with it) and the memory
+all the submission's processes hold together: past the limit it ends them all and says so on
+stderr. The grader uses `end_family` too, to end a submission while its jail is still alive.
 """
 
 from __future__ import annotations
