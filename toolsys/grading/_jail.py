@@ -207,15 +207,22 @@ def end_family(leader: int) -> set[int]:
 
 
 def resident(pids: set[int]) -> int:
-    """Bytes of memory the processes `pids` hold (resident; shared pages count in each)."""
-    pages = 0
+    """Bytes of memory the processes `pids` hold together: their proportional set sizes (a page
+    shared by n of them counts 1/n in each, so forked workers are not counted n times), or their
+    resident sizes where Linux has no `smaps_rollup` (before 4.14)."""
+    total = 0
     for pid in pids:
         try:
-            with open(f"/proc/{pid}/statm", "rb") as handle:
-                pages += int(handle.read().split()[1])
-        except (OSError, IndexError, ValueError):  # ended meanwhile
-            continue
-    return pages * os.sysconf("SC_PAGE_SIZE")
+            with open(f"/proc/{pid}/smaps_rollup", "rb") as handle:
+                found = [line for line in handle if line.startswith(b"Pss:")]
+            total += int(found[0].split()[1]) * 1024
+        except (OSError, IndexError, ValueError):  # no smaps_rollup, or the process ended
+            try:
+                with open(f"/proc/{pid}/statm", "rb") as handle:
+                    total += int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+            except (OSError, IndexError, ValueError):
+                continue
+    return total
 
 
 def _supervise(child: int, grader: int, memory: int) -> int:

@@ -337,11 +337,12 @@ class Sandbox:
             if folder is not None:  # the kernel starts in the notebook's own folder, as in Jupyter
                 cwd = self.work / notebook.relative_to(folder).parent
         uid = self._uid.uid if self._uid is not None else -1
-        if uid >= 0:
+        isolated = uid >= 0 and self.isolation.isolated
+        if isolated:
             (self.root / "fs").mkdir(mode=0o700)  # where the jail builds the kernel's root
+        if uid >= 0:
             for path in [self.root, *self.root.rglob("*")]:
                 os.lchown(path, uid, uid)
-        isolated = uid >= 0 and self.isolation.isolated
         self._config = {
             "isolate": isolated,
             "uid": uid,
