@@ -98,19 +98,113 @@ _BROAD = {"Exception", "BaseException"}
 # Calls that only compute a value: doing one twice changes nothing, so it is no mutant worth
 # making. Any other call (a tool, a client, a registry, a method that appends) may act.
 _PURE_FUNCTIONS = set(
-    "abs all any bool callable chr dict divmod enumerate filter float format frozenset getattr "
-    "hasattr hash int isinstance issubclass iter len list map max min next ord range repr "
-    "reversed round set sorted str sum tuple type zip".split()
+    [
+        "abs",
+        "all",
+        "any",
+        "bool",
+        "callable",
+        "chr",
+        "dict",
+        "divmod",
+        "enumerate",
+        "filter",
+        "float",
+        "format",
+        "frozenset",
+        "getattr",
+        "hasattr",
+        "hash",
+        "int",
+        "isinstance",
+        "issubclass",
+        "iter",
+        "len",
+        "list",
+        "map",
+        "max",
+        "min",
+        "next",
+        "ord",
+        "range",
+        "repr",
+        "reversed",
+        "round",
+        "set",
+        "sorted",
+        "str",
+        "sum",
+        "tuple",
+        "type",
+        "zip",
+    ]
 )
 _PURE_MODULES = set(
-    "base64 collections copy dataclasses datetime difflib functools hashlib inspect itertools "
-    "json math operator re string textwrap types typing unicodedata".split()
+    [
+        "base64",
+        "collections",
+        "copy",
+        "dataclasses",
+        "datetime",
+        "difflib",
+        "functools",
+        "hashlib",
+        "inspect",
+        "itertools",
+        "json",
+        "math",
+        "operator",
+        "re",
+        "string",
+        "textwrap",
+        "types",
+        "typing",
+        "unicodedata",
+    ]
 )
 _PURE_METHODS = set(
-    "casefold count decode encode endswith errors find findall finditer format fullmatch get "
-    "group hexdigest index isoformat items join keys lower lstrip match model_dump partition "
-    "replace rsplit rstrip search split splitlines startswith strftime strip sub timestamp "
-    "title to_dict to_message upper values".split()
+    [
+        "casefold",
+        "count",
+        "decode",
+        "encode",
+        "endswith",
+        "errors",
+        "find",
+        "findall",
+        "finditer",
+        "format",
+        "fullmatch",
+        "get",
+        "group",
+        "hexdigest",
+        "index",
+        "isoformat",
+        "items",
+        "join",
+        "keys",
+        "lower",
+        "lstrip",
+        "match",
+        "model_dump",
+        "partition",
+        "replace",
+        "rsplit",
+        "rstrip",
+        "search",
+        "split",
+        "splitlines",
+        "startswith",
+        "strftime",
+        "strip",
+        "sub",
+        "timestamp",
+        "title",
+        "to_dict",
+        "to_message",
+        "upper",
+        "values",
+    ]
 )
 
 

@@ -7,9 +7,9 @@ edit away from what students are shown, and a change that no longer applies fail
 A change is code, not text: `swap("n < 1", "n <= 1")` finds the expression (or statements) `old`
 in the answer's cell by its syntax tree, so re-wrapping a line, renaming nothing and reformatting
 the solution leave the test working; only a change to the logic it names breaks it, and then the
-wrong answer has to be thought again anyway. `...` in `old` matches any code (`swap("raise KeyError(...)", "return None")`),
-`drop(...)` removes statements, and any function `(tree: ast.Module) -> None` may edit the tree
-itself. The old spelling, a pair `(old, new)` of
+wrong answer has to be thought again anyway. `...` in `old` matches any code
+(`swap("raise KeyError(...)", "return None")`), `drop(...)` removes statements, and any function
+`(tree: ast.Module) -> None` may edit the tree itself. The old spelling, a pair `(old, new)` of
 exact substrings of the cell, still works for the chapters not yet converted to `swap`.
 """
 

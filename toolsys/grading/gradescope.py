@@ -37,8 +37,8 @@ VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 """Gradescope's visibility settings (docs/specs.md, "Controlling Test Case Visibility")."""
 OUTPUT_LIMIT = 10_000
 """Characters of one test's output; Gradescope shows it in a collapsed <pre>."""
-# What a graded kernel needs besides the package's own requirements: the notebooks' imports.
-_EXTRA = ("ipywidgets", "matplotlib", "mcp", "pytest", "hypothesis")
+# The workbook extra is what the notebooks import; JupyterLab itself is not needed to grade.
+_NOT_FOR_GRADING = {"jupyterlab"}
 _CHECK_CALL = re.compile(r"""check\(\s*["'](\d+\.\d+)["']""")
 
 SETUP = """#!/usr/bin/env bash
@@ -98,14 +98,16 @@ def assignment(notebooks: Sequence[Path]) -> list[dict[str, str]]:
 
 
 def requirements() -> list[str]:
-    """This package's requirements and the notebooks' imports, pinned to what is installed."""
-    names = [
-        re.match(r"[A-Za-z0-9_.-]+", line).group()  # type: ignore[union-attr]
-        for line in importlib.metadata.requires("toolsys") or []
-        if ";" not in line
-    ]
+    """This package's requirements and its `workbook` extra (what the notebooks import, but
+    JupyterLab), each pinned to the version installed here."""
+    names = []
+    for line in importlib.metadata.requires("toolsys") or []:
+        requirement, _, marker = line.partition(";")
+        name = re.match(r"[A-Za-z0-9_.-]+", requirement.strip())
+        if name and (not marker or 'extra == "workbook"' in marker):
+            names.append(name.group())
     pinned = []
-    for name in dict.fromkeys([*names, *_EXTRA]):
+    for name in dict.fromkeys(n for n in names if n not in _NOT_FOR_GRADING):
         try:
             pinned.append(f"{name}=={importlib.metadata.version(name)}")
         except importlib.metadata.PackageNotFoundError:
