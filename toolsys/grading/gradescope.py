@@ -103,9 +103,9 @@ def requirements() -> list[str]:
     names = []
     for line in importlib.metadata.requires("toolsys") or []:
         requirement, _, marker = line.partition(";")
-        name = re.match(r"[A-Za-z0-9_.-]+", requirement.strip())
-        if name and (not marker or 'extra == "workbook"' in marker):
-            names.append(name.group())
+        found = re.match(r"[A-Za-z0-9_.-]+", requirement.strip())
+        if found and (not marker or 'extra == "workbook"' in marker):
+            names.append(found.group())
     pinned = []
     for name in dict.fromkeys(n for n in names if n not in _NOT_FOR_GRADING):
         try:
