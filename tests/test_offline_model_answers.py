@@ -150,7 +150,7 @@ def test_permission_denied():
     )
     text = answer_after("lookup_order", ARGS, content)
     assert "it is not permitted here, so it did not run (PERMISSION_DENIED)" in text
-    assert "did not say how to fix" not in text  # retrying it would never help
+    assert "could not work out a corrected call" not in text  # retrying it would never help
 
 
 def test_approval_required():

@@ -164,7 +164,9 @@ class OfflineModel:
                 fixed = repair(call.name, call.arguments, error, functions, user_text)
                 if fixed is None:
                     task.status = "failed"
-                    task.notes.append("I did not retry: the error did not say how to fix the call")
+                    task.notes.append(
+                        "I did not retry: I could not work out a corrected call from the error"
+                    )
                 elif task.attempts > self.max_retries:
                     task.status = "failed"
                     tries = "attempt" if task.attempts == 1 else "attempts"
