@@ -379,10 +379,13 @@ def test_trace_view_keeps_the_raw_json_in_a_closed_accordion() -> None:
 def test_trace_view_stats_show_status_steps_calls_tokens_and_time() -> None:
     run = scripted_run(PARALLEL_SCRIPT)
     view = TraceView(run)
-    stats = view.stats.value
+    stats = re.sub(r"<[^>]+>", "", view.stats.value)
     assert "completed · 4 steps · 4 tool calls (2 failed)" in stats
     assert f"{run.usage['total_tokens']} tokens" in stats
-    assert re.search(rf"(under 1 s|\d+ s) · event {len(run.events)}/{len(run.events)}$", stats[:-7])
+    assert re.search(rf"(under 1 s|\d+ s) · event {len(run.events)}/{len(run.events)}$", stats)
+    # A narrow view wraps the line between its parts only: each part is one unbreakable span.
+    parts = re.findall(r'<span style="white-space:nowrap">([^<]*)</span>', view.stats.value)
+    assert " · ".join(parts) == stats and parts[-1] == f"event {len(run.events)}/{len(run.events)}"
 
 
 def test_trace_view_replay_steps_back_and_forth_through_the_events() -> None:

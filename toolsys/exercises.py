@@ -180,6 +180,8 @@ def generate(
     """
     import nbformat
 
+    from toolsys._kernelspec import stamp
+
     exercise = nbformat.from_dict(nbformat.reads(nbformat.writes(solution), as_version=4))
     cells = []
     stubs: list[Stub] = []
@@ -197,6 +199,7 @@ def generate(
             cells.append(cell)
     exercise.cells = cells
     exercise.metadata.pop("widgets", None)
+    stamp(exercise)  # whatever the solution was saved with: JupyterLab opens it unmodified
     exercise.metadata["toolsys"] = {"generated_from": f"solutions/{name}"}
     return exercise, stubs
 

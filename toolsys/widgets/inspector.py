@@ -125,10 +125,19 @@ class Inspector(SummaryBox):
 
     @staticmethod
     def _diagnostics_html(tool: Tool) -> str:
-        if not tool.diagnostics:
+        """Registration warnings, and strict mode's refusal if it refuses: "none ✓" only when
+        there is nothing at all to fix (never under a red refusal in the strict tab)."""
+        items = [esc(d) for d in tool.diagnostics]
+        _, strict_ok = export_text(tool, "openai", True)
+        if not strict_ok:
+            items.append(
+                f'<span style="color:{ERROR_COLOR}">✗ openai strict mode refuses this tool: '
+                "its tab says why</span>"
+            )
+        if not items:
             return f"<b>diagnostics for {esc(tool.name)}</b>: none ✓"
-        items = "".join(f"<li>{esc(d)}</li>" for d in tool.diagnostics)
-        return f"<b>diagnostics for {esc(tool.name)}</b> ({len(tool.diagnostics)}):<ul>{items}</ul>"
+        listed = "".join(f"<li>{item}</li>" for item in items)
+        return f"<b>diagnostics for {esc(tool.name)}</b> ({len(items)}):<ul>{listed}</ul>"
 
     def _shown(self, tool: Tool) -> tuple[str, bool]:
         """The selected tab's text for `tool`, and whether the export worked."""

@@ -14,6 +14,7 @@ import ipywidgets as widgets
 
 from toolsys.registry import Registry
 from toolsys.result import ToolResult, to_json
+from toolsys.widgets._cell import CellThread
 from toolsys.widgets._render import (
     ERROR_COLOR,
     SummaryBox,
@@ -154,7 +155,8 @@ class Playground(SummaryBox):
         self.add_class("toolsys-playground")
         self.tool.observe(lambda _: self._build_form(), names="value")
         self.mode.observe(self._switch_mode, names="value")
-        self.run_button.on_click(lambda _: self.run())
+        self._cell = CellThread()  # a click runs the tool where a cell would (see _cell)
+        self.run_button.on_click(lambda _: self._cell.call(self.run))
         self._build_form()
 
     def _build_form(self) -> None:
