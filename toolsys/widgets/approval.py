@@ -23,7 +23,16 @@ from toolsys.governance.approval import PendingCall
 from toolsys.loop import resume_agent
 from toolsys.transcript import Transcript
 from toolsys.widgets._cell import CellThread
-from toolsys.widgets._render import ERROR_COLOR, MUTED_COLOR, SummaryBox, esc, pre, pretty
+from toolsys.widgets._render import (
+    ERROR_COLOR,
+    MUTED_COLOR,
+    SummaryBox,
+    call_text,
+    esc,
+    pre,
+    pretty,
+    text_lines,
+)
 from toolsys.widgets.trace import TraceView
 
 
@@ -138,9 +147,9 @@ class ApprovalPanel(SummaryBox):
         t = self.transcript
         lines = [f"ApprovalPanel · run {t.status}"]
         lines += [
-            f"  {p.id}: {p.tool} ({p.category}) {pretty(p.arguments)} · {p.reason}"
+            f"  {p.id}: {call_text(p.tool, p.arguments)} ({p.category}) · {p.reason}"
             for p in t.pending
         ]
         if t.answer and not t.pending:
             lines.append(f"  answer: {t.answer}")
-        return "\n".join(lines)
+        return text_lines(lines)

@@ -20,6 +20,7 @@ from toolsys.widgets._render import (
     pre,
     pretty,
     table_html,
+    text_lines,
 )
 
 FORMATS: tuple[tuple[str, str, bool], ...] = (
@@ -147,11 +148,12 @@ class Inspector(SummaryBox):
     def summary_text(self) -> str:
         rows = [_HEADER] + [_row(t) for t in self.registry.list()]
         widths = [max(len(row[i]) for row in rows) for i in range(len(_HEADER))]
-        lines = [f"Inspector: {plural(len(self.registry), 'tool')}"]
-        lines += [
+        table = [f"Inspector: {plural(len(self.registry), 'tool')}"]
+        table += [
             "  " + "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
             for row in rows
         ]
+        lines: list[str] = []  # below the table (whose rows stay whole), long lines wrap
         if self.tool.value is not None:
             tool = self.registry.get(self.tool.value)
             lines.append(f"selected: {tool.name}")
@@ -161,7 +163,7 @@ class Inspector(SummaryBox):
             if self.tab != TABS[0]:
                 lines.append(f"shown: {self.tab}")
                 lines += [f"  {line}" for line in self._shown(tool)[0].splitlines()]
-        return "\n".join(lines)
+        return "\n".join(table + ([text_lines(lines)] if lines else []))
 
     def summary_html(self) -> str:
         html = f"<b>Inspector: {plural(len(self.registry), 'tool')}</b>" + self.table.value

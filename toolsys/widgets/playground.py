@@ -23,6 +23,7 @@ from toolsys.widgets._render import (
     plural,
     pre,
     result_html,
+    text_lines,
     wrapped,
 )
 
@@ -232,7 +233,7 @@ class Playground(SummaryBox):
         lines = [f"Playground: {tools}; selected: {self.tool.value or 'none'}"]
         if self.last_result is not None:
             lines += [f"  call: {self._call_line()}", f"  → {self.last_result.to_message()}"]
-        return "\n".join(lines)
+        return text_lines(lines)
 
     def summary_html(self) -> str:
         head = pre(self.summary_text().splitlines()[0])

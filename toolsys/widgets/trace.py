@@ -33,6 +33,7 @@ from toolsys.widgets._render import (
     esc,
     pre,
     result_text,
+    text_lines,
     wrapped,
 )
 from toolsys.widgets._trace_html import (
@@ -310,7 +311,7 @@ class TraceView(SummaryBox):
         lines += [f"warning {w}" for w in run.warnings]
         if run.answer is not None:
             lines.append(f"answer  {run.answer}")
-        return "\n".join(lines)
+        return text_lines(lines)
 
     def summary_html(self) -> str:
         run = self._run
