@@ -59,8 +59,11 @@ LAB_SETTINGS = {
     # What a test runs or clicks is never written back, not even to the served copy.
     "@jupyterlab/docmanager-extension/plugin": {"autosave": False},
 }
+# A closed notebook's kernel is shut down (an open tab keeps it): a session opens many.
+LAB_SETTINGS["@jupyterlab/notebook-extension/tracker"]["kernelShutdown"] = True
 STDERR = '[data-mime-type="application/vnd.jupyter.stderr"]'
 STDOUT = '[data-mime-type="application/vnd.jupyter.stdout"]'
+PLAIN = '[data-mime-type="text/plain"]'
 IDLE = re.compile(r"Python 3 \(ipykernel\) \| Idle")
 
 
@@ -159,6 +162,19 @@ class Lab:
         self.root = root
         self.url_for = url_for
 
+    def shut_down(self, name: str) -> None:
+        """End the kernel sessions of notebook `name` (a closed page leaves its kernel running)."""
+        base, _, query = self.url_for(name).partition("/lab/tree/")
+        token = query.split("token=")[1].split("&")[0]
+        with urllib.request.urlopen(f"{base}/api/sessions?token={token}", timeout=10) as answer:
+            sessions = json.loads(answer.read())
+        for session in sessions:
+            if session.get("path") == name:
+                request = urllib.request.Request(
+                    f"{base}/api/sessions/{session['id']}?token={token}", method="DELETE"
+                )
+                urllib.request.urlopen(request, timeout=10).close()
+
     def add(self, source: Path, name: str | None = None) -> str:
         """Serve a copy of a notebook (as committed); returns its name on the server."""
         name = name or source.name
@@ -170,9 +186,8 @@ class Lab:
         return name
 
 
-@pytest.fixture(scope="session")
-def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
-    """The one JupyterLab server of the test session (skipped without Chromium)."""
+def lab_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
+    """The JupyterLab server for a session fixture (skipped without Chromium)."""
     if not CHROMIUM.exists():
         pytest.skip(
             "Chromium not found at /usr/bin/chromium; install it with: apt-get install -y chromium"
@@ -182,8 +197,8 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
         yield Lab(tmp / "root", url_for)
 
 
-@pytest.fixture(scope="session")
-def chromium(lab: Lab) -> Iterator[Any]:
+def chromium_browser() -> Iterator[Any]:
+    """Headless Chromium for a session fixture."""
     from playwright.sync_api import expect, sync_playwright
 
     expect.set_options(timeout=WAIT_MS)
@@ -203,10 +218,10 @@ _PROMPTS = """() => [...document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp
 
 
 class Notebook:
-    """A notebook open in a tab of its own, its kernel started and idle."""
+    """A notebook open in a browser page of its own, its kernel started and idle."""
 
     def __init__(self, browser: Any, lab: Lab, name: str) -> None:
-        self.name = name
+        self.lab, self.name = lab, name
         self.cells = json.loads((lab.root / name).read_text(encoding="utf-8"))["cells"]
         self.console: list[str] = []
         self._ran = 0  # the highest execution count this kernel has shown
@@ -220,6 +235,41 @@ class Notebook:
 
     def close(self) -> None:
         self.page.close()
+        self.lab.shut_down(self.name)
+
+    def switch(self, name: str) -> None:
+        """Close this notebook's tab (discarding changes) and open `name` in the same page:
+        JupyterLab is not loaded again, and the closed notebook's kernel is shut down."""
+        dirty = self.modified
+        self._menu("File", "Close Tab")
+        if dirty:
+            self.page.get_by_role("button", name=re.compile("Discard|Don.t Save")).click()
+        self.page.locator(".jp-Notebook").wait_for(state="detached")
+        self.name, self._ran = name, 0
+        self.cells = json.loads((self.lab.root / name).read_text(encoding="utf-8"))["cells"]
+        self._menu("File", "Open from Path…")
+        field = self.page.get_by_role("dialog").locator("input")
+        field.fill(name)
+        field.press("Enter")
+        self.page.locator(".jp-Notebook .jp-Cell").first.wait_for()
+        self.page.get_by_text(IDLE).wait_for()
+
+    def output_columns(self) -> int:
+        """How many characters of printed text a line of the output area holds."""
+        return self.page.evaluate(
+            """(selector) => {
+              const box = document.querySelector(selector + ' pre') ||
+                document.querySelector(selector);
+              const probe = document.createElement('span');
+              probe.style.font = getComputedStyle(box).font;
+              probe.textContent = 'x'.repeat(100);
+              box.appendChild(probe);
+              const width = probe.getBoundingClientRect().width / 100;
+              probe.remove();
+              return Math.floor(box.clientWidth / width);
+            }""",
+            f".jp-OutputArea-output{STDOUT}",
+        )
 
     @property
     def modified(self) -> bool:
@@ -271,8 +321,9 @@ class Notebook:
         self.page.locator(".lm-MenuBar-itemLabel", has_text=menu).click()
         self.page.get_by_role("menuitem", name=item, exact=True).click()
 
-    def run_all(self) -> None:
-        """Run → Run All Cells, and wait until every code cell has run.
+    def run_all(self, upto: int | None = None) -> None:
+        """Run → Run All Cells (or, `upto` a cell: every cell above it, then it), and wait
+        until each has run.
 
         The outputs are cleared first (Edit → Clear Outputs of All Cells): the counts a
         notebook was saved with are not this kernel's, and a cell is done when it shows one.
@@ -280,8 +331,16 @@ class Notebook:
         self._menu("Edit", "Clear Outputs of All Cells")
         self.page.wait_for_function(f"() => ({_PROMPTS})().every((n) => n === null)")
         above = self._ran
-        self._menu("Run", "Run All Cells")
-        self._wait_for_counts(above, None, RUN_ALL_MS)
+        if upto is None:
+            self._menu("Run", "Run All Cells")
+            self._wait_for_counts(above, None, RUN_ALL_MS)
+        else:
+            code = [i for i, cell in enumerate(self.cells) if cell["cell_type"] == "code"]
+            self.cell(upto).locator(".jp-InputPrompt").click()
+            self._menu("Run", "Run All Above Selected Cell")
+            self._wait_for_counts(above, [code.index(i) for i in code if i < upto], RUN_ALL_MS)
+            self._ran = max(n for n in self._counts() if n is not None)
+            self.run(upto)
         self._ran = max(n for n in self._counts() if n is not None)
 
     def run(self, index: int) -> None:
@@ -316,8 +375,9 @@ class Notebook:
         return self.page.evaluate(LAYOUT_PROBLEMS, cells)
 
     def broken_words(self, cells: list[int] | None = None) -> list[str]:
-        """Lines printed to stdout that the page breaks inside a word."""
-        return self.page.evaluate(BROKEN_WORDS, [cells, f".jp-OutputArea-output{STDOUT}"])
+        """Printed lines (and text results) that the page breaks inside a word."""
+        selector = f".jp-OutputArea-output{STDOUT}, .jp-OutputArea-output{PLAIN}"
+        return self.page.evaluate(BROKEN_WORDS, [cells, selector])
 
 
 @contextmanager
