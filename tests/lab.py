@@ -255,11 +255,12 @@ class Notebook:
         self.page.get_by_text(IDLE).wait_for()
 
     def output_columns(self) -> int:
-        """How many characters of printed text a line of the output area holds."""
+        """How many characters of printed text a line of the output area holds (0: nothing
+        is printed)."""
         return self.page.evaluate(
             """(selector) => {
-              const box = document.querySelector(selector + ' pre') ||
-                document.querySelector(selector);
+              const box = document.querySelector(selector + ' pre');
+              if (!box) return 0;  // nothing printed
               const probe = document.createElement('span');
               probe.style.font = getComputedStyle(box).font;
               probe.textContent = 'x'.repeat(100);
@@ -276,7 +277,7 @@ class Notebook:
         """Is the notebook's tab marked modified (a dot instead of ×; closing asks to save)?"""
         return self.page.locator(".lm-TabBar-tab.jp-mod-dirty").count() > 0
 
-    def modified_on_open(self, settle_s: float = 1.0) -> bool:
+    def modified_on_open(self, settle_s: float = 0.5) -> bool:
         """Marked modified within `settle_s` of the kernel's first Idle, before any action."""
         deadline = time.monotonic() + settle_s
         while time.monotonic() < deadline:
@@ -319,7 +320,8 @@ class Notebook:
 
     def _menu(self, menu: str, item: str) -> None:
         self.page.locator(".lm-MenuBar-itemLabel", has_text=menu).click()
-        self.page.get_by_role("menuitem", name=item, exact=True).click()
+        label = re.compile(f"^{re.escape(item)}$")  # the item's name, without its shortcut
+        self.page.locator(".lm-Menu-itemLabel", has_text=label).click()
 
     def run_all(self, upto: int | None = None) -> None:
         """Run → Run All Cells (or, `upto` a cell: every cell above it, then it), and wait

@@ -502,3 +502,33 @@ def test_importing_toolsys_does_not_import_ipywidgets() -> None:
     code = "import sys, toolsys, toolsys.loop; print('ipywidgets' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_a_live_trace_view_stops_its_clock_when_the_run_ends(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import toolsys.widgets.trace as trace
+
+    now = [1000.0]
+    monkeypatch.setattr(trace.time, "perf_counter", lambda: now[0])
+    view = TraceView()
+    for event in scripted_run(PARALLEL_SCRIPT).events:
+        now[0] += 0.5  # the run takes a while: 0.5 s per event
+        view(event)
+    took = re.sub(r"<[^>]+>", "", view.stats.value)
+    assert f"· {len(view.events) * 0.5 - 0.5:.0f} s ·" in took
+    now[0] += 3600  # an hour later, a click on ◀ and ▶: the run's time, not the time since
+    view.back.click()
+    view.forward.click()
+    assert re.sub(r"<[^>]+>", "", view.stats.value) == took
+
+
+def test_a_new_run_fed_to_a_trace_view_replaces_the_one_that_ended() -> None:
+    view = TraceView()
+    first = scripted_run(PARALLEL_SCRIPT)
+    for event in first.events:
+        view(event)
+    for event in scripted_run(PARALLEL_SCRIPT).events:
+        view(event)
+    assert len(view.events) == len(first.events)
+    assert view.summary_text() == TraceView(first).summary_text()
