@@ -13,7 +13,9 @@ import pytest
 from toolsys.grading import execute
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
-LESSONS = ["06_agent_loop", "08_governance", "12_capstone"]
+# 08 has the most state to keep straight (a database, a log file, paused runs); 06's and 12's
+# widget cells are re-run in the browser tests. (All three passed this test when it was written.)
+LESSONS = ["08_governance"]
 WIDGET = re.compile(r"\b(TraceView|ApprovalPanel|ShopDashboard|Playground|Inspector)\(")
 
 
