@@ -152,3 +152,78 @@ def test_a_rule_factory_that_returns_no_rule_is_rejected() -> None:
 )
 def test_a_wrong_chain_check_is_rejected(change: tuple[str, str], words: str) -> None:
     assert words in verdict("12.5", answer("12.5", change)).text()
+
+
+# -- 12.4's reference under concurrency ----------------------------------------------------------
+
+
+def _guarded(shop: Shop, pause: float) -> object:
+    import time
+
+    from toolsys import Registry
+    from toolsys.checks.ch12 import split_proof_rule
+    from toolsys.governance import Policy
+    from toolsys.shop.agent import GRANTS
+    from toolsys.shop.tools import tools
+
+    async def slow(call, call_next):  # widens the window between deciding and writing
+        time.sleep(pause)
+        return await call_next(call)
+
+    slow.stage = "validated"  # type: ignore[attr-defined]
+    policy = Policy(rules={"refund_order": split_proof_rule(shop)}, grants=GRANTS)
+    registry = Registry(layers=[policy, slow])
+    registry.provide(shop=shop)
+    for fn, options in tools():
+        registry.register(fn, **options)
+    return registry
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("threads", [2, 6])
+def test_concurrent_refunds_cannot_both_pass_the_split_proof_limit(tmp_path, threads) -> None:
+    # Deciding outside the refund's own transaction let 2 refunds of 30 pay 60 of a limit of
+    # 50 (6 threads: 180); decided and written in one BEGIN IMMEDIATE transaction, one passes.
+    import threading
+
+    from toolsys.shop import create, invariants
+    from toolsys.shop.scenarios import CHLOE
+
+    shop = create(tmp_path / "shop.db")
+    registry = _guarded(shop, pause=0.2)
+    start = threading.Barrier(threads)
+    codes: list[str | None] = []
+
+    def refund(n: int) -> None:
+        start.wait()
+        arguments = {"order_id": "ORD-1019", "amount": 30, "reason": "goodwill",
+                     "idempotency_key": f"k{n}"}  # fmt: skip
+        result = registry.execute("refund_order", arguments, context=CHLOE)  # type: ignore[attr-defined]
+        codes.append(None if result.ok else str(result.error.code))
+
+    workers = [threading.Thread(target=refund, args=(n,)) for n in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    (row,) = shop.rows("SELECT COALESCE(SUM(amount_cents), 0) AS cents FROM refunds")
+    assert row["cents"] == 3000, codes
+    assert codes.count(None) == 1 and codes.count("APPROVAL_REQUIRED") == threads - 1
+    assert invariants(shop) == []
+
+
+def test_a_refund_the_held_rule_allowed_but_the_tool_refused_writes_nothing(tmp_path) -> None:
+    from toolsys.shop import create
+    from toolsys.shop.scenarios import CHLOE
+
+    shop = create(tmp_path / "shop.db")
+    registry = _guarded(shop, pause=0.0)
+    arguments = {"order_id": "ORD-1003", "amount": 30, "reason": "goodwill"}
+    assert registry.execute("refund_order", arguments, context=CHLOE).ok  # type: ignore[attr-defined]
+    again = registry.execute("refund_order", {**arguments, "amount": 20}, context=CHLOE)  # type: ignore[attr-defined]
+    assert again.ok and again.value["replayed"] is True  # same reason and key: the first refund
+    assert shop.rows("SELECT COUNT(*) AS n FROM refunds") == [{"n": 1}]
+    other = {"order_id": "ORD-1011", "amount": 9999, "reason": "late"}
+    over = registry.execute("refund_order", other, context={**CHLOE, "roles": ["manager"]})  # type: ignore[attr-defined]
+    assert over.error.code == "REFUND_EXCEEDS_PAYMENT"
+    assert shop.rows("SELECT COUNT(*) AS n FROM refunds") == [{"n": 1}]

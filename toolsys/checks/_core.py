@@ -145,6 +145,11 @@ class CheckResult:
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
         printer.text(self.text())
 
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str] | None:
+        from toolsys.checks._points import nbgrader_bundle  # under nbgrader only: the points
+
+        return nbgrader_bundle(self)
+
 
 @dataclass
 class _Registry:
@@ -241,6 +246,10 @@ def check(exercise_id: str, student: Any, *, timeout: float | None = None) -> Ch
         limit = timeout if timeout is not None else found.timeout or DEFAULT_TIMEOUT
         result = _run(found, student, limit)
     _log(result)
+    if found is not None:
+        from toolsys.checks._hidden import run_hidden  # only when the grader gives hidden cases
+
+        run_hidden(found, student, result)
     return result
 
 

@@ -2,12 +2,16 @@
 `split_proof_rule`.
 
 The rule runs on a fresh shop; the case a first answer misses is a limit checked per call instead of
-per order.
+per order. The reference also closes the race a plain rule leaves open: it counts the order's
+refunds inside a `BEGIN IMMEDIATE` transaction and holds it (a context-manager rule, see
+`toolsys.governance.policy`) while the refund is written in that same transaction, so two refunds
+at once cannot both be decided before either is written (60 of a limit of 50).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 from toolsys.checks import CheckFailed, Described, call_student, exercise, expect_equal
@@ -20,23 +24,33 @@ from toolsys.shop.scenarios import CHLOE
 from toolsys.shop.tools import tools
 
 
-def split_proof_rule(shop: Shop, limit: float = 50.0) -> Callable[..., Decision]:
-    """Reference for 12.4: the limit counts what this order was refunded already."""
+def split_proof_rule(
+    shop: Shop, limit: float = 50.0
+) -> Callable[..., AbstractContextManager[Decision]]:
+    """Reference for 12.4: the limit counts what this order was refunded already, decided and
+    written in one BEGIN IMMEDIATE transaction."""
 
-    def rule(tool: Any, arguments: Mapping[str, Any] | None, context: Mapping[str, Any]):
+    @contextmanager
+    def rule(
+        tool: Any, arguments: Mapping[str, Any] | None, context: Mapping[str, Any]
+    ) -> Iterator[Decision]:
         roles = set(context.get("roles") or ())
         if "manager" in roles:
-            return Allow()
+            yield Allow()
+            return
         arguments = arguments or {}
         amount, order = arguments.get("amount", 0), arguments.get("order_id")
-        with shop.reading() as conn:
+        # the write lock from this count until the refund is written (the tool's own
+        # transaction joins this one): no other refund can be decided in between
+        with shop.transaction() as conn:
             (cents,) = conn.execute(
                 "SELECT COALESCE(SUM(amount_cents), 0) FROM refunds WHERE order_id = ?", (order,)
             ).fetchone()
-        total = int(cents) + round(float(amount) * 100)
-        if "customer" in roles and total <= round(limit * 100):
-            return Allow()
-        return NeedsApproval(f"refunds of {total / 100:.2f} on {order} need a manager")
+            total = int(cents) + round(float(amount) * 100)
+            if "customer" in roles and total <= round(limit * 100):
+                yield Allow()
+            else:
+                yield NeedsApproval(f"refunds of {total / 100:.2f} on {order} need a manager")
 
     return rule
 
