@@ -9,12 +9,18 @@ client with random scripted turns, drives `execute`/`aexecute`/`run_agent` throu
 sequences of sync, async, offloaded, abandoned, process-isolated (children in sessions of their
 own, SIGTERM ignored) calls, interrupts and hung calls past the thread cap, from every kind of
 thread (tests/sync_stress.py: each call must come back right, and nothing may be left behind),
-and grades the class of hostile student submissions (tests/test_grading_adversarial.py: faked
-passes, stolen keys, runaway processes, formula injection...). Prints one line of figures and
-exits 1 if any fault count is not zero:
+grades the classes of hostile student submissions (tests/test_grading_adversarial.py: faked
+passes, stolen keys, runaway processes, formula injection, another section's files, thread and
+memory hogs...; tests/test_grading_gradescope.py: a submission that attacks Gradescope's
+results.json), and runs the attacks on the promises outside the execution core
+(tests/attacks.py: an untrusted MCP server's regex bombs, OpenAPI dot segments and header breaks,
+report queries that outrun their deadline, audit lines re-spelled or files that are not files,
+concurrent refunds, network routes around the guard, secret-shaped keys, edited paused runs,
+leaks in successful results, isolated tools' escaped children, hung calls past the thread cap).
+Prints one line of figures and exits 1 if any fault count is not zero:
 
     calls=… escapes=… unsendable=… leaks=… loop_runs=… loop_crashes=… stress_calls=…
-    stress_wrong=… stress_left=… grading_faults=… seconds=…
+    stress_wrong=… stress_left=… grading_faults=… attacks=… attack_failures=… seconds=…
 
 A run that hangs is stopped after `--hang-seconds` with every thread's traceback (exit 1).
 
@@ -40,6 +46,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from hostile_tools import PLANTED, hostile_registries
 from sync_stress import StressReport, stress
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tests.attacks import ATTACKS
 from toolsys.fuzz import FuzzReport, fuzz_tool
 from toolsys.loop import run_agent
 from toolsys.models import ScriptedModel
@@ -96,12 +105,24 @@ def grading_faults() -> tuple[int, list[str]]:
     """Run the adversarial grading tests; each failing test is one grading fault."""
     root = Path(__file__).resolve().parent.parent
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-n", "0"]
-    command += ["tests/test_grading_adversarial.py", "-o", "addopts=-p no:cacheprovider"]
+    command += ["tests/test_grading_adversarial.py", "tests/test_grading_gradescope.py"]
+    command += ["-o", "addopts=-p no:cacheprovider"]
     run = subprocess.run(command, cwd=root, capture_output=True, text=True, check=False)
     failed = [line for line in run.stdout.splitlines() if line.startswith("FAILED")]
     if run.returncode not in (0, 1) and not failed:
         failed = [f"the grading tests did not run: exit {run.returncode}"]
     return len(failed), failed
+
+
+def attacks(scale: int) -> tuple[int, list[str]]:
+    """Every attack of tests/attacks.py; each problem it returns (or raises) is one failure."""
+    failures: list[str] = []
+    for attack in ATTACKS:
+        try:
+            failures += [f"{attack.__name__}: {problem}" for problem in attack(scale)]
+        except Exception as exc:
+            failures.append(f"{attack.__name__} raised {type(exc).__name__}: {exc}"[:300])
+    return len(ATTACKS), failures
 
 
 def main() -> int:
@@ -110,6 +131,7 @@ def main() -> int:
     parser.add_argument("--loop-runs", type=int, default=300, help="agent-loop runs")
     parser.add_argument("--stress-rounds", type=int, default=1000, help="sync stress calls")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--attack-scale", type=int, default=10, help="rounds of each attack")
     parser.add_argument("--hang-seconds", type=int, default=3600, help="watchdog")
     options = parser.parse_args()
     os.environ.setdefault("TOOLSYS_OFFLINE", "1")
@@ -119,15 +141,18 @@ def main() -> int:
     runs, crashes = fuzz_loop(options.loop_runs, options.seed)
     stressed = stress_sync(options.stress_rounds, options.seed)
     faults, graded = grading_faults()
+    tried, failed = attacks(options.attack_scale)
     seconds = time.perf_counter() - started
     print(
         f"{report} loop_runs={runs} loop_crashes={len(crashes)} {stressed} "
-        f"grading_faults={faults} seconds={seconds:.0f}"
+        f"grading_faults={faults} attacks={tried} attack_failures={len(failed)} "
+        f"seconds={seconds:.0f}"
     )
     problems = [*report.problems[:10], *crashes[:10], *stressed.wrong[:10], *stressed.left[:10]]
-    for problem in [*problems, *graded[:10]]:
+    for problem in [*problems, *graded[:10], *failed[:10]]:
         print("  " + problem)
-    return 0 if report.clean and not crashes and stressed.clean and not faults else 1
+    clean = report.clean and not crashes and stressed.clean
+    return 0 if clean and not faults and not failed else 1
 
 
 if __name__ == "__main__":
