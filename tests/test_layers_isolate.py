@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from tests.attacks import ESCAPES
 from toolsys import Category, ErrorCode, Registry, Subprocess, ToolError
 from toolsys.errors import ToolDefinitionError
 from toolsys.layers import Timeout
@@ -224,16 +225,6 @@ def test_an_unknown_isolation_is_refused_at_registration(
 def test_bad_limits_are_refused_with_the_value_named(options: dict[str, Any]) -> None:
     with pytest.raises(ValueError, match="Subprocess"):
         Subprocess(**options)
-
-
-ESCAPES = {
-    "new session": "subprocess.Popen(['sleep', '600'], start_new_session=True).pid",
-    "setsid": "subprocess.Popen(['setsid', 'sleep', '600']).pid",
-    "double fork": (
-        "int(subprocess.run(['sh', '-c', 'setsid sleep 600 >/dev/null 2>&1 & echo $!'],"
-        " capture_output=True, text=True).stdout)"
-    ),
-}
 
 
 def _escaping_tool(registry: Registry, how: str, pids: Path, hang: bool) -> None:

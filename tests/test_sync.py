@@ -270,6 +270,7 @@ def test_the_private_asyncio_functions_behave_as_relied_on() -> None:
     assert _sync._set_running_loop is events._set_running_loop is asyncio._set_running_loop
     assert _sync._enter_task is tasks._enter_task is asyncio._enter_task
     assert _sync._leave_task is tasks._leave_task is asyncio._leave_task
+    assert _sync._current_task is tasks.current_task is asyncio.current_task
     loop = asyncio.SelectorEventLoop()
     try:
         task = loop.create_task(asyncio.sleep(0))
@@ -292,6 +293,68 @@ def test_the_private_asyncio_functions_behave_as_relied_on() -> None:
         loop.run_until_complete(task)
     finally:
         loop.close()
+
+
+# An interrupt before the call's first step leaves its coroutine never started, and so reported.
+@pytest.mark.filterwarnings("ignore:coroutine .* was never awaited:RuntimeWarning")
+@pytest.mark.parametrize("waits", [False, True], ids=["finishes at once", "waits"])
+@pytest.mark.parametrize("in_a_loop", [False, True], ids=["plain", "in a running loop"])
+def test_an_interrupt_at_any_point_of_a_call_leaves_the_threads_running_loop_as_it_was(
+    monkeypatch: pytest.MonkeyPatch, waits: bool, in_a_loop: bool
+) -> None:
+    """A signal handler (Ctrl+C, pytest-timeout's SIGALRM) may raise after any call returns:
+    here after each of the n-th call to the running-loop and task bookkeeping of `_sync`. The
+    thread's running loop is then what it was (a loop left marked as running makes every later
+    `asyncio.run` in the thread fail), and the next call works."""
+    from asyncio import events
+
+    from toolsys import _sync
+
+    me = threading.get_ident()
+    calls, interrupt_at = [0], [0]
+
+    def interruptible(function: Any) -> Any:
+        def wrapped(*args: Any) -> Any:
+            result = function(*args)
+            if threading.get_ident() == me:
+                calls[0] += 1
+                if calls[0] == interrupt_at[0]:
+                    raise KeyboardInterrupt
+            return result
+
+        return wrapped
+
+    for name in ("_set_running_loop", "_enter_task", "_leave_task"):
+        monkeypatch.setattr(_sync, name, interruptible(getattr(_sync, name)))
+
+    async def call() -> int:
+        if waits:
+            await asyncio.sleep(0.001)
+        return 42
+
+    def every_point() -> int:
+        run_sync(call())  # a thread's first call also makes its loop
+        calls[0] = 0
+        assert run_sync(call()) == 42
+        points, interrupted = calls[0], 0
+        assert points >= (6 if waits else 4)
+        before = events._get_running_loop()
+        for point in range(1, points + 1):
+            calls[0], interrupt_at[0] = 0, point
+            try:
+                run_sync(call())
+            except KeyboardInterrupt:
+                interrupted += 1
+            interrupt_at[0] = 0
+            assert events._get_running_loop() is before, f"interrupted after call {point}"
+            assert run_sync(call()) == 42
+        return interrupted
+
+    async def in_a_cell() -> int:
+        return every_point()
+
+    interrupted = asyncio.run(in_a_cell()) if in_a_loop else every_point()
+    assert interrupted >= 4
 
 
 def _passthrough() -> Any:

@@ -31,6 +31,10 @@ The loop outlives the calls, so nothing a call leaves on it may reach a later ca
   hold them up: the loop is handed, with them, to a thread of its own that runs it until they
   end, and this thread's next call starts on a new loop. The loop's task factory counts them,
   so a call that left none pays no search for them.
+- The thread's running loop (what `get_running_loop()` returns) is the private one only while
+  a first step runs, and is set back to the caller's in a `finally` that encloses the setting:
+  an interrupt at any instant (Ctrl+C, pytest-timeout's SIGALRM) leaves the thread as it found
+  it, so a later `asyncio.run` in that thread still starts.
 - Cancelled timers (a deadline that was not needed) stay on a loop until it runs: after every
   `_SWEEP_EVERY` calls that finished at once, the loop runs once.
 - `asyncio.to_thread` runs on toolsys's worker threads (`toolsys._workers`), which end when idle,
@@ -66,6 +70,7 @@ import types
 import weakref
 from asyncio.events import _get_running_loop, _set_running_loop
 from asyncio.tasks import _enter_task, _leave_task  # what a task does around each of its steps
+from asyncio.tasks import current_task as _current_task
 from collections.abc import Awaitable, Callable, Coroutine, Generator
 from typing import Any, TypeVar
 
@@ -114,8 +119,8 @@ class _Private:
         return self._wait(done, previous)
 
     def _wait(self, done: asyncio.Future[T], previous: Any) -> T:
-        _set_running_loop(None)
         try:
+            _set_running_loop(None)
             return self.loop.run_until_complete(done)
         except BaseException:
             if not done.done():  # an interrupt arrived mid-call: nothing is left pending
@@ -185,8 +190,8 @@ class _Private:
         """Calls that finished at once may leave cancelled timers (a deadline that was not
         needed) or new tasks on the loop, which it handles only when it runs: run it once."""
         self.until_sweep = _SWEEP_EVERY
-        _set_running_loop(None)
         try:
+            _set_running_loop(None)
             self.loop.call_soon(self.loop.stop)
             self.loop.run_forever()
         finally:
@@ -199,8 +204,8 @@ class _Private:
         if self.loop.is_closed() or self.loop.is_running():
             return
         previous = _get_running_loop()
-        _set_running_loop(None)  # another loop may run in this thread (a notebook cell)
         try:
+            _set_running_loop(None)  # another loop may run in this thread (a notebook cell)
             left = asyncio.all_tasks(self.loop)
             left.discard(self.host)
             if left or not self._stop_host():
@@ -453,14 +458,17 @@ def run_sync(awaitable: Awaitable[T]) -> T:
         host = state.renew_host()
     context = contextvars.copy_context()
     result: Any = _WAITING
-    _set_running_loop(loop)
-    _enter_task(loop, host)
-    try:
-        waiting_on = context.run(coroutine.send, None)
-    except StopIteration as finished:
-        result = finished.value
+    try:  # restores the caller's running loop on every path, after an interrupt at any point
+        _set_running_loop(loop)
+        try:
+            _enter_task(loop, host)
+            waiting_on = context.run(coroutine.send, None)
+        except StopIteration as finished:
+            result = finished.value
+        finally:
+            if _current_task(loop) is host:  # not if an interrupt came before it was entered
+                _leave_task(loop, host)
     finally:
-        _leave_task(loop, host)
         _set_running_loop(previous)
     cancelled = host.cancelling() > 0  # the call cancelled its own task: as any task, it is spent
     if cancelled:
