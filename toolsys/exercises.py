@@ -185,6 +185,8 @@ def generate(
     """
     import nbformat
 
+    from toolsys._kernelspec import stamp
+
     exercise = nbformat.from_dict(nbformat.reads(nbformat.writes(solution), as_version=4))
     cells: list[NotebookNode] = []
     stubs: list[Stub] = []
@@ -207,6 +209,7 @@ def generate(
     exercise.cells = cells
     nbgrader.mark(exercise, answers)
     exercise.metadata.pop("widgets", None)
+    stamp(exercise)  # whatever the solution was saved with: JupyterLab opens it unmodified
     exercise.metadata["toolsys"] = {"generated_from": f"solutions/{name}"}
     return exercise, stubs
 

@@ -177,11 +177,13 @@ def exercises_command(check_only: bool, solutions: Path, exercises_dir: Path) ->
 def execute_command(notebooks: tuple[Path, ...], timeout: float) -> None:
     """Re-execute notebooks in place, deterministically (what `make notebooks` runs).
 
-    A notebook whose run fails is left untouched; the exit code is then 1.
+    A notebook whose run fails is left untouched; the exit code is then 1. The kernelspec is
+    written as the kernel's own, so JupyterLab opens the notebook unmodified.
     """
     import nbformat
 
     from toolsys import grading
+    from toolsys._kernelspec import stamp
 
     if not notebooks:
         usage_error("give one or more notebooks, e.g. `toolsys execute notebooks/*.ipynb`")
@@ -195,6 +197,7 @@ def execute_command(notebooks: tuple[Path, ...], timeout: float) -> None:
         try:
             notebook = nbformat.read(path, as_version=4)
             grading.execute(notebook, path.parent, timeout=timeout)
+            stamp(notebook)  # the kernel's own spec, as JupyterLab writes it: opens unmodified
             nbformat.write(notebook, path)
         except Exception as exc:
             first = str(exc).strip().splitlines()
