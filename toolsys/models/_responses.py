@@ -444,8 +444,9 @@ def respond(backend: Backend, body: dict[str, Any], store: ResponseStore) -> dic
     cut = limit is not None and approx_tokens(message) > limit
     if cut:
         message = cut_to(message, limit)
-    digest = hashlib.sha256(
-        json.dumps([body, items, message], sort_keys=True, default=str).encode()
+    asked = {k: v for k, v in body.items() if k not in ("stream", "stream_options")}
+    digest = hashlib.sha256(  # streamed or not, the same response has the same id
+        json.dumps([asked, items, message], sort_keys=True, default=str).encode()
     ).hexdigest()[:24]
     output = _output(message, digest, "incomplete" if cut else "completed")
     prompt = approx_tokens({"instructions": body.get("instructions"), "input": items, "tools": tools})
