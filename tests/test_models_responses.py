@@ -90,9 +90,12 @@ def test_both_apis_decide_the_same_on_every_bundled_prompt(prompt, tools, parall
                 ],
             }
         )
-        messages += [{"role": "tool", "tool_call_id": i, "content": result_for(n)} for i, n, _ in chat_calls]
+        messages += [
+            {"role": "tool", "tool_call_id": i, "content": result_for(n)} for i, n, _ in chat_calls
+        ]
         items += [
-            {"type": "function_call", "call_id": i, "name": n, "arguments": a} for i, n, a in chat_calls
+            {"type": "function_call", "call_id": i, "name": n, "arguments": a}
+            for i, n, a in chat_calls
         ]
         items += [
             {"type": "function_call_output", "call_id": i, "output": result_for(n)}
@@ -104,7 +107,10 @@ def test_both_apis_decide_the_same_on_every_bundled_prompt(prompt, tools, parall
 
 def test_the_imperfect_model_makes_the_same_mistakes_on_both_wires():
     prompts = [p for p, t in PROMPTS if t is UNSEEN_CHAT][:25]
-    chat_model, resp_model = OfflineModel(imperfect=True, seed=7), OfflineModel(imperfect=True, seed=7)
+    chat_model, resp_model = (
+        OfflineModel(imperfect=True, seed=7),
+        OfflineModel(imperfect=True, seed=7),
+    )
     chat, resp = chat_model.client(), resp_model.client()
     for prompt in prompts:
         _, chat_calls = chat_turn(chat, [{"role": "user", "content": prompt}], UNSEEN_CHAT)
@@ -113,7 +119,7 @@ def test_the_imperfect_model_makes_the_same_mistakes_on_both_wires():
     assert chat_model.mistakes == resp_model.mistakes and chat_model.mistakes
 
 
-# --- the Responses-only parts ---------------------------------------------------------------------
+# --- the Responses-only parts ---
 
 WEATHER = flat(BUILTIN_CHAT)
 
@@ -138,7 +144,13 @@ def test_previous_response_id_continues_a_conversation_the_server_kept():
     answer = client.responses.create(
         model=MODEL,
         previous_response_id=first.id,
-        input=[{"type": "function_call_output", "call_id": call.call_id, "output": '{"ok": true, "value": -3}'}],
+        input=[
+            {
+                "type": "function_call_output",
+                "call_id": call.call_id,
+                "output": '{"ok": true, "value": -3}',
+            }
+        ],
         tools=WEATHER,
     )
     assert answer.previous_response_id == first.id
@@ -148,7 +160,9 @@ def test_previous_response_id_continues_a_conversation_the_server_kept():
 
 def test_a_response_not_stored_cannot_be_continued():
     client = models.client()
-    first = client.responses.create(model=MODEL, input="Weather in Oslo?", tools=WEATHER, store=False)
+    first = client.responses.create(
+        model=MODEL, input="Weather in Oslo?", tools=WEATHER, store=False
+    )
     with pytest.raises(openai.BadRequestError) as caught:
         client.responses.create(model=MODEL, previous_response_id=first.id, input="and in Rome?")
     assert caught.value.body == {
@@ -189,9 +203,20 @@ def test_the_server_keeps_a_bounded_number_of_responses():
         ("none", []),
         ("required", ["calculator"]),
         ({"type": "function", "name": "get_time"}, ["get_time"]),
-        ({"type": "allowed_tools", "mode": "auto", "tools": [{"type": "function", "name": "get_weather"}]}, []),
         (
-            {"type": "allowed_tools", "mode": "required", "tools": [{"type": "function", "name": "get_time"}]},
+            {
+                "type": "allowed_tools",
+                "mode": "auto",
+                "tools": [{"type": "function", "name": "get_weather"}],
+            },
+            [],
+        ),
+        (
+            {
+                "type": "allowed_tools",
+                "mode": "required",
+                "tools": [{"type": "function", "name": "get_time"}],
+            },
             ["get_time"],
         ),
     ],
@@ -209,19 +234,31 @@ def test_tool_choice_is_obeyed_and_agrees_with_chat(choice, expected):
             "type": "allowed_tools",
             "allowed_tools": {
                 "mode": choice["mode"],
-                "tools": [{"type": "function", "function": {"name": t["name"]}} for t in choice["tools"]],
+                "tools": [
+                    {"type": "function", "function": {"name": t["name"]}} for t in choice["tools"]
+                ],
             },
         }
     _, chat_calls = chat_turn(
-        client, [{"role": "user", "content": "What is 17 times 38?"}], BUILTIN_CHAT, tool_choice=chat_choice
+        client,
+        [{"role": "user", "content": "What is 17 times 38?"}],
+        BUILTIN_CHAT,
+        tool_choice=chat_choice,
     )
     assert [name for _, name, _ in chat_calls] == expected
 
 
 def test_allowed_tools_keeps_the_model_to_the_listed_tools_while_all_stay_in_the_request():
-    choice = {"type": "allowed_tools", "mode": "auto", "tools": [{"type": "function", "name": "calculator"}]}
+    choice = {
+        "type": "allowed_tools",
+        "mode": "auto",
+        "tools": [{"type": "function", "name": "calculator"}],
+    }
     response = models.client().responses.create(
-        model=MODEL, input="What's the weather in Paris? And 2 + 2?", tools=WEATHER, tool_choice=choice
+        model=MODEL,
+        input="What's the weather in Paris? And 2 + 2?",
+        tools=WEATHER,
+        tool_choice=choice,
     )
     assert [o.name for o in response.output] == ["calculator"]
     assert len(response.tools) == len(WEATHER)
@@ -252,7 +289,9 @@ def test_max_output_tokens_leaves_the_response_incomplete_mid_arguments():
 def test_a_scripted_model_answers_the_responses_api_from_its_script():
     model = ScriptedModel([calls(("add", {"a": 1, "b": 2})), text("3")])
     client = model.client()
-    first = client.responses.create(model="m", input="1+2", tools=[{"type": "function", "name": "add"}])
+    first = client.responses.create(
+        model="m", input="1+2", tools=[{"type": "function", "name": "add"}]
+    )
     (call,) = first.output
     second = client.responses.create(
         model="m",
@@ -263,7 +302,7 @@ def test_a_scripted_model_answers_the_responses_api_from_its_script():
     assert model.requests[1]["previous_response_id"] == first.id
 
 
-# --- streaming ------------------------------------------------------------------------------------
+# --- streaming ---
 
 
 def streamed(client, **request):
@@ -273,7 +312,9 @@ def streamed(client, **request):
 
 
 @pytest.mark.parametrize(("prompt", "tools"), PROMPTS[::7], ids=IDS[::7])
-def test_the_sdk_stream_helper_reads_the_events_and_they_add_up_to_the_plain_response(prompt, tools):
+def test_the_sdk_stream_helper_reads_the_events_and_they_add_up_to_the_plain_response(
+    prompt, tools
+):
     client = models.client()
     plain = client.responses.create(model=MODEL, input=prompt, tools=flat(tools), store=False)
     events, final = streamed(client, input=prompt, tools=flat(tools), store=False)
@@ -291,7 +332,11 @@ def test_the_sdk_stream_helper_reads_the_events_and_they_add_up_to_the_plain_res
                 for e in events
                 if e.type == "response.function_call_arguments.delta" and e.output_index == index
             ]
-            done = [e for e in events if e.type == "response.function_call_arguments.done" and e.output_index == index]
+            done = [
+                e
+                for e in events
+                if e.type == "response.function_call_arguments.done" and e.output_index == index
+            ]
             assert "".join(pieces) == item.arguments == done[0].arguments
         else:
             words = [e.delta for e in events if e.type == "response.output_text.delta"]
@@ -334,7 +379,7 @@ def test_raw_stream_events_are_typed_by_the_sdk():
     assert type(events[-1]).__name__ == "ResponseCompletedEvent"
 
 
-# --- hostile requests -----------------------------------------------------------------------------
+# --- hostile requests ---
 
 
 def refused(**request) -> dict:
@@ -347,11 +392,21 @@ def refused(**request) -> dict:
 
 
 def call_item(call_id="call_1", **extra):
-    return {"type": "function_call", "call_id": call_id, "name": "get_weather", "arguments": '{"city": "Oslo"}', **extra}
+    return {
+        "type": "function_call",
+        "call_id": call_id,
+        "name": "get_weather",
+        "arguments": '{"city": "Oslo"}',
+        **extra,
+    }
 
 
 def output_item(call_id="call_1"):
-    return {"type": "function_call_output", "call_id": call_id, "output": '{"ok": true, "value": 1}'}
+    return {
+        "type": "function_call_output",
+        "call_id": call_id,
+        "output": '{"ok": true, "value": 1}',
+    }
 
 
 USER = {"role": "user", "content": "Weather in Oslo?"}
@@ -364,7 +419,11 @@ def test_chat_shaped_tools_are_refused_in_the_real_apis_words():
 
 
 def test_a_chat_shaped_tool_choice_is_refused():
-    body = refused(input="hi", tools=WEATHER, tool_choice={"type": "function", "function": {"name": "get_time"}})
+    body = refused(
+        input="hi",
+        tools=WEATHER,
+        tool_choice={"type": "function", "function": {"name": "get_time"}},
+    )
     assert body["message"] == "Missing required parameter: 'tool_choice.name'."
 
 
@@ -384,7 +443,9 @@ def test_a_call_without_its_output_is_refused_in_the_real_apis_words():
 def test_a_call_left_open_by_the_previous_response_is_refused():
     client = models.client()
     first = client.responses.create(model=MODEL, input="Weather in Oslo?", tools=WEATHER)
-    with pytest.raises(openai.BadRequestError, match="No tool output found for function call call_0001"):
+    with pytest.raises(
+        openai.BadRequestError, match="No tool output found for function call call_0001"
+    ):
         client.responses.create(model=MODEL, previous_response_id=first.id, input="thanks")
 
 
@@ -397,14 +458,20 @@ def test_a_call_id_used_twice_and_an_output_given_twice_are_refused():
 
 def test_an_item_id_of_the_wrong_kind_is_refused_in_the_real_apis_words():
     body = refused(input=[USER, call_item(id="call_1"), output_item()], tools=WEATHER)
-    assert body["message"] == "Invalid 'input[1].id': \"call_1\". Expected an ID that begins with 'fc'."
+    assert (
+        body["message"]
+        == "Invalid 'input[1].id': \"call_1\". Expected an ID that begins with 'fc'."
+    )
 
 
 @pytest.mark.parametrize(
     ("choice", "message"),
     [
         ("required", "Tool choice 'required' must be specified with 'tools' parameter."),
-        ({"type": "function", "name": "get_time"}, "Tool choice 'function' not found in 'tools' parameter"),
+        (
+            {"type": "function", "name": "get_time"},
+            "Tool choice 'function' not found in 'tools' parameter",
+        ),
     ],
 )
 def test_tool_choice_without_its_tool_is_refused_in_the_real_apis_words(choice, message):
@@ -412,8 +479,15 @@ def test_tool_choice_without_its_tool_is_refused_in_the_real_apis_words(choice, 
 
 
 def test_allowed_tools_naming_an_absent_tool_is_refused():
-    choice = {"type": "allowed_tools", "mode": "auto", "tools": [{"type": "function", "name": "nope"}]}
-    assert "not one of the request's function tools" in refused(input="hi", tools=WEATHER, tool_choice=choice)["message"]
+    choice = {
+        "type": "allowed_tools",
+        "mode": "auto",
+        "tools": [{"type": "function", "name": "nope"}],
+    }
+    assert (
+        "not one of the request's function tools"
+        in refused(input="hi", tools=WEATHER, tool_choice=choice)["message"]
+    )
 
 
 @pytest.mark.parametrize("limit", [0, 15])
@@ -435,16 +509,38 @@ def test_max_output_tokens_below_16_is_refused_in_the_real_apis_words(limit):
         ({"input": 42}, "input"),
         ({"input": [42]}, "input[0]"),
         ({"input": [{"role": "robot", "content": "hi"}]}, "input[0].role"),
-        ({"input": [{"role": "user", "content": [{"type": "input_image", "image_url": "x"}]}]}, "input[0].content[0]"),
+        (
+            {"input": [{"role": "user", "content": [{"type": "input_image", "image_url": "x"}]}]},
+            "input[0].content[0]",
+        ),
         ({"input": [{"type": "reasoning", "summary": []}]}, "input[0].type"),
-        ({"input": [{"type": "function_call", "call_id": "c", "name": "f", "arguments": {}}]}, "input[0].arguments"),
+        (
+            {"input": [{"type": "function_call", "call_id": "c", "name": "f", "arguments": {}}]},
+            "input[0].arguments",
+        ),
         ({"input": [{"type": "function_call_output", "output": "x"}]}, "input[0].call_id"),
         ({"input": "hi", "tools": {"type": "function"}}, "tools"),
         ({"input": "hi", "tools": [{"type": "web_search"}]}, "tools[0]"),
         ({"input": "hi", "tools": [{"type": "function", "name": "bad name!"}]}, "tools[0].name"),
-        ({"input": "hi", "tools": [{"type": "function", "name": "f", "defer_loading": True}]}, "tools[0].defer_loading"),
-        ({"input": "hi", "tools": [{"type": "function", "name": "f"}, {"type": "function", "name": "f"}]}, "tools"),
-        ({"input": "hi", "tool_choice": "sometimes", "tools": [{"type": "function", "name": "f"}]}, "tool_choice"),
+        (
+            {"input": "hi", "tools": [{"type": "function", "name": "f", "defer_loading": True}]},
+            "tools[0].defer_loading",
+        ),
+        (
+            {
+                "input": "hi",
+                "tools": [{"type": "function", "name": "f"}, {"type": "function", "name": "f"}],
+            },
+            "tools",
+        ),
+        (
+            {
+                "input": "hi",
+                "tool_choice": "sometimes",
+                "tools": [{"type": "function", "name": "f"}],
+            },
+            "tool_choice",
+        ),
         ({"input": "hi", "reasoning": {"effort": "low"}}, "reasoning"),
         ({}, "input"),
     ],
@@ -456,11 +552,14 @@ def test_malformed_requests_are_refused_naming_the_parameter(request_, param):
 
 
 def test_a_body_that_is_not_json_or_not_an_object_is_refused():
-    from toolsys.models import transport
     import httpx2
 
+    from toolsys.models import transport
+
     for content in (b"{not json", b"[1, 2]"):
-        request = httpx2.Request("POST", "http://offline.toolsys.invalid/v1/responses", content=content)
+        request = httpx2.Request(
+            "POST", "http://offline.toolsys.invalid/v1/responses", content=content
+        )
         response = transport.handle(OfflineModel(), request)
         assert response.status_code == 400
         assert response.json()["error"]["type"] == "invalid_request_error"

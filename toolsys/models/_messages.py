@@ -112,7 +112,9 @@ def _allowed(
     functions: list[dict[str, Any]], names: list[Any], mode: Any
 ) -> tuple[list[dict[str, Any]], Any]:
     """The functions an `allowed_tools` choice lets the model call, and "auto" or "required"."""
-    return [f for f in functions if f["name"] in names], "required" if mode == "required" else "auto"
+    return [
+        f for f in functions if f["name"] in names
+    ], "required" if mode == "required" else "auto"
 
 
 def content_text(content: Any) -> str:

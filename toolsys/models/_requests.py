@@ -235,7 +235,9 @@ def _validate_allowed(allowed: Any, names: list[str]) -> None:
         )
     for i, tool in enumerate(listed):
         fn = tool.get("function") if isinstance(tool, dict) else None
-        if not (isinstance(fn, dict) and tool.get("type") == "function" and fn.get("name") in names):
+        if not (
+            isinstance(fn, dict) and tool.get("type") == "function" and fn.get("name") in names
+        ):
             raise RequestError(
                 f"Invalid 'tool_choice.allowed_tools.tools[{i}]': {json.dumps(tool)} is not one "
                 f"of the request's tools ({', '.join(names)}).",

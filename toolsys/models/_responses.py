@@ -3,21 +3,21 @@
 OpenAI's recommended API for tool use since 2025. The decision does not change with it, only
 the shape of the conversation on the wire:
 
-| what                 | chat completions                     | Responses API                       |
-|----------------------|--------------------------------------|-------------------------------------|
-| a tool definition    | `{"type": "function", "function":    | flat: `{"type": "function", "name", |
-|                      | {"name", "parameters", ...}}`        | "description", "parameters"}`       |
-| the conversation     | `messages` (roles)                   | `input` *items*: messages,          |
-|                      |                                      | `function_call`, `..._output`       |
-| the model's call     | `tool_calls[i]` with an `id`         | a `function_call` item: `call_id`,  |
-|                      |                                      | `name`, `arguments` (JSON text)     |
-| the result           | `{"role": "tool", "tool_call_id"}`   | `{"type": "function_call_output",   |
-|                      |                                      | "call_id", "output"}`               |
-| history              | sent again every request             | or kept by the server:              |
-|                      |                                      | `previous_response_id`              |
-| cut at the limit     | `finish_reason: "length"`            | `status: "incomplete"`              |
-| streaming            | `chat.completion.chunk` deltas       | typed events (`response.function_   |
-|                      |                                      | call_arguments.delta` / `.done`)    |
+| what              | chat completions                     | Responses API                       |
+|-------------------|--------------------------------------|-------------------------------------|
+| a tool definition | `{"type": "function", "function":    | flat: `{"type": "function", "name", |
+|                   | {"name", "parameters", ...}}`        | "description", "parameters"}`       |
+| the conversation  | `messages` (roles)                   | `input` *items*: messages,          |
+|                   |                                      | `function_call`, `..._output`       |
+| the model's call  | `tool_calls[i]` with an `id`         | a `function_call` item: `call_id`,  |
+|                   |                                      | `name`, `arguments` (JSON text)     |
+| the result        | `{"role": "tool", "tool_call_id"}`   | `{"type": "function_call_output",   |
+|                   |                                      | "call_id", "output"}`               |
+| history           | sent again every request             | or kept by the server:              |
+|                   |                                      | `previous_response_id`              |
+| cut at the limit  | `finish_reason: "length"`            | `status: "incomplete"`              |
+| streaming         | `chat.completion.chunk` deltas       | typed events (`response.function_   |
+|                   |                                      | call_arguments.delta` / `.done`)    |
 
 What stays: the tools' JSON Schema, one result per call id, the error envelope the model reads.
 
@@ -219,9 +219,9 @@ def _tools(tools: Any) -> list[str]:
         extra = sorted(set(tool) - TOOL_KEYS)
         if extra:
             raise RequestError(
-                f"Unsupported parameter '{where}.{extra[0]}': the offline teaching model's function "
-                f"tools take only {', '.join(sorted(TOOL_KEYS))} (it runs no hosted tool search "
-                "and no programmatic calls).",
+                f"Unsupported parameter '{where}.{extra[0]}': the offline teaching model's "
+                f"function tools take only {', '.join(sorted(TOOL_KEYS))} (it runs no hosted "
+                "tool search and no programmatic calls).",
                 param=f"{where}.{extra[0]}",
                 code="unsupported_parameter",
             )
@@ -396,7 +396,7 @@ def _pairs(items: list[dict[str, Any]]) -> None:
     """Every output answers an earlier call, once; every call has its output."""
     calls: dict[str, bool] = {}  # call_id -> answered
     for item in items:
-        kind, call_id = item.get("type"), item.get("call_id")
+        kind, call_id = item.get("type"), str(item.get("call_id"))
         if kind == "function_call":
             if call_id in calls:
                 raise RequestError(
@@ -440,17 +440,19 @@ def respond(backend: Backend, body: dict[str, Any], store: ResponseStore) -> dic
     else:
         reply = backend.reply(body)
     message = _chat_message(items, reply)
-    limit = body.get("max_output_tokens")
+    limit: int | None = body.get("max_output_tokens")
     cut = limit is not None and approx_tokens(message) > limit
-    if cut:
+    if limit is not None and cut:
         message = cut_to(message, limit)
     asked = {k: v for k, v in body.items() if k not in ("stream", "stream_options")}
     digest = hashlib.sha256(  # streamed or not, the same response has the same id
         json.dumps([asked, items, message], sort_keys=True, default=str).encode()
     ).hexdigest()[:24]
     output = _output(message, digest, "incomplete" if cut else "completed")
-    prompt = approx_tokens({"instructions": body.get("instructions"), "input": items, "tools": tools})
-    answer = limit if cut else approx_tokens(output)
+    prompt = approx_tokens(
+        {"instructions": body.get("instructions"), "input": items, "tools": tools}
+    )
+    answer = limit if limit is not None and cut else approx_tokens(output)
     response = {
         "id": f"resp_{digest}",
         "object": "response",
@@ -608,6 +610,4 @@ def stream_events(full: dict[str, Any]) -> Iterator[dict[str, Any]]:
 
 def sse(full: dict[str, Any]) -> str:
     """The response's events as the text/event-stream body (`event:` and `data:` lines)."""
-    return "".join(
-        f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in stream_events(full)
-    )
+    return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in stream_events(full))

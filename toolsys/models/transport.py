@@ -180,7 +180,9 @@ def handle(
     path = request.url.path
     try:
         if request.method == "GET" and (found := re.search(r"/responses/([^/]+)$", path)):
-            return httpx2.Response(200, json=_responses.retrieve(store or ResponseStore(), found[1]))
+            return httpx2.Response(
+                200, json=_responses.retrieve(store or ResponseStore(), found[1])
+            )
         if request.method != "POST" or not path.endswith(("/chat/completions", "/responses")):
             raise RequestError(
                 "The offline teaching model serves POST /chat/completions, POST /responses and "
