@@ -299,7 +299,23 @@ def test_a_scripted_model_answers_the_responses_api_from_its_script():
         input=[{"type": "function_call_output", "call_id": call.call_id, "output": "3"}],
     )
     assert (call.name, second.output_text) == ("add", "3")
-    assert model.requests[1]["previous_response_id"] == first.id
+    # a backend is given the chat completions request the conversation is, on both APIs
+    assert model.requests[1]["messages"] == [
+        {"role": "user", "content": "1+2"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": call.call_id,
+                    "type": "function",
+                    "function": {"name": "add", "arguments": call.arguments},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": call.call_id, "content": "3"},
+    ]
+    assert model.requests[0]["tools"] == [{"type": "function", "function": {"name": "add"}}]
 
 
 # --- streaming ---

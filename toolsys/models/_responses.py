@@ -28,7 +28,9 @@ of a previous response are not carried over (OpenAI's API reference on `instruct
 
 The decision is the backend's. A backend with `decide(Conversation)` (the offline model) is given
 the conversation `_messages.from_responses` reads from the items, the same decision its chat
-requests get; one with only `reply(request)` (`ScriptedModel`) is given the request body.
+requests get; one with only `reply(request)` (`ScriptedModel`, a lesson's own backend) is given
+the chat completions request this conversation is (`chat_request`), the one shape the backend
+protocol defines, so every backend answers both APIs.
 
 Refused in the real API's words where a public report quotes them (openai-python issues do not
 hold the server's text; these come from GitHub issues quoting the API's 400 bodies):
@@ -438,7 +440,7 @@ def respond(backend: Backend, body: dict[str, Any], store: ResponseStore) -> dic
         )
         reply = decide(conversation)
     else:
-        reply = backend.reply(body)
+        reply = backend.reply(chat_request(body, items))
     message = _chat_message(items, reply)
     limit: int | None = body.get("max_output_tokens")
     cut = limit is not None and approx_tokens(message) > limit
@@ -487,6 +489,40 @@ def respond(backend: Backend, body: dict[str, Any], store: ResponseStore) -> dic
     if response["store"]:
         store.put(response, [*items, *output])
     return response
+
+
+def chat_request(body: dict[str, Any], items: list[dict[str, Any]]) -> dict[str, Any]:
+    """The chat completions request a Responses conversation is: the same messages, tools and
+    choices in the other shape (`instructions` as the first, system, message)."""
+    from toolsys.protocols import from_responses as messages_of
+
+    messages = messages_of(items)
+    if body.get("instructions"):
+        messages.insert(0, {"role": "system", "content": body["instructions"]})
+    request: dict[str, Any] = {"model": body["model"], "messages": messages}
+    tools = body.get("tools") or []
+    if tools:
+        request["tools"] = [
+            {"type": "function", "function": {k: v for k, v in t.items() if k != "type"}}
+            for t in tools
+        ]
+    choice = body.get("tool_choice")
+    if isinstance(choice, dict) and choice.get("type") == "function":
+        choice = {"type": "function", "function": {"name": choice.get("name")}}
+    elif isinstance(choice, dict) and choice.get("type") == "allowed_tools":
+        named = [{"type": "function", "function": {"name": t.get("name")}} for t in choice["tools"]]
+        choice = {
+            "type": "allowed_tools",
+            "allowed_tools": {"mode": choice["mode"], "tools": named},
+        }
+    if choice is not None:
+        request["tool_choice"] = choice
+    for key in ("parallel_tool_calls", "temperature", "top_p", "metadata", "user"):
+        if key in body:
+            request[key] = body[key]
+    if body.get("max_output_tokens") is not None:
+        request["max_completion_tokens"] = body["max_output_tokens"]
+    return request
 
 
 def _chat_message(items: list[dict[str, Any]], reply: dict[str, Any]) -> dict[str, Any]:
