@@ -3,7 +3,9 @@
     transcript = run_agent(client, registry, "What is 17 times 38?")
     print(transcript)
 
-The loop knows the registry through two methods only: `export("openai")` (what exists, asked
+The loop speaks chat completions, or with `api="responses"` the Responses API (toolsys/_wire.py
+translates at the edge; the transcript, events and calls are the same on both). It knows the
+registry through two methods only: `export("openai")` (what exists, asked
 before every request) and `aexecute(name, raw_arguments)` (run it; never raises). Each model
 turn's tool calls run concurrently (async tools overlap; sync tools run one after another, see
 `Registry.aexecute`), and exactly one tool message per distinct `tool_call_id` goes back, in the
