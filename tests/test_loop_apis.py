@@ -394,3 +394,40 @@ def test_an_http_error_from_the_responses_api_is_a_model_error_with_its_message(
     assert transcript.status == "model_error"
     (error,) = [e for e in transcript.events if isinstance(e, ModelErrorEvent)]
     assert error.message.startswith("ScriptedModel ran out of script: request 2 arrived")
+
+
+# --- lesson 06 builds the Responses loop by hand --------------------------------------------------
+
+
+def _lesson_responses_loop():
+    from pathlib import Path
+
+    lesson = Path(__file__).resolve().parent.parent / "notebooks" / "06_agent_loop.ipynb"
+    cells = [
+        "".join(cell["source"])
+        for cell in json.loads(lesson.read_text(encoding="utf-8"))["cells"]
+        if cell["cell_type"] == "code"
+    ]
+    source = next(c for c in cells if c.startswith("def responses_loop("))
+    source = source.split("\n\nfor item in responses_loop")[0]
+    from toolsys import protocols
+
+    namespace: dict[str, Any] = {"MODEL": models.default_model(), "protocols": protocols}
+    exec(compile(source, str(lesson), "exec"), namespace)
+    return namespace["responses_loop"]
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "What's the weather in Paris and in Tokyo?",
+        "What is 17 times 38?",
+        "hello",
+        "Weather in Atlantis?",
+    ],
+)
+def test_lesson_06s_responses_loop_has_the_conversation_run_agent_has(prompt):
+    from toolsys import protocols
+
+    by_hand = protocols.from_responses(_lesson_responses_loop()(models.client(), builtin, prompt))
+    assert by_hand == run_agent(models.client(), builtin, prompt, api="responses").messages
