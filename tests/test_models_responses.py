@@ -18,7 +18,7 @@ import pytest
 
 from tests.data.unseen_tools import LATER, TOOLS, TUNED, load
 from toolsys import models
-from toolsys.models import OfflineModel, ScriptedModel, calls, text
+from toolsys.models import OfflineModel, ScriptedModel, _responses, calls, text, transport
 from toolsys.models.config import OFFLINE_MODEL
 from toolsys.testing.selection import SHIPPED, load_cases
 from toolsys.tools import registry as builtin
@@ -54,29 +54,76 @@ def responses_turn(client, items, tools, **options):
     return (response.output_text if texts else None), sent, response
 
 
+class Endpoint:
+    """The two endpoints without the SDK and HTTP around them: what `transport.handle` answers,
+    checked by the same validation (the SDK's request building costs most of a request's time,
+    so the every-prompt agreement test uses this; every tenth prompt also goes through the SDK)."""
+
+    def __init__(self) -> None:
+        self.model, self.store = OfflineModel(), _responses.ResponseStore()
+
+    def chat(self, messages, tools, **options):
+        request = transport.validate(
+            {"model": MODEL, "messages": messages, "tools": tools, **options}
+        )
+        message = transport.completion(self.model, request)["choices"][0]["message"]
+        sent = [
+            (c["id"], c["function"]["name"], c["function"]["arguments"])
+            for c in message.get("tool_calls") or []
+        ]
+        return message["content"], sent
+
+    def responses(self, items, tools, **options):
+        body = _responses.validate({"model": MODEL, "input": items, "tools": tools, **options})
+        output = _responses.respond(self.model, body, self.store)["output"]
+        sent = [
+            (o["call_id"], o["name"], o["arguments"])
+            for o in output
+            if o["type"] == "function_call"
+        ]
+        texts = [o["content"][0]["text"] for o in output if o["type"] == "message"]
+        return ("".join(texts) if texts else None), sent
+
+
+class ThroughTheSDK:
+    def __init__(self) -> None:
+        self.client = models.client()
+
+    def chat(self, messages, tools, **options):
+        return chat_turn(self.client, messages, tools, **options)
+
+    def responses(self, items, tools, **options):
+        return responses_turn(self.client, items, tools, **options)[:2]
+
+
 def result_for(name: str) -> str:
     return json.dumps({"ok": True, "value": f"{name} done"})
 
 
-CASES = [(p, t, True) for p, t in PROMPTS] + [(p, t, False) for p, t in PROMPTS[::8]]
+CASES = [(p, t, True, i % 10 == 0) for i, (p, t) in enumerate(PROMPTS)]
+CASES += [(p, t, False, False) for p, t in PROMPTS[::8]]
 
 
 @pytest.mark.parametrize(
-    ("prompt", "tools", "parallel"),
+    ("prompt", "tools", "parallel", "sdk"),
     CASES,
-    ids=[f"{p}-{'parallel' if par else 'one-per-turn'}" for p, _, par in CASES],
+    ids=[
+        f"{p}-{'parallel' if par else 'one-per-turn'}{'-sdk' if sdk else ''}"
+        for p, _, par, sdk in CASES
+    ],
 )
-def test_both_apis_decide_the_same_on_every_bundled_prompt(prompt, tools, parallel):
+def test_both_apis_decide_the_same_on_every_bundled_prompt(prompt, tools, parallel, sdk):
     """Up to three turns on each wire: the same calls (ids included), then the same answer.
 
-    Every prompt with parallel calls allowed; every eighth one call per turn too."""
-    client = models.client()
+    Every prompt with parallel calls allowed (every tenth through the SDK as well); every eighth
+    one call per turn too."""
+    wire = ThroughTheSDK() if sdk else Endpoint()
     options = {} if parallel else {"parallel_tool_calls": False}
     messages = [{"role": "user", "content": prompt}]
     items: list[dict] = [{"role": "user", "content": prompt}]
     for _ in range(3):
-        chat_text, chat_calls = chat_turn(client, messages, tools, **options)
-        resp_text, resp_calls, _ = responses_turn(client, items, flat(tools), **options)
+        chat_text, chat_calls = wire.chat(messages, tools, **options)
+        resp_text, resp_calls = wire.responses(items, flat(tools), **options)
         assert (resp_text, resp_calls) == (chat_text, chat_calls)
         if not chat_calls:
             break
