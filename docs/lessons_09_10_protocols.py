@@ -31,7 +31,7 @@ from pathlib import Path
 
 import nbformat
 
-ROOT = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def md(cell_id: str, text: str) -> nbformat.NotebookNode:
@@ -131,8 +131,8 @@ the definitions you sent; with ours, in the registry, so it works on every wire 
 completions, the Responses API, Messages, MCP), with the offline model, and with your own
 ranking. **What a request carries**: a native deferred tool still travels in full in every
 request, and the provider keeps it out of the model's context until a search finds it; ours
-sends only the core tools and `search_tools`, so the request itself stays small (the figure
-above). **Which models**: the native search needs a model its provider trained for it; ours
+sends only the core tools, `search_tools` and what a search found, so with a large catalog
+each request stays small (measured above). **Which models**: the native search needs a model its provider trained for it; ours
 needs only function calling.
 
 Use the provider's shape when your provider and model support it: its models were trained on
@@ -343,7 +343,12 @@ def lesson_10(path: Path) -> None:
     nbformat.write(nb, path)
 
 
+def apply(root: Path = ROOT) -> None:
+    """Edit notebooks/09 and 10 under `root` in place (again: no change)."""
+    lesson_09(root / "notebooks" / "09_composition.ipynb")
+    lesson_10(root / "notebooks" / "10_mcp.ipynb")
+
+
 if __name__ == "__main__":
-    lesson_09(ROOT / "notebooks" / "09_composition.ipynb")
-    lesson_10(ROOT / "notebooks" / "10_mcp.ipynb")
+    apply(Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT)
     print("lessons 09 and 10 edited; re-execute them with `toolsys execute` and run nbval.")
