@@ -132,8 +132,8 @@ completions, the Responses API, Messages, MCP), with the offline model, and with
 ranking. **What a request carries**: a native deferred tool still travels in full in every
 request, and the provider keeps it out of the model's context until a search finds it; ours
 sends only the core tools, `search_tools` and what a search found, so with a large catalog
-each request stays small (measured above). **Which models**: the native search needs a model its provider trained for it; ours
-needs only function calling.
+each request stays small (measured above). **Which models**: the native search needs a model
+its provider trained for it; ours needs only function calling.
 
 Use the provider's shape when your provider and model support it: its models were trained on
 that surface. Keep ours for any other provider and model, and for tests, where the offline
