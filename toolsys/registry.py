@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import builtins
 import time
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, overload
 
 from pydantic import BaseModel
@@ -127,6 +127,7 @@ class Registry:
         isolate: str | Subprocess | None = None,
         roles: Any = None,
         available: Callable[[Mapping[str, Any]], Any] | None = None,
+        examples: Sequence[Mapping[str, Any]] = (),
     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]: ...
 
     def tool(self, fn: Callable[..., Any] | None = None, /, **options: Any) -> Any:

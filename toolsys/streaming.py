@@ -8,6 +8,9 @@
         else:
             ...                                # the loop's own events (ToolResultEvent, ...)
 
+Both APIs stream: `stream_agent(..., api="responses")` reads the Responses API's typed events
+through the SDK's own stream helper (`_Responses`), and reports the same deltas.
+
 With `stream=True` the chat completions endpoint answers with server-sent events: a
 `chat.completion.chunk` per piece, each holding a `delta` (some text, or a piece of one tool
 call, addressed by its `index`), then a chunk with the `finish_reason`, then one with `usage`
@@ -179,12 +182,76 @@ class _Completions:
         return assembler.completion()
 
 
+class _Responses:
+    """`client.responses` whose `create` streams through the SDK's own helper
+    (`client.responses.stream`), reports deltas, and returns the final response.
+
+    The events it reads (openai-python 3.57, `lib/streaming/responses/`): `response.output_item
+    .added` (a function call's `call_id` and `name` first), `response.function_call_arguments
+    .delta` (its arguments in pieces), `response.output_text.delta` (the answer's words), and the
+    last one, `response.completed` or `response.incomplete` (cut at max_output_tokens), whose
+    response is the whole.
+    """
+
+    def __init__(self, client: Any, report: Callable[[Delta], None], closed: threading.Event):
+        self._stream = client.responses.stream
+        self._report, self._closed = report, closed
+        self._steps = 0
+        if inspect.iscoroutinefunction(inspect.unwrap(client.responses.create)):
+            self.create = self._acreate  # type: ignore[method-assign]  # async client
+
+    def _start(self) -> tuple[int, dict[int, int]]:
+        if self._closed.is_set():
+            raise StreamClosed("The stream was closed by its consumer; the run stops here.")
+        self._steps += 1
+        return self._steps, {}
+
+    def _take(self, step: int, calls: dict[int, int], event: Any) -> Any:
+        """Report the event's delta; the response when it is the last event, else None."""
+        if self._closed.is_set():
+            raise StreamClosed("The stream was closed by its consumer; the run stops here.")
+        kind = getattr(event, "type", None)
+        if kind == "response.output_text.delta":
+            self._report(TextDelta(step, event.delta))
+        elif kind == "response.output_item.added" and event.item.type == "function_call":
+            calls[event.output_index] = len(calls)
+            item = event.item
+            self._report(
+                ToolCallDelta(step, calls[event.output_index], item.call_id, item.name, "")
+            )
+        elif kind == "response.function_call_arguments.delta" and event.output_index in calls:
+            self._report(ToolCallDelta(step, calls[event.output_index], None, None, event.delta))
+        elif kind in ("response.completed", "response.incomplete", "response.failed"):
+            return event.response
+        return None
+
+    def create(self, **request: Any) -> Any:
+        step, calls = self._start()
+        final = None
+        with self._stream(**request) as stream:
+            for event in stream:
+                final = self._take(step, calls, event) or final
+        return final
+
+    async def _acreate(self, **request: Any) -> Any:
+        step, calls = self._start()
+        final = None
+        async with self._stream(**request) as stream:
+            async for event in stream:
+                final = self._take(step, calls, event) or final
+        for _ in range(3):  # as for chat: let the SDK's inner generator finish on this loop
+            await asyncio.sleep(0)
+        return final
+
+
 class _StreamingClient:
-    """A client the loop can use as any other; its requests stream."""
+    """A client the loop can use as any other, on either API; its requests stream."""
 
     def __init__(self, client: Any, report: Callable[[Delta], None], closed: threading.Event):
         self.chat = type("Chat", (), {})()
         self.chat.completions = _Completions(client, report, closed)
+        if hasattr(client, "responses"):
+            self.responses = _Responses(client, report, closed)
         self.toolsys_model = getattr(client, "toolsys_model", None)
 
 
