@@ -4,6 +4,12 @@ Hypothesis runs derandomized (the same examples on every run), so `make test` ca
 chance on a loaded machine; health checks that only measure speed or how much a strategy filters
 are off on purpose, because a busy 2-core CI machine trips them without any bug.
 `HYPOTHESIS_PROFILE=explore` searches with fresh random examples and more of them.
+
+Spreading the run over two workers (`make test`: pytest-xdist `--dist loadgroup`): every test
+file and every notebook is one group that one worker runs whole (a notebook's cells share a
+kernel; a file's module fixtures are set up once), except the files in `SPLIT`, whose tests are
+slow and independent, so each of them may run on either worker. Groups start longest first
+(`LONG_FIRST`, then collection order), so no long file is left to run alone at the end.
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -25,6 +32,57 @@ settings.register_profile(
     "explore", max_examples=2_000, deadline=None, suppress_health_check=_SLOW_MACHINE
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+LONG_FIRST = (
+    "tests/test_browser.py",
+    "tests/test_grading_nbgrader.py",
+    "tests/test_grading.py",
+    "tests/test_grading_adversarial.py",
+    "tests/test_grading_gradescope.py",
+    "tests/test_metrics_lesson.py",
+    "notebooks/11_testing.ipynb",
+)
+"""Groups that take longest (seconds, on an idle machine): they are handed out first."""
+SPLIT = frozenset(
+    {
+        "tests/test_exercise_checks.py",
+        "tests/test_testing_helpers.py",
+        "tests/test_schema_validator_agreement.py",
+        "tests/test_mutants.py",
+        "tests/test_ch12_checks.py",
+    }
+)
+"""Files whose tests are slow and share no module or session fixture: one test, one unit."""
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """`--dist loadgroup`: one unit per file or notebook, one per test in the `SPLIT` files.
+
+    pytest-xdist's own loadgroup reads `xdist_group` marks by renaming each test's node id,
+    which pytest 9 (structured node ids) ignores; grouping by path here needs no marks.
+    """
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByFile(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            where = nodeid.split("::")[0]
+            return nodeid if where in SPLIT else where
+
+    return ByFile(config, log)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The long groups first: the scheduler hands out units in collection order."""
+
+    def rank(item: pytest.Item) -> int:
+        where = item.nodeid.split("::")[0]
+        return LONG_FIRST.index(where) if where in LONG_FIRST else len(LONG_FIRST)
+
+    items.sort(key=rank)  # stable: the rest keep their order
 
 
 @pytest.fixture
