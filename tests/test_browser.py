@@ -383,8 +383,10 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
     yield from lab_server(tmp_path_factory)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def chromium(lab: Lab) -> Iterator[Any]:
+    """Module scope, not session: while playwright's sync API runs, its loop is marked as the
+    running loop of the main thread, and `asyncio.run` fails in every test after this module."""
     yield from chromium_browser()
 
 

@@ -16,8 +16,9 @@ back into the `chat.completion` they stream, so the loop itself does not change:
 client whose `create` streams, reports each piece, and returns the assembled completion.
 
 `stream_agent` runs `run_agent` in a worker thread and yields, in order, every loop event and
-every delta; its `transcript` is set when the run ends. Closing the stream early (leaving the
-`for` loop) stops the run at its next model request or chunk.
+every delta; its `transcript` is set when the run ends. The run goes on only while the consumer
+asks for the next event, as a generator would: closing the stream early (`close()`, or leaving
+the `for` loop and dropping it) stops the run at its next model request or chunk.
 
 Chapter 06 builds this by hand first: notebooks/06_agent_loop.ipynb.
 """
@@ -190,20 +191,58 @@ class _StreamingClient:
 _END = object()
 
 
+class _Handoff:
+    """Events from the run's thread to the consumer, one at a time, as a generator hands them.
+
+    The run waits at each event until the consumer has dealt with it and asks for the next one
+    (or closes the stream), so it is never further ahead than what the consumer has seen:
+    closing the stream after an event stops the run at its next piece, however slow the
+    consumer or busy the machine. (A queue the run filled freely let it finish several more
+    steps before a `close()` after the first piece was seen.) The run's thread holds only this
+    object, not the stream, so a stream dropped unfinished is collected, and closes this.
+    """
+
+    def __init__(self) -> None:
+        self.closed = threading.Event()
+        self._items: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._dealt_with = threading.Semaphore(0)
+
+    def put(self, item: Any) -> None:
+        """On the run's thread: hand over one item and wait until the consumer is done with it."""
+        self._items.put(item)
+        if not self.closed.is_set():
+            self._dealt_with.acquire()
+
+    def end(self, transcript: Transcript | None, error: BaseException | None) -> None:
+        self._items.put((_END, transcript, error))
+
+    def take(self, first: bool) -> Any:
+        """On the consumer's thread: the next item (the one before it has been dealt with)."""
+        if not first:
+            self._dealt_with.release()
+        return self._items.get()
+
+    def close(self) -> None:
+        self.closed.set()
+        self._dealt_with.release()  # a run waiting for the consumer goes on, to its next piece
+
+
 class AgentStream(Iterator["Event | Delta"]):
     """The events of one streamed run, in order; `transcript` once the run has ended."""
 
     def __init__(self, start: Callable[[Callable[[Any], None], threading.Event], Transcript]):
         self.transcript: Transcript | None = None
-        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
-        self._closed = threading.Event()
+        self._handoff = handoff = _Handoff()
         self._done = False
+        self._started = False
 
         def work() -> None:
             try:
-                self._queue.put((_END, start(self._queue.put, self._closed), None))
+                transcript = start(handoff.put, handoff.closed)
             except BaseException as exc:  # handed to the consumer's thread, raised there
-                self._queue.put((_END, None, exc))
+                handoff.end(None, exc)
+            else:
+                handoff.end(transcript, None)
 
         self._thread = threading.Thread(target=work, name="toolsys-stream", daemon=True)
         self._thread.start()
@@ -211,7 +250,8 @@ class AgentStream(Iterator["Event | Delta"]):
     def __next__(self) -> Event | Delta:
         if self._done:
             raise StopIteration
-        item = self._queue.get()
+        item = self._handoff.take(first=not self._started)
+        self._started = True
         if isinstance(item, tuple) and len(item) == 3 and item[0] is _END:
             self._done = True
             _, self.transcript, error = item
@@ -222,10 +262,10 @@ class AgentStream(Iterator["Event | Delta"]):
 
     def close(self) -> None:
         """Stop early: the run ends at its next model request or chunk (a model_error)."""
-        self._closed.set()
+        self._handoff.close()
 
     def __del__(self) -> None:
-        self._closed.set()
+        self._handoff.close()
 
 
 def stream_agent(
