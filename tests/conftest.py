@@ -37,13 +37,6 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 NOTEBOOK_CELL_TIMEOUT = 600  # seconds: a kernel start on a loaded machine plus nbval's 300 s
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Notebook cells (nbval items, in notebooks/ and solutions/ too) get a longer timeout."""
-    for item in items:
-        if type(item).__name__ == "IPyNbCell" and item.get_closest_marker("timeout") is None:
-            item.add_marker(pytest.mark.timeout(NOTEBOOK_CELL_TIMEOUT))
-
-
 # -- no test leaves a running event loop behind ---------------------------------------------------
 # A loop marked as running on the main thread (asyncio.events._set_running_loop, as toolsys._sync
 # and playwright's sync API do) makes `asyncio.run` fail in every later test of the same worker
@@ -151,7 +144,11 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The long groups first: the scheduler hands out units in collection order."""
+    """Notebook cells (nbval items, in notebooks/ and solutions/ too) get a longer timeout; the
+    long groups come first, since the scheduler hands out units in collection order."""
+    for item in items:
+        if type(item).__name__ == "IPyNbCell" and item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(NOTEBOOK_CELL_TIMEOUT))
 
     def rank(item: pytest.Item) -> int:
         where = item.nodeid.split("::")[0]
