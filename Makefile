@@ -11,8 +11,9 @@ NOTEBOOK_DIRS := $(wildcard notebooks solutions)
 PYTEST_ARGS ?=
 # e.g. LAB_ARGS="--no-browser --port 8890"; the file browser starts at the repository root.
 LAB_ARGS ?=
-# pytest-xdist: notebooks stay whole on one worker (--dist loadfile); PARALLEL= runs serially.
-PARALLEL ?= -n 2 --dist loadfile
+# pytest-xdist: each file and notebook stays whole on one worker, longest first, except the slow
+# files tests/conftest.py splits by test (--dist loadgroup); PARALLEL= runs serially.
+PARALLEL ?= -n 2 --dist loadgroup --no-loadscope-reorder
 
 # Same outputs on every run: set iteration order must not depend on a random hash seed.
 export PYTHONHASHSEED := 0
