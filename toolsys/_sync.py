@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import sys
 import threading
 import types
 from asyncio import events
@@ -30,6 +31,8 @@ from asyncio.events import _get_running_loop, _set_running_loop
 from asyncio.tasks import _enter_task, _leave_task  # what a task does around each of its steps
 from collections.abc import Awaitable, Callable, Coroutine, Generator
 from typing import Any, TypeVar
+
+from toolsys import _platform
 
 T = TypeVar("T")
 _SWEEP_EVERY = 256
@@ -41,7 +44,7 @@ class _Private:
     """One thread's loop and host task; the loop is closed when the thread's data is dropped."""
 
     def __init__(self) -> None:
-        self.loop = asyncio.SelectorEventLoop()
+        self.loop = _platform.new_event_loop()
         self.jobs: asyncio.Queue[_Job] = asyncio.Queue()
         self.host = _host(self.loop, self.jobs)
         self.until_sweep = _SWEEP_EVERY
@@ -100,7 +103,7 @@ class _Private:
 def _host(loop: asyncio.AbstractEventLoop, jobs: asyncio.Queue[_Job]) -> asyncio.Task[None]:
     """A new host task. It may never run (every call finished at once) and be dropped with its
     thread: that is not the forgotten task asyncio warns about, so it is not reported."""
-    task = loop.create_task(_serve(jobs), name="toolsys-host")
+    task = loop.create_task(_Serving(jobs), name="toolsys-host")
     task._log_destroy_pending = False  # type: ignore[attr-defined]  # as asyncio.gather does
     return task
 
@@ -126,6 +129,26 @@ def _serve(jobs: asyncio.Queue[_Job]) -> Generator[Any, Any, None]:
             done.set_exception(exc)
         else:
             done.set_result(value)
+
+
+class _Serving(Coroutine[Any, Any, None]):
+    """`_serve` as a task takes it: Python 3.12+ runs only coroutines as tasks, and a generator
+    in a Coroutine's clothes is still dropped silently when it never started."""
+
+    def __init__(self, jobs: asyncio.Queue[_Job]) -> None:
+        self._steps = _serve(jobs)
+
+    def send(self, value: Any) -> Any:
+        return self._steps.send(value)
+
+    def throw(self, *error: Any) -> Any:
+        return self._steps.throw(*error)
+
+    def close(self) -> None:
+        self._steps.close()
+
+    def __await__(self) -> Generator[Any, Any, None]:
+        return self._steps
 
 
 class _Cancel:
@@ -163,6 +186,7 @@ def _resume(
 
 
 _local = threading.local()
+_TASK_PER_THREAD = sys.version_info >= (3, 14)
 
 
 def run_sync(awaitable: Awaitable[T]) -> T:
@@ -180,6 +204,8 @@ def run_sync(awaitable: Awaitable[T]) -> T:
     previous = _get_running_loop()
     if previous is loop:  # called by a call this thread is running: use a fresh loop
         return _in_new_thread(coroutine)
+    if _TASK_PER_THREAD and previous is not None:  # Python 3.14: one current task per thread
+        return _beside(previous, coroutine)
     if host.done() or host.cancelling():  # spent by an interrupt
         host = state.renew_host()
     context = contextvars.copy_context()
@@ -204,11 +230,33 @@ def run_sync(awaitable: Awaitable[T]) -> T:
     return result
 
 
+def _beside(previous: asyncio.AbstractEventLoop, coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run the call with the caller's task (a notebook cell's) stepped aside: from Python 3.14
+    a thread has one current task, whatever the loop, and the host task must be it."""
+    outer = asyncio.current_task(previous)
+    if outer is not None:
+        _leave_task(previous, outer)
+    _set_running_loop(None)
+    try:
+        return run_sync(coroutine)
+    finally:
+        _set_running_loop(previous)
+        if outer is not None:
+            _enter_task(previous, outer)
+
+
 async def _awaiting(awaitable: Awaitable[T]) -> T:
     return await awaitable
 
 
 def _in_new_thread(coroutine: Coroutine[Any, Any, T]) -> T:
+    if not _platform.THREADS:  # in the browser: a fresh private loop, nested in this thread
+        outer = _local.private
+        _local.private = None
+        try:
+            return run_sync(coroutine)
+        finally:
+            _local.private = outer
     box: dict[str, Any] = {}
 
     def worker() -> None:
