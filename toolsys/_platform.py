@@ -32,6 +32,10 @@ THREADS = not BROWSER or bool(getattr(getattr(sys, "_emscripten_info", None), "p
 PROCESSES = not BROWSER
 """Can this Python fork or start a child process?"""
 
+SLOWER = 3.0 if BROWSER else 1.0
+"""About how many times longer Python code takes here than in CPython: deadlines meant for a
+desktop (an exercise check's) are stretched by it."""
+
 WHERE = "in the browser (Pyodide)"
 
 

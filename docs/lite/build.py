@@ -150,6 +150,8 @@ def lite() -> Path:
         contents = work / "contents"
         for folder in CONTENTS:
             shutil.copytree(ROOT / folder, contents / folder)
+            for notebook in (contents / folder).glob("*.ipynb"):
+                _add_bootstrap(notebook)
         for name in DATA:
             (contents / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy(ROOT / name, contents / name)
@@ -167,6 +169,41 @@ def lite() -> Path:
         ]  # fmt: skip
         subprocess.run(command, check=True, cwd=work)
     return target
+
+
+# Installed by the pyodide kernel itself (from this site's wheels), or needed only under Node.
+KERNEL_OWN = {"ipython", "ipython-pygments-lexers", "pygments", "jedi", "parso", "prompt-toolkit",
+              "wcwidth", "stack-data", "asttokens", "executing", "pure-eval", "traitlets", "comm",
+              "matplotlib-inline", "widgetsnbextension", "jupyterlab-widgets"}  # fmt: skip
+BOOTSTRAP_TAG = "toolsys-browser-bootstrap"
+
+
+def bootstrap_source() -> str:
+    """The first cell of every notebook in the site: install toolsys and its wheels, offline."""
+    names = ["toolsys"] + [name for name, _ in requirements() if name not in KERNEL_OWN]
+    listed = ",\n".join(f"    {name!r}" for name in names)
+    return (
+        "# The browser edition: install toolsys and what it needs from this site (no network).\n"
+        "import piplite\n\n"
+        f"await piplite.install([\n{listed},\n], deps=False)\n"
+        "import toolsys\n\n"
+        'print("toolsys is ready in the browser")'
+    )
+
+
+def _add_bootstrap(path: Path) -> None:
+    """Put the bootstrap cell first in the site's copy of a notebook (never in the repository)."""
+    notebook = json.loads(path.read_text())
+    cell = {
+        "cell_type": "code",
+        "execution_count": None,
+        "id": BOOTSTRAP_TAG,
+        "metadata": {"tags": [BOOTSTRAP_TAG]},
+        "outputs": [],
+        "source": bootstrap_source(),
+    }
+    notebook["cells"].insert(0, cell)
+    path.write_text(json.dumps(notebook, indent=1, ensure_ascii=False) + "\n")
 
 
 def _pyodide_distribution(folder: Path) -> Path:

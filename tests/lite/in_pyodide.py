@@ -44,7 +44,9 @@ class _AbsentModule(types.ModuleType):
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
             raise AttributeError(name)
-        raise ModuleNotFoundError(f"No module named '{self.__name__}' in this Pyodide", name=self.__name__)
+        raise ModuleNotFoundError(
+            f"No module named '{self.__name__}' in this Pyodide", name=self.__name__
+        )
 
 
 class _AbsentFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):

@@ -1,6 +1,6 @@
 """Run notebooks in Pyodide under Node and classify their cells (used by tests/lite/lite_*.py).
 
-    python -m tests.lite.run notebooks/00_welcome.ipynb ...   # prints one line per cell
+python -m tests.lite.run notebooks/00_welcome.ipynb ...   # prints one line per cell
 """
 
 from __future__ import annotations

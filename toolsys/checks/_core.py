@@ -255,7 +255,9 @@ def _run(ex: Exercise, student: Any, timeout: float) -> CheckResult:
         worker = threading.Thread(target=target, name=f"check-{ex.id}", daemon=True)
         worker.start()
         worker.join(timeout)
-    elif not _platform.run_with_deadline(target, timeout):  # the browser: no thread to watch
+    elif not _platform.run_with_deadline(
+        target, timeout * _platform.SLOWER
+    ):  # the browser: no thread to watch
         outcome.clear()
     if outcome:
         return outcome[0]

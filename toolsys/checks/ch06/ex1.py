@@ -10,6 +10,7 @@ import asyncio
 import inspect
 from typing import Any
 
+from toolsys._sync import run_sync
 from toolsys.checks import (
     CheckFailed,
     Described,
@@ -129,7 +130,7 @@ def _run_loop(student: Any, script: list[dict], prompt: str, max_steps: int) -> 
             hint="Write `async def agent_loop(...)`: the calls of a turn are awaited together.",
         )
     try:
-        messages = asyncio.run(coroutine)
+        messages = run_sync(coroutine)
     except NotImplementedError:
         raise
     except Exception as exc:
@@ -148,7 +149,7 @@ def _run_loop(student: Any, script: list[dict], prompt: str, max_steps: int) -> 
 def _expected(script: list[dict], prompt: str, max_steps: int) -> list[dict]:
     from toolsys.models import ScriptedModel
 
-    return asyncio.run(
+    return run_sync(
         agent_loop(ScriptedModel(script).client(), _parallel_registry(), prompt, max_steps)
     )
 
