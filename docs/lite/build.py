@@ -211,16 +211,18 @@ def _pyodide_distribution(folder: Path) -> Path:
     shutil.copytree(PYODIDE, folder, ignore=shutil.ignore_patterns("*.map", "*.d.ts", "*.html"))
     version = json.loads((PYODIDE / "package.json").read_text())["version"]
     lock = json.loads((PYODIDE / "pyodide-lock.json").read_text())
-    local = {}
-    for name in ("micropip", "packaging"):
-        wheel = _pypi_wheel(name, folder)
-        local[name] = wheel
+    local = {name: _pypi_wheel(name, folder) for name in ("micropip", "packaging")}
+    for wheel in WHEELS.glob("*.whl"):  # micropip prefers the lock to the site's index: ours
+        name = _dist(wheel.name)[0]
+        if name in lock["packages"] and name not in local:
+            local[name] = Path(shutil.copy(wheel, folder))
     for name, package in lock["packages"].items():
         if name in local:
             wheel = local[name]
             package["file_name"] = wheel.name
             package["sha256"] = hashlib.sha256(wheel.read_bytes()).hexdigest()
             package["version"] = wheel.name.split("-")[1]
+            package["depends"] = [d for d in package["depends"] if d in local]
         else:
             package["file_name"] = CDN.format(version=version) + package["file_name"]
     (folder / "pyodide-lock.json").write_text(json.dumps(lock))

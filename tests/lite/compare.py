@@ -76,7 +76,8 @@ def classify(committed: dict[str, Any], fresh: dict[str, Any]) -> tuple[str, str
         want = got = [w for w in want if w[0] == "error"]
     if want == got:
         return "same", ""
-    for w, g in zip(want + [("", "", "")] * len(got), got + [("", "", "")] * len(want)):
+    padding = [("", "", "")] * max(len(want), len(got))
+    for w, g in zip(want + padding, got + padding, strict=False):
         if w != g:
             return "differs", f"expected {w[:2]} {w[2][-300:]!r}, got {g[:2]} {g[2][-300:]!r}"
     return "differs", "?"

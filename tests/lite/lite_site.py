@@ -23,8 +23,16 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "_site" / "lite"
 CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]  # fmt: skip
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 KERNEL_MS = 240_000  # Pyodide starts and installs IPython and toolsys from the site's wheels
 WELCOME = "notebooks/00_welcome.ipynb"
 
@@ -66,13 +74,13 @@ def welcome() -> Iterator[Any]:
             page.on("console", lambda message: console.append(f"{message.type}: {message.text}"))
             page.goto(f"{base}/lab/index.html?path={WELCOME}")
             page.locator(".jp-Notebook").wait_for(timeout=120_000)
-            page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").wait_for(
-                timeout=KERNEL_MS
-            )
+            page.get_by_text("Python (Pyodide) | Idle").wait_for(timeout=KERNEL_MS)
             code_cells = len(
                 [c for c in json.loads((ROOT / WELCOME).read_text())["cells"]
                  if c["cell_type"] == "code"]
             ) + 1  # fmt: skip  # the bootstrap cell
+            page.locator(".jp-Notebook").click()
+            page.keyboard.press("Escape")
             page.locator(".lm-MenuBar-itemLabel", has_text="Run").click()
             page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
             done = page.locator(".jp-CodeCell .jp-InputPrompt", has_text=re.compile(r"\[\d+\]"))
