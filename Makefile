@@ -104,7 +104,7 @@ $(LITE_STAMP): pyproject.toml | $(STAMP)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[workbook,test,lite]'
 	@touch $(LITE_STAMP)
 
-# Node packages (pyodide, mystmd) pinned by docs/package-lock.json, never committed.
+# The Node package pyodide, pinned by docs/package-lock.json, never committed.
 $(NPM_STAMP): docs/package.json docs/package-lock.json
 	npm ci --prefix docs --no-audit --no-fund --loglevel=error
 	@touch $(NPM_STAMP)
@@ -121,7 +121,7 @@ test-lite: lite
 	$(BIN)/python -m pytest -p no:randomly -o addopts="-p no:cacheprovider" \
 		tests/lite/lite_notebooks.py tests/lite/lite_site.py $(PYTEST_ARGS)
 
-site: $(LITE_STAMP) $(NPM_STAMP)
+site: $(LITE_STAMP)
 	$(BIN)/python docs/site/build.py
 
 test-site: site

@@ -17,6 +17,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -89,6 +90,9 @@ def welcome() -> Iterator[Any]:
             finally:  # what the page showed and logged, for a look after a failure
                 page.screenshot(path=str(ROOT / "_site" / "lite-welcome.png"), full_page=False)
                 (ROOT / "_site" / "lite-console.txt").write_text("\n".join(console))
+            (ROOT / "_site" / "lite-page.txt").write_text(
+                page.locator(".jp-Notebook").inner_text() + "\n\n" + "\n".join(requests)
+            )
             yield page, requests, base
         finally:
             browser.close()
@@ -97,7 +101,7 @@ def welcome() -> Iterator[Any]:
 def test_the_bootstrap_installs_toolsys_from_the_site(welcome: Any) -> None:
     page, requests, base = welcome
     assert "toolsys is ready in the browser" in page.locator(".jp-OutputArea").first.inner_text()
-    wheels = [url for url in requests if url.endswith(".whl")]
+    wheels = [url for url in requests if urlsplit(url).path.endswith(".whl")]
     assert any("/pypi/toolsys-" in url for url in wheels), wheels
     assert all(url.startswith(base) for url in wheels), "every wheel comes from this site"
 

@@ -16,10 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from toolsys import _platform
 from toolsys.grading._kernel import KernelStartError, run_graded
 from toolsys.grading._sandbox import Sandbox, isolation
 from toolsys.grading._verdicts import read_verdicts
-from toolsys.grading.submissions import Submission, read_notebook
+from toolsys.grading.submissions import Submission, UsageError, read_notebook
 
 if TYPE_CHECKING:
     from nbformat import NotebookNode
@@ -95,6 +96,14 @@ def grade(
     jobs: int = 1,
 ) -> list[NotebookGrade]:
     """Grade the submissions from `find_notebooks`, `jobs` at a time (each in its own kernel)."""
+    if not _platform.PROCESSES:
+        raise UsageError(
+            _platform.unavailable(
+                "Grading (toolsys check)",
+                "Each notebook is graded in a kernel process of its own: grade on your machine "
+                "or on Binder.",
+            )
+        )
     isolation()  # probe once, before the threads start
 
     def one(item: Submission | tuple[Path, str]) -> NotebookGrade:
