@@ -5,14 +5,15 @@
 Sends `--calls` seeded calls to every built-in tool and to every tool of three hostile registries
 (tools that raise every kind of exception, return what JSON cannot hold, or leak planted secrets;
 sync and async; with and without layers), then drives the agent loop through the real `openai`
-client with random scripted turns, and grades the class of hostile student submissions
+client with random scripted turns, and grades the classes of hostile student submissions
 (tests/test_grading_adversarial.py: faked passes, stolen keys, runaway processes, formula
-injection...), and runs the attacks on the promises outside the execution core
-(tests/attacks.py: an untrusted MCP server's regex bombs, OpenAPI dot segments and header breaks,
-report queries that outrun their deadline, audit lines re-spelled or files that are not files,
-concurrent refunds, network routes around the guard, secret-shaped keys, edited paused runs,
-leaks in successful results). Prints one line of figures and exits 1 if any fault count is not
-zero:
+injection, another section's files, thread and memory hogs...; tests/test_grading_gradescope.py:
+a submission that attacks Gradescope's results.json), and runs the attacks on the promises
+outside the execution core (tests/attacks.py: an untrusted MCP server's regex bombs, OpenAPI dot
+segments and header breaks, report queries that outrun their deadline, audit lines re-spelled or
+files that are not files, concurrent refunds, network routes around the guard, secret-shaped
+keys, edited paused runs, leaks in successful results). Prints one line of figures and exits 1
+if any fault count is not zero:
 
     calls=… escapes=… unsendable=… leaks=… loop_runs=… loop_crashes=… grading_faults=…
     attacks=… attack_failures=… seconds=…
@@ -82,7 +83,8 @@ def grading_faults() -> tuple[int, list[str]]:
     """Run the adversarial grading tests; each failing test is one grading fault."""
     root = Path(__file__).resolve().parent.parent
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-n", "0"]
-    command += ["tests/test_grading_adversarial.py", "-o", "addopts=-p no:cacheprovider"]
+    command += ["tests/test_grading_adversarial.py", "tests/test_grading_gradescope.py"]
+    command += ["-o", "addopts=-p no:cacheprovider"]
     run = subprocess.run(command, cwd=root, capture_output=True, text=True, check=False)
     failed = [line for line in run.stdout.splitlines() if line.startswith("FAILED")]
     if run.returncode not in (0, 1) and not failed:

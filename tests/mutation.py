@@ -33,8 +33,10 @@ import argparse
 import ast
 import contextlib
 import copy
+import functools
 import hashlib
 import io
+import itertools
 import json
 import os
 import select
@@ -52,6 +54,9 @@ from tests.solution_code import ROOT, Solution, solution
 LISTS = ROOT / "tests" / "mutants"
 MIN_TIMEOUT = 2.0
 """Seconds a mutant's check may take at least; otherwise 5x the solution's own check plus 1 s."""
+SLOW = 10.0
+"""Seconds a mutant that timed out gets on its second run (the exercise's timeout, if less):
+slower than that, it is counted as killed ("timeout"), and may still be listed as equivalent."""
 
 _COMPARE_FLIPS: dict[type[ast.cmpop], list[type[ast.cmpop]]] = {
     ast.Lt: [ast.LtE],
@@ -214,8 +219,13 @@ class Mutant:
 
     exercise: str
     key: str
-    tree: ast.Module = field(repr=False, compare=False)
+    make: Callable[[], ast.Module] = field(repr=False, compare=False)
     original: ast.Module = field(repr=False, compare=False)
+
+    @functools.cached_property
+    def tree(self) -> ast.Module:
+        """The changed syntax tree of the answer's cell (made when first asked for)."""
+        return self.make()
 
 
 @dataclass(frozen=True)
@@ -272,23 +282,22 @@ def _common(a: str, b: str) -> int:
     )
 
 
-def _parents(tree: ast.AST) -> dict[int, tuple[ast.AST, str, int | None]]:
-    """id(child) -> (parent, field, index in the field's list or None)."""
-    parents: dict[int, tuple[ast.AST, str, int | None]] = {}
+def _parent(tree: ast.AST, node: ast.AST) -> tuple[ast.AST, str, int | None]:
+    """Where `node` sits in `tree`: (parent, field, index in the field's list or None)."""
     for parent in ast.walk(tree):
         for name, value in ast.iter_fields(parent):
-            if isinstance(value, ast.AST):
-                parents[id(value)] = (parent, name, None)
-            elif isinstance(value, list):
+            if value is node:
+                return parent, name, None
+            if isinstance(value, list):
                 for index, item in enumerate(value):
-                    if isinstance(item, ast.AST):
-                        parents[id(item)] = (parent, name, index)
-    return parents
+                    if item is node:
+                        return parent, name, index
+    raise LookupError("the node is not in the tree")
 
 
 def _replace(tree: ast.AST, node: ast.AST, new: ast.AST | list[ast.stmt]) -> None:
     """Put `new` where `node` is in `tree` (a list of statements splices into a body)."""
-    parent, name, index = _parents(tree)[id(node)]
+    parent, name, index = _parent(tree, node)
     if index is None:
         assert not isinstance(new, list)
         setattr(parent, name, new)
@@ -313,6 +322,9 @@ def _sites(solution: Solution) -> Iterator[_Site]:
     skip: set[int] = set()  # docstrings and f-string text are not code to mutate
 
     for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            for local in _locals(node):  # a local's annotation is never evaluated
+                skip.update(id(n) for n in ast.walk(local.annotation))
         if isinstance(node, ast.JoinedStr):
             skip.update(id(v) for v in node.values if isinstance(v, ast.Constant))
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Module):
@@ -344,9 +356,83 @@ def _sites(solution: Solution) -> Iterator[_Site]:
     yield from visit(tree, "<cell>", None, False)
 
 
-def _modules(solution: Solution) -> set[str]:
-    """Names bound by `import` statements in the answer's notebook up to its cell."""
-    names: set[str] = set()
+@dataclass
+class _Known:
+    """What the answer's notebook defines up to its cell: imported modules and functions."""
+
+    modules: set[str]
+    functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef]
+
+    def pure(self, call: ast.Call, seen: frozenset[str] = frozenset()) -> bool:
+        """Whether `call` only computes a value: a guess from its name, or from the body of a
+        function the notebook defines (no assignment into a parameter or global, only pure
+        calls). Doing a pure call twice changes nothing, so no mutant does that."""
+        func = call.func
+        name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+        if isinstance(func, ast.Name) and (func.id in _PURE_FUNCTIONS or func.id[:1].isupper()):
+            return True  # a builtin that computes, or a class: a new value
+        if isinstance(func, ast.Attribute):
+            if isinstance(func.value, ast.Name) and (
+                func.value.id in _PURE_MODULES or func.value.id[:1].isupper()
+            ):
+                return True  # a module's function, or a class's constructor (ToolResult.failure)
+            if func.attr in _PURE_METHODS:
+                return True
+        if name in self.functions:
+            return name in seen or self._pure_body(self.functions[name], seen | {name})
+        return False
+
+    def _pure_body(
+        self, function: ast.FunctionDef | ast.AsyncFunctionDef, seen: frozenset[str]
+    ) -> bool:
+        arguments = function.args
+        outside = {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]}
+        outside |= {a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None}
+        local = {
+            target.id
+            for node in ast.walk(function)
+            if isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign | ast.For)
+            for target in ast.walk(node.targets[0] if isinstance(node, ast.Assign) else node.target)
+            if isinstance(target, ast.Name)
+        } - outside
+        for node in ast.walk(function):
+            if isinstance(node, ast.Global | ast.Nonlocal | ast.Await | ast.Yield):
+                return False
+            if isinstance(node, ast.Call) and not self.pure(node, seen):
+                return False
+            targets: list[ast.expr] = []
+            if isinstance(node, ast.Assign):
+                targets = node.targets
+            elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+                targets = [node.target]
+            elif isinstance(node, ast.Delete):
+                targets = node.targets
+            for target in targets:
+                base = target
+                while isinstance(base, ast.Attribute | ast.Subscript):
+                    base = base.value
+                changes_outside = base is not target and not (
+                    isinstance(base, ast.Name) and base.id in local
+                )
+                if changes_outside:
+                    return False
+        return True
+
+
+def _locals(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[ast.AnnAssign]:
+    """The annotated assignments of a function's own locals (not a nested class's fields)."""
+    todo: list[ast.AST] = list(function.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.AnnAssign):
+            yield node
+        if not isinstance(node, ast.ClassDef):
+            todo.extend(ast.iter_child_nodes(node))
+
+
+def _known(solution: Solution) -> _Known:
+    """Modules imported and functions defined in the answer's notebook up to its cell."""
+    known = _Known(set(), {})
     for source in solution.cells[: solution.target + 1]:
         try:
             tree = ast.parse(source)
@@ -354,11 +440,13 @@ def _modules(solution: Solution) -> set[str]:
             continue
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
-                names.update((a.asname or a.name).split(".")[0] for a in node.names)
-    return names
+                known.modules.update((a.asname or a.name).split(".")[0] for a in node.names)
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                known.functions[node.name] = node
+    return known
 
 
-def _edits(site: _Site, modules: set[str]) -> Iterator[tuple[str, str, str, Edit]]:
+def _edits(site: _Site, known: _Known) -> Iterator[tuple[str, str, str, Edit]]:
     """(operator, before, after, edit) for every mutation of one node."""
     node = site.node
     if isinstance(node, ast.Compare):
@@ -397,7 +485,7 @@ def _edits(site: _Site, modules: set[str]) -> Iterator[tuple[str, str, str, Edit
                     after = _one_line(_with(node, **{bound: shifted}))
                     yield "slice", _one_line(node), after, _shift_bound(bound, delta)
     elif isinstance(node, ast.Call):
-        yield from _call_edits(node, modules)
+        yield from _call_edits(node, known)
     elif isinstance(node, ast.Name | ast.Attribute):
         name = node.id if isinstance(node, ast.Name) else node.attr
         if name in _NAME_SWAPS and isinstance(node.ctx, ast.Load):
@@ -422,7 +510,7 @@ def _edits(site: _Site, modules: set[str]) -> Iterator[tuple[str, str, str, Edit
     if isinstance(node, ast.If | ast.IfExp | ast.While):
         yield from _condition_edits(node)
     if isinstance(node, ast.stmt):
-        yield from _statement_edits(site)
+        yield from _statement_edits(site, known)
 
 
 def _with(node: ast.AST, **changes: Any) -> ast.AST:
@@ -513,7 +601,7 @@ def _call_name(call: ast.Call) -> str:
     return func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
 
 
-def _call_edits(node: ast.Call, modules: set[str]) -> Iterator[tuple[str, str, str, Edit]]:
+def _call_edits(node: ast.Call, known: _Known) -> Iterator[tuple[str, str, str, Edit]]:
     before = _one_line(node)
     for position, keyword in enumerate(node.keywords):
         if keyword.arg is not None:
@@ -548,7 +636,7 @@ def _call_edits(node: ast.Call, modules: set[str]) -> Iterator[tuple[str, str, s
     plain_function = (isinstance(func, ast.Name) and not func.id[:1].isupper()) or (
         isinstance(func, ast.Attribute)
         and isinstance(func.value, ast.Name)
-        and func.value.id in modules
+        and func.value.id in known.modules
     )
     if plain_function and node.args and not isinstance(node.args[0], ast.Starred):
         yield "call not made", before, _one_line(node.args[0]), _call_to_argument
@@ -556,7 +644,7 @@ def _call_edits(node: ast.Call, modules: set[str]) -> Iterator[tuple[str, str, s
         isinstance(func, ast.Attribute)
         and not node.args
         and not node.keywords
-        and not (isinstance(func.value, ast.Name) and func.value.id in modules)
+        and not (isinstance(func.value, ast.Name) and func.value.id in known.modules)
     ):
         yield "call not made", before, _one_line(func.value), _call_to_receiver
 
@@ -667,7 +755,7 @@ def _set_test(value: bool) -> Edit:
     return edit
 
 
-def _statement_edits(site: _Site) -> Iterator[tuple[str, str, str, Edit]]:
+def _statement_edits(site: _Site, known: _Known) -> Iterator[tuple[str, str, str, Edit]]:
     node = site.node
     assert isinstance(node, ast.stmt)
     if isinstance(node, ast.Pass | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
@@ -686,24 +774,12 @@ def _statement_edits(site: _Site) -> Iterator[tuple[str, str, str, Edit]]:
     if isinstance(node, ast.Break | ast.Continue):
         other = ast.Continue if isinstance(node, ast.Break) else ast.Break
         yield "loop jump", before, _one_line(other()), _to(other)
-    calls = any(isinstance(n, ast.Call) and not _pure(n) for n in ast.walk(node))
+    calls = any(isinstance(n, ast.Call) and not known.pure(n) for n in ast.walk(node))
     simple = isinstance(node, ast.Expr | ast.Assign | ast.AugAssign | ast.AnnAssign)
     if calls and simple:
         yield "call made twice", before, "(twice)", _twice
     elif calls and isinstance(node, ast.Return) and node.value is not None:
         yield "call made twice", before, "(its value computed once before)", _compute_first
-
-
-def _pure(call: ast.Call) -> bool:
-    """Whether `call` only computes a value (see _PURE_FUNCTIONS): a guess from its name."""
-    func = call.func
-    if isinstance(func, ast.Name):
-        return func.id in _PURE_FUNCTIONS or func.id[:1].isupper()  # a class: a new value
-    if isinstance(func, ast.Attribute):
-        if isinstance(func.value, ast.Name) and func.value.id in _PURE_MODULES:
-            return True
-        return func.attr in _PURE_METHODS
-    return False
 
 
 def _drop_statement(tree: ast.Module, node: ast.AST) -> None:
@@ -736,33 +812,40 @@ def _compute_first(tree: ast.Module, node: ast.AST) -> None:
     _replace(tree, node, [ast.Expr(copy.deepcopy(node.value)), node])
 
 
-def mutants(exercise_id: str) -> list[Mutant]:
+@functools.cache
+def mutants(exercise_id: str) -> tuple[Mutant, ...]:
     """Every mutant of the answer to `exercise_id`, in a fixed order, each with a unique key."""
-    return mutate(solution(exercise_id))
+    return tuple(mutate(solution(exercise_id)))
 
 
 def mutate(found: Solution) -> list[Mutant]:
-    """Every mutant of the answer `found` describes (see `mutants`)."""
+    """Every mutant of the answer `found` describes (see `mutants`).
+
+    Only names are made here; a mutant's tree is made when it runs, so sampling a few is cheap.
+    A mutant that turns out to be the same program as the solution, or as an earlier mutant,
+    is reported "same" by `run` and counts for nothing.
+    """
     original = found.tree()
-    modules = _modules(found)
+    known = _known(found)
     result: list[Mutant] = []
     seen_keys: dict[str, int] = {}
-    seen_code = {ast.dump(original)}
     for site in _sites(found):
-        for operator, before, after, edit in _edits(site, modules):
-            tree = copy.deepcopy(original)
-            node = list(ast.walk(tree))[site.index]
-            edit(tree, node)
-            code = ast.dump(tree)
-            if code in seen_code:
-                continue  # the same program as the solution or as an earlier mutant
-            seen_code.add(code)
+        for operator, before, after, edit in _edits(site, known):
             where = _one_line(site.statement, 60) if site.statement is not None else ""
             key = f"{site.function} | {where} | {operator}: {_change(before, after)}"
             count = seen_keys[key] = seen_keys.get(key, 0) + 1
             key = key if count == 1 else f"{key} #{count}"
-            result.append(Mutant(found.exercise, key, tree, original))
+            result.append(Mutant(found.exercise, key, _maker(found, site.index, edit), original))
     return result
+
+
+def _maker(found: Solution, index: int, edit: Edit) -> Callable[[], ast.Module]:
+    def make() -> ast.Module:
+        tree = found.tree()  # parsing again is 4x as fast as a deep copy, and the same tree
+        edit(tree, next(itertools.islice(ast.walk(tree), index, None)))
+        return tree
+
+    return make
 
 
 def diff(mutant: Mutant) -> str:
@@ -775,7 +858,7 @@ def diff(mutant: Mutant) -> str:
     return "\n".join("    " + line for line in lines)
 
 
-def sample(found: list[Mutant], size: int) -> list[Mutant]:
+def sample(found: list[Mutant] | tuple[Mutant, ...], size: int) -> list[Mutant]:
     """`size` of `found`, always the same ones for the same keys (chosen by a hash of the key)."""
 
     def rank(mutant: Mutant) -> str:
@@ -847,11 +930,15 @@ def run(
     *,
     jobs: int = 1,
     timeout: float | None = None,
+    again: bool = True,
 ) -> list[Outcome]:
     """Each mutant of an answer (or those `chosen`) through its check, `jobs` at a time.
 
-    A mutant's check may take `timeout` seconds (default: 5x the solution's, at least
-    MIN_TIMEOUT); its process is killed 10 s after that if the check itself does not return.
+    A mutant's check may take `timeout` seconds; by default 5x the solution's (at least
+    MIN_TIMEOUT), and a mutant that times out then runs again with the exercise's own timeout
+    (what a student gets, at most SLOW), so a merely slow mutant is not counted as killed. Its
+    process is killed 10 s after the timeout if the check itself does not return. With
+    `again=False` there is no second run (a sample: a timeout there counts as killed).
     """
     if isinstance(found, str):
         found = solution(found)
@@ -859,37 +946,66 @@ def run(
     if not todo:
         return []
     namespace, took = _baseline(found)
-    if timeout is None:
-        timeout = max(MIN_TIMEOUT, 5 * took + 1.0)
     outcomes: dict[int, Outcome] = {}
-    running: dict[int, tuple[int, int, float, bytearray]] = {}  # fd -> (index, pid, deadline, out)
-    queue = list(enumerate(todo))
+    seen = {ast.dump(found.tree())}
+    queue = []
+    for index, mutant in enumerate(todo):
+        code = ast.dump(mutant.tree)
+        if code in seen:  # the same program as the solution or as an earlier mutant
+            outcomes[index] = Outcome(mutant, "same", "the same program as one before it")
+        else:
+            seen.add(code)
+            queue.append((index, mutant))
+    quick = timeout if timeout is not None else max(MIN_TIMEOUT, 5 * took + 1.0)
+    outcomes.update(_schedule(found, namespace, queue, quick, jobs))
+    if timeout is None and again:
+        from toolsys import checks
+
+        exercise = checks.get_exercise(found.exercise)
+        full = min((exercise.timeout if exercise else None) or SLOW, SLOW)
+        slow = [(i, m) for i, m in queue if outcomes[i].status == "timeout"]
+        if slow and full > quick:
+            outcomes.update(_schedule(found, namespace, slow, full, jobs))
+    return [outcomes[i] for i in range(len(todo))]
+
+
+def _schedule(
+    found: Solution,
+    namespace: dict[str, Any],
+    queue: list[tuple[int, Mutant]],
+    timeout: float,
+    jobs: int,
+) -> dict[int, Outcome]:
+    """Run the mutants of `queue` in forked children, `jobs` at a time: {index: outcome}."""
+    queue = list(queue)
+    outcomes: dict[int, Outcome] = {}
+    running: dict[int, tuple[int, Mutant, int, float, bytearray]] = {}  # fd -> its child
     while queue or running:
         while queue and len(running) < jobs:
             index, mutant = queue.pop(0)
             pid, fd = _fork(found, namespace, mutant, timeout)
-            running[fd] = (index, pid, time.monotonic() + timeout + 10.0, bytearray())
-        wait = max(0.0, min(deadline for _, _, deadline, _ in running.values()) - time.monotonic())
-        ready, _, _ = select.select(list(running), [], [], wait)
+            running[fd] = (index, mutant, pid, time.monotonic() + timeout + 10.0, bytearray())
+        first = min(deadline for *_, deadline, _ in running.values())
+        ready, _, _ = select.select(list(running), [], [], max(0.0, first - time.monotonic()))
         for fd in ready:
             chunk = os.read(fd, 65536)
             if chunk:
-                running[fd][3].extend(chunk)
+                running[fd][4].extend(chunk)
                 continue
-            index, pid, _, out = running.pop(fd)
+            index, mutant, pid, _, out = running.pop(fd)
             os.close(fd)
             os.waitpid(pid, 0)
             told = json.loads(out) if out else {"status": "broken", "message": "no verdict"}
-            outcomes[index] = Outcome(todo[index], told["status"], told["message"])
+            outcomes[index] = Outcome(mutant, told["status"], told["message"])
         now = time.monotonic()
-        for fd, (index, pid, deadline, _) in list(running.items()):
+        for fd, (index, mutant, pid, deadline, _) in list(running.items()):
             if now > deadline:
                 os.kill(pid, signal.SIGKILL)
                 os.waitpid(pid, 0)
                 os.close(fd)
                 del running[fd]
-                outcomes[index] = Outcome(todo[index], "timeout", "killed at the deadline")
-    return [outcomes[i] for i in range(len(todo))]
+                outcomes[index] = Outcome(mutant, "timeout", "killed at the deadline")
+    return outcomes
 
 
 # -- the lists of equivalent mutants -------------------------------------------------------------
@@ -924,7 +1040,17 @@ class Report:
 
     @property
     def killed_but_listed(self) -> list[Outcome]:
-        return [o for o in self.outcomes if not o.survived and o.mutant.key in self.listed]
+        return [
+            o
+            for o in self.outcomes
+            if not o.survived
+            and o.status not in ("same", "timeout")  # a slow machine proves nothing
+            and o.mutant.key in self.listed
+        ]
+
+    @property
+    def same(self) -> list[Outcome]:
+        return [o for o in self.outcomes if o.status == "same"]
 
     @property
     def stale(self) -> list[str]:
@@ -945,13 +1071,18 @@ class Report:
                 for o in self.killed_but_listed
             ]
             + [f"{self.exercise}: listed, but no such mutant any more: {k}" for k in self.stale]
+            + [
+                f"{self.exercise}: listed, but the same program as an earlier one: {o.mutant.key}"
+                for o in self.same
+                if o.mutant.key in self.listed
+            ]
             + [f"{self.exercise}: listed without a reason: {k}" for k in self.unexplained]
         )
 
     def row(self) -> str:
-        total = len(self.outcomes)
+        total = len(self.outcomes) - len(self.same)
         equivalent = sum(1 for o in self.outcomes if o.survived and o.mutant.key in self.listed)
-        killed = sum(1 for o in self.outcomes if not o.survived)
+        killed = sum(1 for o in self.outcomes if not o.survived and o.status != "same")
         timeouts = sum(1 for o in self.outcomes if o.status == "timeout")
         judged = total - equivalent
         score = f"{100 * killed / judged:5.1f} %" if judged else "    - "
@@ -968,7 +1099,7 @@ def report(exercise_id: str, size: int | None = None, *, jobs: int = 1) -> Repor
     listed = (lists or {}).get(exercise_id, {})
     found = mutants(exercise_id)
     chosen = found if size is None else sample(found, size)
-    outcomes = run(solution(exercise_id), chosen, jobs=jobs)
+    outcomes = run(solution(exercise_id), chosen, jobs=jobs, again=size is None)
     return Report(exercise_id, outcomes, listed, {m.key for m in found}, lists is not None)
 
 

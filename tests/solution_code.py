@@ -140,16 +140,22 @@ def answer(exercise_id: str, *changes: Change) -> Any:
 
 def _same(node: ast.AST, pattern: ast.AST) -> bool:
     """Whether `node` has the syntax of `pattern`, where `...` stands for any one node, and a
-    list of just `...` (as in `f(...)`) for any list."""
+    `...` that ends a list (`f(...)`, `f(a, ...)`) for the rest of it, keywords too."""
     if _dots(pattern):
         return True
     if type(node) is not type(pattern):
         return False
+    open_call = isinstance(pattern, ast.Call) and bool(pattern.args) and _dots(pattern.args[-1])
     for name, want in ast.iter_fields(pattern):
+        if name == "ctx":  # `x['k']` matches where it is assigned to (Store) as well as read
+            continue
+        if name == "keywords" and open_call and not want:
+            continue  # `f(a, ...)`: any further arguments, keywords too
         got = getattr(node, name, None)
         if isinstance(want, list):
-            if len(want) == 1 and _dots(want[0]):
-                continue
+            if want and _dots(want[-1]):  # `[a, ...]`: these first, then anything
+                want = want[:-1]
+                got = got[: len(want)] if isinstance(got, list) and len(got) >= len(want) else None
             if not isinstance(got, list) or len(got) != len(want):
                 return False
             if not all(_same(g, w) for g, w in zip(got, want, strict=True)):
@@ -191,15 +197,18 @@ def _dedent(code: str) -> str:
     return textwrap.dedent(code).strip("\n")
 
 
-def swap(old: str, new: str, *, nth: int | None = None) -> Callable[[ast.Module], None]:
+def swap(
+    old: str, new: str, *, nth: int | None = None, statements: bool = False
+) -> Callable[[ast.Module], None]:
     """A change: the expression or statements `old` (found by syntax, not by text) become `new`.
 
     `old` must occur exactly once in the answer's cell, or name its `nth` occurrence (0-based) in
     the order the tree is walked; `...` in it matches anything (`raise KeyError(...)`,
     `JSON_TYPES = ...`). `new` is an expression where `old` is one, else statements (an empty
-    `new` removes them).
+    `new` removes them); `statements=True` reads a call such as `f(x)` as the statement, not
+    the expression.
     """
-    pattern = _parse(old)
+    pattern = ast.parse(_dedent(old)).body if statements else _parse(old)
 
     def apply(tree: ast.Module) -> None:
         if isinstance(pattern, ast.expr):
@@ -212,6 +221,7 @@ def swap(old: str, new: str, *, nth: int | None = None) -> Callable[[ast.Module]
             ]
             parent, field, node = _one(sites, old, nth)
             ast.copy_location(replacement, node)
+            _take_context(replacement, node)
             _put(parent, field, node, replacement)
             return
         statements = ast.parse(_dedent(new)).body if new.strip() else []
@@ -230,9 +240,21 @@ def swap(old: str, new: str, *, nth: int | None = None) -> Callable[[ast.Module]
     return apply
 
 
+def _take_context(new: ast.AST, old: ast.AST) -> None:
+    """`new` is assigned to (or deleted) where `old` was: give it, and its items, that context."""
+    context = getattr(old, "ctx", None)
+    if context is None or not hasattr(new, "ctx"):
+        return
+    new.ctx = type(context)()
+    for item in getattr(new, "elts", []):
+        _take_context(item, old)
+    if isinstance(new, ast.Starred):
+        _take_context(new.value, old)
+
+
 def drop(old: str, *, nth: int | None = None) -> Callable[[ast.Module], None]:
     """A change: the statements `old` are left out (a `pass` stands in for an emptied body)."""
-    return swap(old, "", nth=nth)
+    return swap(old, "", nth=nth, statements=True)
 
 
 def _children(parent: ast.AST) -> Iterator[tuple[tuple[str, int | None], ast.AST]]:

@@ -19,7 +19,7 @@ from tests.solution_code import Solution
 from toolsys import checks
 from toolsys.checks import exercise, expect_equal
 
-SAMPLE = 4
+SAMPLE = 2
 CHAPTERS = sorted({int(e.id.split(".")[0]) for e in checks.exercises()})
 PROVEN = [e.id for e in checks.exercises() if mutation.equivalents(int(e.id.split(".")[0]))]
 
@@ -31,6 +31,7 @@ def describe(values, limit=3):
     ### BEGIN SOLUTION 99.1 Describe
     if not values or len(values) < limit:
         raise ValueError("too few values")
+    values.sort(reverse=True)
     try:
         total = sum(values, 0)
     except TypeError:
