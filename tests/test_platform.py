@@ -113,7 +113,7 @@ def test_process_isolation_is_refused_at_registration_with_the_reason(browser: N
 def test_the_grader_says_it_needs_processes(browser: None) -> None:
     from toolsys.grading import UsageError, grade
 
-    with pytest.raises(UsageError, match="Grading .* unavailable in the browser"):
+    with pytest.raises(UsageError, match=r"Grading .* unavailable in the browser"):
         grade([])
 
 
@@ -177,7 +177,7 @@ def test_httpx2_gets_a_transport_that_refuses_with_a_clear_message(
     _platform._install_httpx2_transport()
     stub = sys.modules["httpx2_jsfetch"]
     monkeypatch.delitem(sys.modules, "httpx2_jsfetch")
-    with pytest.raises(RuntimeError, match="no network transport .* offline model"):
+    with pytest.raises(RuntimeError, match=r"no network transport .* offline model"):
         stub.JavascriptFetchTransport().handle_request(type("R", (), {"url": "https://x.test"}))
     with pytest.raises(RuntimeError, match="no network transport"):
         asyncio.run(stub.AsyncJavascriptFetchTransport().handle_async_request(None))

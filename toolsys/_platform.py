@@ -21,7 +21,10 @@ import sys
 import time
 import types
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import asyncio
 
 BROWSER = sys.platform == "emscripten"
 """True in Pyodide (JupyterLite, or Node.js): CPython compiled to WebAssembly."""
@@ -47,7 +50,7 @@ def unavailable(feature: str, instead: str) -> str:
     )
 
 
-def new_event_loop() -> Any:
+def new_event_loop() -> asyncio.AbstractEventLoop:
     """A private event loop for `toolsys._sync`: the usual selector loop, or in the browser one
     that waits by sleeping (it has no self-pipe to wake it: with no other thread, nothing
     needs to)."""
@@ -131,7 +134,9 @@ def _sleeping_loop_class() -> type:
         def _write_to_self(self) -> None:
             pass
 
-        def run_in_executor(self, executor: Any, func: Any, *args: Any) -> Any:
+        def run_in_executor(  # type: ignore[override]  # any callable, run now
+            self, executor: Any, func: Any, *args: Any
+        ) -> Any:
             """No thread to run it on: run it now (as Pyodide's own loop does)."""
             future = self.create_future()
             try:

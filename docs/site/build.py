@@ -32,9 +32,8 @@ def repository() -> str:
 
 
 def binder_url(path: str) -> str:
-    return (
-        f"https://mybinder.org/v2/gh/{repository()}/HEAD?urlpath="
-        + quote(f"lab/tree/{path}", safe="")
+    return f"https://mybinder.org/v2/gh/{repository()}/HEAD?urlpath=" + quote(
+        f"lab/tree/{path}", safe=""
     )
 
 
