@@ -35,7 +35,8 @@ def sanitize(text: str) -> str:
 
 
 def comparable(outputs: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
-    """(output type, stream name or mime type, sanitized text) of what nbval compares."""
+    """(output type, stream name or mime type, sanitized text) of what nbval compares: like
+    nbval, a display_data and an execute_result with the same data are the same output."""
     streams: dict[str, str] = {}
     rest: list[tuple[str, str, str]] = []
     for output in outputs:
@@ -52,7 +53,7 @@ def comparable(outputs: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
                 if mime in SKIPPED_MIMES:
                     continue
                 text = value if isinstance(value, str) else "".join(value)
-                rest.append((kind, mime, sanitize(text)))
+                rest.append(("data", mime, sanitize(text)))  # execute_result = display_data
     return [("stream", name, sanitize(text)) for name, text in sorted(streams.items())] + rest
 
 

@@ -91,6 +91,8 @@ class _Stream:
 
 class _Publisher(DisplayPublisher):
     def publish(self, data, metadata=None, source=None, *, transient=None, update=False, **kw):  # type: ignore[override]
+        if update:  # update_display_data: it redraws an earlier output, which nbval ignores too
+            return
         RECORDER.outputs.append({"output_type": "display_data", "data": dict(data)})
 
     def clear_output(self, wait: bool = False) -> None:
