@@ -36,6 +36,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from toolsys import _platform
 from toolsys.loop import Event, Transcript, run_agent
 
 __all__ = ["AgentStream", "Assembler", "TextDelta", "ToolCallDelta", "stream_agent"]
@@ -311,6 +312,9 @@ class AgentStream(Iterator["Event | Delta"]):
             else:
                 handoff.end(transcript, None)
 
+        if not _platform.THREADS:  # in the browser: the whole run now, its events as they came
+            work()
+            return
         self._thread = threading.Thread(target=work, name="toolsys-stream", daemon=True)
         self._thread.start()
 
