@@ -186,3 +186,16 @@ def test_httpx2_gets_a_transport_that_refuses_with_a_clear_message(
 def test_on_this_python_nothing_is_switched_off() -> None:
     assert not _platform.BROWSER and _platform.THREADS and _platform.PROCESSES
     assert _platform.SLOWER == 1.0
+
+
+def test_a_stream_without_threads_runs_to_the_end_and_yields_every_event(browser: None) -> None:
+    from toolsys import models
+    from toolsys.loop import run_agent
+    from toolsys.streaming import stream_agent
+    from toolsys.tools import registry
+
+    prompt = "What is 2 + 2?"
+    stream = stream_agent(models.client(), registry, prompt)  # would wait for a consumer
+    events = list(stream)
+    assert events and stream.transcript is not None
+    assert stream.transcript.messages == run_agent(models.client(), registry, prompt).messages

@@ -270,15 +270,16 @@ class _Handoff:
     object, not the stream, so a stream dropped unfinished is collected, and closes this.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, waits: bool = True) -> None:
         self.closed = threading.Event()
         self._items: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._dealt_with = threading.Semaphore(0)
+        self._waits = waits  # False where the run and the consumer share one thread (browser)
 
     def put(self, item: Any) -> None:
         """On the run's thread: hand over one item and wait until the consumer is done with it."""
         self._items.put(item)
-        if not self.closed.is_set():
+        if self._waits and not self.closed.is_set():
             self._dealt_with.acquire()
 
     def end(self, transcript: Transcript | None, error: BaseException | None) -> None:
@@ -300,7 +301,7 @@ class AgentStream(Iterator["Event | Delta"]):
 
     def __init__(self, start: Callable[[Callable[[Any], None], threading.Event], Transcript]):
         self.transcript: Transcript | None = None
-        self._handoff = handoff = _Handoff()
+        self._handoff = handoff = _Handoff(waits=_platform.THREADS)
         self._done = False
         self._started = False
 

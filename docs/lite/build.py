@@ -149,7 +149,9 @@ def lite() -> Path:
         work = Path(tmp)
         contents = work / "contents"
         for folder in CONTENTS:
-            shutil.copytree(ROOT / folder, contents / folder)
+            # what a test run leaves there (.hypothesis, caches) is not the site's to serve
+            hidden = shutil.ignore_patterns(".*", "__pycache__", "*.pyc")
+            shutil.copytree(ROOT / folder, contents / folder, ignore=hidden)
             for notebook in (contents / folder).glob("*.ipynb"):
                 _add_bootstrap(notebook)
         for name in DATA:
