@@ -505,18 +505,36 @@ def _beside(previous: asyncio.AbstractEventLoop, coroutine: Coroutine[Any, Any, 
             _enter_task(previous, outer)
 
 
+def _nested(coroutine: Coroutine[Any, Any, T]) -> T:
+    """A call made by a call this thread is running, where no thread can be started (the
+    browser): on a fresh private loop in this thread, with the outer call's task stepped aside
+    while it runs and while its loop is closed (one task runs at a time in a thread)."""
+    outer, outer_owner = getattr(_local, "private", None), getattr(_local, "owner", None)
+    loop = _get_running_loop()
+    task = _current_task(loop) if loop is not None else None
+    if task is not None:
+        _leave_task(loop, task)
+    _local.private = None
+    try:
+        _set_running_loop(None)
+        return run_sync(coroutine)
+    finally:
+        inner = getattr(_local, "private", None)
+        _local.private, _local.owner = outer, outer_owner
+        if inner is not None and inner is not outer:
+            inner.close()
+        _set_running_loop(loop)
+        if task is not None:
+            _enter_task(loop, task)
+
+
 async def _awaiting(awaitable: Awaitable[T]) -> T:
     return await awaitable
 
 
 def _in_new_thread(coroutine: Coroutine[Any, Any, T]) -> T:
     if not _platform.THREADS:  # in the browser: a fresh private loop, nested in this thread
-        outer, outer_owner = getattr(_local, "private", None), getattr(_local, "owner", None)
-        _local.private = None
-        try:
-            return run_sync(coroutine)
-        finally:  # the nested loop's owner is dropped here, which closes that loop
-            _local.private, _local.owner = outer, outer_owner
+        return _nested(coroutine)
     box: dict[str, Any] = {}
 
     def worker() -> None:
