@@ -50,10 +50,11 @@ _JSON_TO_PYTHON: dict[str, Any] = {
     "object": dict[str, Any],
 }
 _RESERVED = frozenset(dir(BaseModel))
-# No unknown arguments, and no NaN or infinity for a float: JSON has neither.
-_FORBID_EXTRA = ConfigDict(extra="forbid", allow_inf_nan=False)
+# No unknown arguments, and no NaN or infinity for a float: JSON has neither. Frozen: validated
+# arguments cannot be changed on their way to the tool (toolsys/execution.py).
+_FORBID_EXTRA = ConfigDict(extra="forbid", allow_inf_nan=False, frozen=True)
 # A model whose schema `write_schema` wrote: its validator is built when a call first needs it.
-_DEFERRED = ConfigDict(extra="forbid", allow_inf_nan=False, defer_build=True)
+_DEFERRED = ConfigDict(extra="forbid", allow_inf_nan=False, frozen=True, defer_build=True)
 
 
 @dataclass(frozen=True)

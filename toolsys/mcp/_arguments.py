@@ -58,7 +58,7 @@ def arguments_model(name: str, schema: Mapping[str, Any]) -> type[BaseModel]:
     checker = validator_for(plain)(plain)
 
     class Arguments(BaseModel):
-        model_config = ConfigDict(extra="allow", title=name)
+        model_config = ConfigDict(extra="allow", title=name, frozen=True)
 
         @model_validator(mode="before")
         @classmethod

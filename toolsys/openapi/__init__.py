@@ -329,7 +329,7 @@ def _model(name: str, fields: dict[str, Any], where: str) -> type[BaseModel]:
     try:
         return create_model(
             f"{model_name(name)}Arguments",
-            __config__=ConfigDict(extra="forbid", allow_inf_nan=False),
+            __config__=ConfigDict(extra="forbid", allow_inf_nan=False, frozen=True),
             **fields,
         )
     except Exception as exc:
