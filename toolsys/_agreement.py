@@ -288,7 +288,14 @@ def literal_check(schema: Any) -> Any:
             loc, bad, expected = found
             raise ValidationError.from_exception_data(
                 "arguments",
-                [{"type": "literal_error", "loc": loc, "input": bad, "ctx": {"expected": expected}}],
+                [
+                    {
+                        "type": "literal_error",
+                        "loc": loc,
+                        "input": bad,
+                        "ctx": {"expected": expected},
+                    }
+                ],
             )
 
     return check
@@ -342,7 +349,8 @@ def _mistyped(
                 if found_item is not None:
                     return found_item
     elif isinstance(value, list):
-        prefix = node.get("prefixItems") if isinstance(node.get("prefixItems"), list) else []
+        given = node.get("prefixItems")
+        prefix: list[Any] = given if isinstance(given, list) else []
         items = node.get("items")
         for index, item in enumerate(value):
             sub = prefix[index] if index < len(prefix) else items

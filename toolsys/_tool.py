@@ -29,10 +29,10 @@ from toolsys._agreement import (
     repair,
 )
 from toolsys._deferred import PendingModel, first_use_validator
-from toolsys.errors import ToolDefinitionError
 from toolsys.injection import Injection, injected_values
 from toolsys.isolate import Subprocess
 from toolsys.spec import Category
+
 
 @dataclass(frozen=True, eq=False)
 class Tool:
@@ -213,7 +213,8 @@ def own_copy(arguments: BaseModel) -> BaseModel:
     if own is None:
         return arguments
     values = copy.deepcopy({**arguments.__dict__, **(arguments.__pydantic_extra__ or {})})
-    return own.model_construct(_fields_set=set(arguments.model_fields_set), **values)  # type: ignore[no-any-return]
+    copied: BaseModel = own.model_construct(_fields_set=set(arguments.model_fields_set), **values)
+    return copied
 
 
 class _ModelField:

@@ -204,8 +204,22 @@ class Executor(Protocol):
     ) -> ToolResult: ...
 
 
-ToolExecutor = Executor
-"""The name `Executor` had before the seam (kept: it is imported by applications)."""
+class ToolExecutor(Protocol):
+    """What the agent loop needs of an executor: the listing and `aexecute`. An `Executor` is
+    one; so is an older executor whose `export` takes no `context` (the loop then lists all)."""
+
+    def export(self, target: str = "openai", *, strict: bool = False) -> list[dict[str, Any]]: ...
+
+    async def aexecute(
+        self,
+        name: str,
+        arguments: Arguments = None,
+        *,
+        context: Mapping[str, Any] | None = None,
+        run_id: str | None = None,
+        step: int | None = None,
+        call_id: str | None = None,
+    ) -> ToolResult: ...
 
 
 class Scope(Protocol):
@@ -220,7 +234,8 @@ class Scope(Protocol):
 
     def entries(self) -> Iterable[tuple[str, Tool]]: ...
 
-    gate: Callable[[Tool], ToolResult | None] | None
+    @property
+    def gate(self) -> Callable[[Tool], ToolResult | None] | None: ...
 
 
 def running() -> tuple[Next, Call] | None:
@@ -472,7 +487,7 @@ class ExecutePath:
         built once, ready; any other is built as received, and the path prepares it after the
         received layers and says what is wrong."""
         caller = _EMPTY if context is None else caller_context(context)
-        tool = self._lookup(name) if type(name) is str else None  # type: ignore[arg-type]
+        tool = self._lookup(name) if type(name) is str else None
         if (
             tool is not None
             and self._gate is None
@@ -480,7 +495,19 @@ class ExecutePath:
         ):
             model = valid_as_sent(tool, arguments, self._coerce)
             if model is not None:
-                fields = (name, arguments, tool, model, caller, run_id, step, call_id, 1, False, key)
+                fields = (
+                    name,
+                    arguments,
+                    tool,
+                    model,
+                    caller,
+                    run_id,
+                    step,
+                    call_id,
+                    1,
+                    False,
+                    key,
+                )
                 call = tuple.__new__(Call, fields)
                 seen = VALIDATED.get()  # a listener outside this path (inside it, none listens)
                 if seen is not None:
@@ -523,7 +550,7 @@ class ExecutePath:
         (`toolsys._sync`), also inside a running event loop (Jupyter).
         """
         started = _now()
-        tool = self._lookup(name) if type(name) is str else None  # type: ignore[arg-type]
+        tool = self._lookup(name) if type(name) is str else None
         if not self._bare or (tool is not None and not tool.sync):
             path = self.start(name, arguments, context, run_id, step, call_id, key)
             return finished(shown_name(name), (_run_sync or _sync_runner())(path), started)

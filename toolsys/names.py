@@ -53,9 +53,10 @@ def check_prefix(prefix: str) -> None:
     if not isinstance(prefix, str) or not _PREFIX.match(prefix):
         hint = f" (without the trailing '_': {prefix.rstrip('_')!r})" if _trailing(prefix) else ""
         raise ToolDefinitionError(
-            f"Namespace prefix {prefix!r} is not usable{hint}: use letters, digits, '-' and single '_' "
-            f"(no dots, no '__', not starting or ending with '_'), e.g. 'billing'; tools are "
-            f"then named 'billing{SEPARATOR}refund'. Nest with '{SEPARATOR}' ('shop__billing')."
+            f"Namespace prefix {prefix!r} is not usable{hint}: use letters, digits, '-' and "
+            "single '_' (no dots, no '__', not starting or ending with '_'), e.g. 'billing'; "
+            f"tools are then named 'billing{SEPARATOR}refund'. Nest with '{SEPARATOR}' "
+            "('shop__billing')."
         )
 
 

@@ -313,7 +313,9 @@ def tool_from_spec(
         source="spec",
         aliases={field_name(p.name): p.name for p in spec.parameters},
         positional=tuple((field, own.get(name, default)) for field, name, default in positional),
-        omitted=frozenset(field_name(p.name) for p in params if p.name in own and p.default is None),
+        omitted=frozenset(
+            field_name(p.name) for p in params if p.name in own and p.default is None
+        ),
         **options,
     )
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from toolsys.errors import ErrorCode, ErrorInfo
-from toolsys.failures import not_permitted
 from toolsys.execution import Call
+from toolsys.failures import not_permitted
 from toolsys.result import ToolResult
 from toolsys.tool import Tool
 
