@@ -317,25 +317,32 @@ def _has_number_literals(node: Any, depth: int) -> bool:
 
 
 def _mistyped(
-    node: Any, value: Any, defs: Mapping[str, Any], loc: tuple[Any, ...], depth: int
+    node: Any,
+    value: Any,
+    defs: Mapping[str, Any],
+    loc: tuple[Any, ...],
+    depth: int,
+    option: bool = False,
 ) -> tuple[tuple[Any, ...], Any, str] | None:
     """(where, the value, what was expected) for the first boolean sent for a number (or number
-    for a boolean) that the schema certainly refuses; None when there is none."""
+    for a boolean) that the schema certainly refuses; None when there is none. For an `option`
+    of a union, a scalar of another JSON type is refused too: that option did not take it."""
     node = _resolve(node, defs)
     if not isinstance(node, Mapping) or depth > _MAX_DEPTH:
         return None
     for key in ("anyOf", "oneOf"):
         options = node.get(key)
         if isinstance(options, list) and options:
-            found = [_mistyped(option, value, defs, loc, depth + 1) for option in options]
-            if all(found):
+            fitting = [o for o in options if _may_hold(_resolve(o, defs), value)]
+            found = [_mistyped(o, value, defs, loc, depth + 1, True) for o in fitting]
+            if found and all(found):
                 return found[0]
     for option in node.get("allOf", ()) if isinstance(node.get("allOf"), list) else ():
         found_one = _mistyped(option, value, defs, loc, depth + 1)
         if found_one is not None:
             return found_one
     if type(value) is bool or type(value) in _NUMBERS:
-        expected = _refused(node, value)
+        expected = _refused(node, value, option)
         return None if expected is None else (loc, value, expected)
     if isinstance(value, dict):
         properties = node.get("properties")
@@ -361,15 +368,31 @@ def _mistyped(
     return None
 
 
-def _refused(node: Mapping[str, Any], value: Any) -> str | None:
+def _may_hold(node: Any, value: Any) -> bool:
+    """Whether an option of a union could hold a container of this kind (the others are not
+    where a list or an object is looked into)."""
+    if not isinstance(value, list | dict) or not isinstance(node, Mapping):
+        return True
+    kinds = node.get("type")
+    if kinds is None:
+        return True
+    kinds = kinds if isinstance(kinds, list) else [kinds]
+    return ("array" if isinstance(value, list) else "object") in kinds
+
+
+def _refused(node: Mapping[str, Any], value: Any, option: bool) -> str | None:
     """What `node` expects when it refuses this boolean or number for its JSON type; else None."""
     is_bool = type(value) is bool
     kinds = node.get("type")
     kinds = kinds if isinstance(kinds, list) else [kinds] if isinstance(kinds, str) else None
     if kinds is not None:
-        fits = "boolean" in kinds if is_bool else bool({"number", "integer"} & set(kinds))
-        if not fits and (is_bool and {"number", "integer"} & set(kinds)):
-            return " or ".join(k for k in kinds if k != "null")
+        if is_bool:
+            fits = "boolean" in kinds
+        else:
+            whole = type(value) is int or value.is_integer()
+            fits = "number" in kinds or ("integer" in kinds and whole)
+        if not fits and (option or (is_bool and {"number", "integer"} & set(kinds))):
+            return " or ".join(str(k) for k in kinds)
         if not fits and not is_bool and "boolean" in kinds:
             return "true or false"
     allowed = node["enum"] if isinstance(node.get("enum"), list) else None
