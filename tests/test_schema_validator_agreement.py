@@ -19,7 +19,7 @@ the values tried: `true` is never 1 and 1 never `true` (Python's `True == 1` is 
 from __future__ import annotations
 
 import json
-from enum import Enum, IntEnum
+from enum import Enum, IntEnum, StrEnum
 from typing import Any, Literal
 
 import jsonschema
@@ -34,7 +34,7 @@ from toolsys.export import StrictSchemaError, make_strict
 from toolsys.tool import Tool, tool_from_function, tool_from_spec
 
 
-class Colour(str, Enum):
+class Colour(StrEnum):
     RED = "red"
     BLUE = "blue"
 
