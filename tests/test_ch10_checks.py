@@ -166,7 +166,7 @@ _CHECK = """    for name in names:
             [("call_remote(remote_name, arguments)", "call_remote(remote_name, **arguments)")],
             "never raise",
         ),
-        ([("f\"{prefix}_{tool['name']}\"", "f\"{prefix}{tool['name']}\"")], "prefix + '_'"),
+        ([("f\"{prefix}__{tool['name']}\"", "f\"{prefix}_{tool['name']}\"")], "prefix + '__'"),
         ([(" or names.count(name) > 1", "")], "clash with each other"),
         ([(_CHECK, "")], "overwritten"),
         (
@@ -179,7 +179,7 @@ _CHECK = """    for name in names:
         "late-binding",
         "prefixed-name-to-server",
         "arguments-spread",
-        "no-underscore",
+        "one-underscore",
         "duplicates-in-listing",
         "overwrites",
         "half-import",
