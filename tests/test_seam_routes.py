@@ -347,8 +347,6 @@ def envelope(result: ToolResult, route: Route, sent: Any) -> Any:
         spelled[route.spell(sent)] = sent
     for wire in sorted(spelled, key=len, reverse=True):
         text = text.replace(wire, spelled[wire])
-    if route.label == "deferred":  # a session also offers its own search_tools: callable there
-        text = text.replace(', "search_tools"', "").replace(", search_tools", "")
     return text
 
 

@@ -228,6 +228,8 @@ class Scope(Protocol):
     `lookup(name)` is the tool a name calls here (None: unknown); `entries()` what is listed,
     as (the name the model calls it by here, the tool); `gate(tool)`, when the scope has one,
     refuses a tool that exists but cannot be called yet (a deferred session's TOOL_NOT_LOADED).
+    A scope may also have `known()`, entries like `entries()`: the names an UNKNOWN_TOOL answer
+    may suggest when they are more than the listing (a deferred session suggests every tool).
     """
 
     def lookup(self, name: str) -> Tool | None: ...
@@ -413,9 +415,12 @@ class ExecutePath:
         return export_for(self, self.listed(context), target, strict)
 
     def names(self, context: Mapping[str, Any]) -> list[str]:
-        """The names listed to this caller here (all an UNKNOWN_TOOL answer may offer)."""
+        """The names an UNKNOWN_TOOL answer may offer this caller: the scope's `known()` (or its
+        listing), only the tools this caller may see."""
+        known = getattr(self.scope, "known", None)
+        entries = known() if known is not None else self.scope.entries()
         shows = self.visibility.shows
-        return [name for name, tool in self.scope.entries() if shows(tool, context)]
+        return [name for name, tool in entries if shows(tool, context)]
 
     # -- the stages around the layers -----------------------------------------------------------
 

@@ -74,6 +74,11 @@ class _Session:
         found = [(tool.name, tool) for tool in session.registry if tool.name in shown]
         return [*found, (SEARCH_TOOL, session.search_tool)]
 
+    def known(self) -> list[tuple[str, Tool]]:
+        """What an UNKNOWN_TOOL answer may suggest: the registry's tools, loaded or not (a
+        suggested one not loaded yet answers TOOL_NOT_LOADED, which says to search)."""
+        return [(tool.name, tool) for tool in self.session.registry]
+
     def gate(self, tool: Tool) -> ToolResult | None:
         session = self.session
         if tool is session.search_tool or tool.name in session.core or tool.name in session.loaded:
