@@ -42,6 +42,7 @@ layers around them. Chapter 04 builds this by hand first: notebooks/04_errors.ip
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
@@ -248,7 +249,8 @@ def running() -> tuple[Next, Call] | None:
     tool cannot await inner calls, so none is set for it: that is one context switch less on
     every sync call).
     """
-    return RUNNING.get()
+    current = RUNNING.get()
+    return None if current is None else (current[0].handler, current[1])
 
 
 def layer_stage(layer: Layer) -> Stage:
@@ -315,8 +317,12 @@ def finished(name: str, result: ToolResult, start: float) -> ToolResult:
     A layer may hand out a result it kept (a cache), so the path's result is never changed: the
     caller gets a copy whose meta is its own.
     """
-    meta = {"tool": name, "attempt": 1, **result.meta}
-    meta["duration_ms"] = (_now() - start) * 1000
+    own = result.meta
+    if own:
+        meta = {"tool": name, "attempt": 1, **own}
+        meta["duration_ms"] = (_now() - start) * 1000
+    else:  # the common case: a result no layer added to
+        meta = {"tool": name, "attempt": 1, "duration_ms": (_now() - start) * 1000}
     return ToolResult(result.ok, result.value, result.error, meta, result.exception, result.notice)
 
 
@@ -380,16 +386,23 @@ class ExecutePath:
         self.refusal = self.visibility.refusal
         self._open = self.visibility.open  # only the tools' own checks: an open tool passes
         validated = [x for x in layers if layer_stage(x) == "validated"]
-        inner: Next = self._run_tool
-        for layer in reversed(validated):
-            inner = guard_layer(layer, inner, self.prepare)
-        handler: Next = self._core(inner) if validated else self._run_tool
         received = [x for x in layers if layer_stage(x) == "received"]
+        self._run_tool: Next = functools.partial(ainvoke, self, dependencies)
+        inner: Next = self._run_tool
+        after_validated = inner  # what the outermost validated layer calls next
+        for layer in reversed(validated):
+            after_validated, inner = inner, guard_layer(layer, inner, self.prepare)
+        handler: Next = self._core(inner) if validated else self._run_tool
+        after_received = handler  # what the outermost received layer calls next
         for layer in reversed(received):
-            handler = guard_layer(layer, handler, None)
+            after_received, handler = handler, guard_layer(layer, handler, None)
         self.handler = handler
         """Runs a `Call` through every layer to its tool."""
-        self._first = handler if received else inner  # where a call that is ready goes
+        # Where a call that is ready goes: the outermost layer itself, unguarded (its caller
+        # guards it: one coroutine less on every call), with the rest of the path after it.
+        self._outer: Layer | None = layers[0] if layers else None
+        self._outer_name = layer_name(layers[0]) if layers else ""
+        self._after_outer = after_received if received else after_validated
         self._bare = not layers and self._gate is None  # sync tools run without a loop
         self._inline = self._bare and not coerce  # ... and plain ones in `execute` itself
 
@@ -455,14 +468,6 @@ class ExecutePath:
             seen.append(ready)
         return ready
 
-    def _run_tool(self, call: Call) -> Awaitable[ToolResult]:  # not a coroutine: one frame less
-        if call[3] is None or call[2] is None:  # not validated yet, or a layer replaced it
-            ready = self.prepare(call)
-            if type(ready) is ToolResult:
-                return _at_once(ready)
-            call = ready  # type: ignore[assignment]
-        return ainvoke(call, self.handler, self._dependencies)
-
     def _core(self, inner: Next) -> Next:
         prepare = self.prepare
 
@@ -486,40 +491,74 @@ class ExecutePath:
         call_id: str | None,
         key: str | None,
     ) -> Awaitable[ToolResult]:
-        """The path's result for a call as the caller gives it.
-
-        A call valid as sent (to a tool this caller may use) is resolved and validated first and
-        built once, ready; any other is built as received, and the path prepares it after the
-        received layers and says what is wrong."""
-        caller = _EMPTY if context is None else caller_context(context)
+        """The path's result for a call as the caller gives it (every layer guarded)."""
         tool = self._lookup(name) if type(name) is str else None
+        return self._guarded(self._begin(tool, name, arguments, context, run_id, step, call_id, key))
+
+    def _begin(
+        self,
+        tool: Tool | None,
+        name: object,
+        arguments: Arguments,
+        context: Mapping[str, Any] | None,
+        run_id: str | None,
+        step: int | None,
+        call_id: str | None,
+        key: str | None,
+    ) -> Awaitable[ToolResult]:
+        """A call valid as sent (to a tool this caller may use) is resolved and validated first,
+        built once, ready, and handed to the outermost layer as it is: the caller guards that
+        one (`_failed_outer`). Any other is built as received, and the path (every layer
+        guarded) prepares it after the received layers and says what is wrong."""
+        caller = _EMPTY if context is None else caller_context(context)
         if (
             tool is not None
             and self._gate is None
             and ((self._open and tool.open) or self.refusal(tool, caller) is None)
         ):
-            model = valid_as_sent(tool, arguments, self._coerce)
+            model: Any = None
+            if type(arguments) is dict and tool.direct and not self._coerce:  # inlined: common
+                if not tool.null_means_default or None not in arguments.values():
+                    try:
+                        model = tool.validator.validate_python(arguments, strict=True)
+                    except Exception:  # invalid, or stranger: `prepare` says which, as data
+                        model = None
+            else:
+                model = valid_as_sent(tool, arguments, self._coerce)
             if model is not None:
-                fields = (
-                    name,
-                    arguments,
-                    tool,
-                    model,
-                    caller,
-                    run_id,
-                    step,
-                    call_id,
-                    1,
-                    False,
-                    key,
-                )
+                fields = (name, arguments, tool, model, caller, run_id, step, call_id, 1, False, key)
                 call = tuple.__new__(Call, fields)
                 seen = VALIDATED.get()  # a listener outside this path (inside it, none listens)
                 if seen is not None:
                     seen.append(call)
-                return self._first(call)
+                outer = self._outer
+                if outer is None:
+                    return self._run_tool(call)
+                return outer(call, self._after_outer)
         received = (shown_name(name), arguments, None, None, caller, run_id, step, call_id)
         return self.handler(tuple.__new__(Call, (*received, 1, False, key)))
+
+    async def _guarded(self, awaitable: Awaitable[ToolResult]) -> ToolResult:
+        try:
+            result = await awaitable
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:
+            if is_cancellation(exc) and _really_cancelled():
+                raise
+            return self._failed_outer(exc)
+        return result if type(result) is ToolResult else self._checked(result)
+
+    def _failed_outer(self, error: BaseException, name: object = "?") -> ToolResult:
+        """What the outermost layer's failure is (it runs unguarded): LAYER_ERROR naming it."""
+        _log.debug("layer %r failed", self._outer_name, exc_info=error)
+        return failure(failures.layer_error, self._outer_name, name, error, exception=error)
+
+    def _checked(self, result: Any, name: object = "?") -> ToolResult:
+        if isinstance(result, ToolResult):
+            return result
+        error = TypeError(f"returned {type(result).__name__}, not a ToolResult")
+        return self._failed_outer(error, name)
 
     async def aexecute(
         self,
@@ -531,10 +570,22 @@ class ExecutePath:
         call_id: str | None = None,
         key: str | None = None,
     ) -> ToolResult:
-        """`start`, awaited, as the caller's own result (see `finished`)."""
+        """The call awaited, as the caller's own result (see `finished`)."""
         started = _now()
-        result = await self.start(name, arguments, context, run_id, step, call_id, key)
-        return finished(shown_name(name), result, started)
+        tool = self._lookup(name) if type(name) is str else None
+        shown = name if type(name) is str else shown_name(name)
+        try:
+            result = await self._begin(tool, name, arguments, context, run_id, step, call_id, key)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:
+            if is_cancellation(exc) and _really_cancelled():
+                raise
+            result = self._failed_outer(exc, shown)
+        else:
+            if type(result) is not ToolResult:
+                result = self._checked(result, shown)
+        return finished(shown, result, started)  # type: ignore[arg-type]
 
     def execute(
         self,
@@ -557,8 +608,18 @@ class ExecutePath:
         started = _now()
         tool = self._lookup(name) if type(name) is str else None
         if not self._bare or (tool is not None and not tool.sync):
-            path = self.start(name, arguments, context, run_id, step, call_id, key)
-            return finished(shown_name(name), (_run_sync or _sync_runner())(path), started)
+            shown = name if type(name) is str else shown_name(name)
+            path = self._begin(tool, name, arguments, context, run_id, step, call_id, key)
+            try:
+                result = (_run_sync or _sync_runner())(path)
+            except KeyboardInterrupt:
+                raise
+            except BaseException as exc:  # the outermost layer failed (it runs unguarded)
+                result = self._failed_outer(exc, shown)
+            else:
+                if type(result) is not ToolResult:
+                    result = self._checked(result, shown)
+            return finished(shown, result, started)  # type: ignore[arg-type]
         if tool is None or not (self._inline and tool.direct):
             return finished(shown_name(name), self._plain(name, arguments, context), started)
         model: Any = None

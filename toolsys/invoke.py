@@ -64,13 +64,20 @@ VALIDATED: contextvars.ContextVar[list[Any] | None] = contextvars.ContextVar(
 a tool runs, so a tool calling another registry does not add to this call's record."""
 
 
-async def ainvoke(call: Call, path: Any, dependencies: Mapping[str, Any]) -> ToolResult:
+async def ainvoke(path: Any, dependencies: Mapping[str, Any], call: Call) -> ToolResult:
     """Call `call.tool` with its validated arguments: awaited when async, on a thread when
-    `call.offload`. While an async tool runs, `RUNNING` holds `(path, call)`, so a composite
+    `call.offload`. A call a layer replaced (not validated any more) is prepared again first
+    (`path.prepare`). While an async tool runs, `RUNNING` holds `(path, call)`, so a composite
     tool (always async) sends its inner calls through the same path.
 
     A tool with injected parameters gets them from the call's context and `dependencies`.
+    `path` and `dependencies` come first: the path binds them once (`functools.partial`).
     """
+    if call[3] is None or call[2] is None:  # not validated yet, or a layer replaced it
+        ready = path.prepare(call)
+        if type(ready) is ToolResult:
+            return ready
+        call = ready
     tool: Tool = call.tool  # type: ignore[assignment]
     arguments: Any = call.arguments
     hidden = VALIDATED.set(None) if VALIDATED.get() is not None else None
