@@ -18,11 +18,12 @@ PARALLEL ?= -n 2 --dist loadfile
 export PYTHONHASHSEED := 0
 
 .DEFAULT_GOAL := help
-.PHONY: help setup lab test fuzz bench notebooks exercises lint clean
+.PHONY: help setup lab test mutants fuzz bench notebooks exercises lint clean
 
 help:
 	@echo "make lab        set up .venv if needed and open JupyterLab on the welcome notebook"
 	@echo "make test       set up .venv if needed and run every test (unit tests, notebooks, checks)"
+	@echo "make mutants    mutate every solution's answer; exits 1 if a check passes an unlisted mutant"
 	@echo "make fuzz       the long fuzz run: 10,000 hostile calls per tool, exits 1 on any broken promise"
 	@echo "make bench      every benchmarks/bench_*.py: execute against a bare pydantic call and"
 	@echo "                peers, each layer family against the bare registry, search quality"
@@ -30,7 +31,8 @@ help:
 	@echo "make exercises  regenerate exercises/ from the markers in solutions/"
 	@echo "make lint       ruff check (everything), ruff format --check (Python files), mypy toolsys"
 	@echo "make clean      remove .venv"
-	@echo "variables: PY=$(PY) (Python >= 3.11), PARALLEL=$(PARALLEL), PYTEST_ARGS=$(PYTEST_ARGS)"
+	@echo "variables: PY=$(PY) (Python >= 3.11), PARALLEL=$(PARALLEL), PYTEST_ARGS=$(PYTEST_ARGS),"
+	@echo "           MUTANTS=$(MUTANTS) (chapters or exercises for make mutants, e.g. MUTANTS=\"5 6.1\")"
 
 $(BIN)/python:
 	@$(PY) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -54,6 +56,11 @@ lab: setup
 test: export TOOLSYS_OFFLINE := 1
 test: setup
 	$(BIN)/python -m pytest $(PARALLEL) tests $(NOTEBOOK_DIRS) $(PYTEST_ARGS)
+
+# Mutation testing of the exercise checks (70 s of CPU on 2 cores); `make test` runs a sample.
+mutants: export TOOLSYS_OFFLINE := 1
+mutants: setup
+	$(BIN)/python -m tests.mutation --jobs 2 $(MUTANTS)
 
 fuzz: export TOOLSYS_OFFLINE := 1
 fuzz: setup

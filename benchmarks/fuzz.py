@@ -5,11 +5,18 @@
 Sends `--calls` seeded calls to every built-in tool and to every tool of three hostile registries
 (tools that raise every kind of exception, return what JSON cannot hold, or leak planted secrets;
 sync and async; with and without layers), then drives the agent loop through the real `openai`
-client with random scripted turns, and grades the class of hostile student submissions
+client with random scripted turns, and grades the classes of hostile student submissions
 (tests/test_grading_adversarial.py: faked passes, stolen keys, runaway processes, formula
-injection...). Prints one line of figures and exits 1 if any fault count is not zero:
+injection, another section's files, thread and memory hogs...; tests/test_grading_gradescope.py:
+a submission that attacks Gradescope's results.json), and runs the attacks on the promises
+outside the execution core (tests/attacks.py: an untrusted MCP server's regex bombs, OpenAPI dot
+segments and header breaks, report queries that outrun their deadline, audit lines re-spelled or
+files that are not files, concurrent refunds, network routes around the guard, secret-shaped
+keys, edited paused runs, leaks in successful results). Prints one line of figures and exits 1
+if any fault count is not zero:
 
-    calls=… escapes=… unsendable=… leaks=… loop_runs=… loop_crashes=… grading_faults=… seconds=…
+    calls=… escapes=… unsendable=… leaks=… loop_runs=… loop_crashes=… grading_faults=…
+    attacks=… attack_failures=… seconds=…
 
 The test suite (tests/test_reliability.py) runs a smaller share of the same calls on every
 `make test`; this script is the long run for before a release.
@@ -30,6 +37,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from hostile_tools import PLANTED, hostile_registries
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tests.attacks import ATTACKS
 from toolsys.fuzz import FuzzReport, fuzz_tool
 from toolsys.loop import run_agent
 from toolsys.models import ScriptedModel
@@ -73,7 +83,8 @@ def grading_faults() -> tuple[int, list[str]]:
     """Run the adversarial grading tests; each failing test is one grading fault."""
     root = Path(__file__).resolve().parent.parent
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-n", "0"]
-    command += ["tests/test_grading_adversarial.py", "-o", "addopts=-p no:cacheprovider"]
+    command += ["tests/test_grading_adversarial.py", "tests/test_grading_gradescope.py"]
+    command += ["-o", "addopts=-p no:cacheprovider"]
     run = subprocess.run(command, cwd=root, capture_output=True, text=True, check=False)
     failed = [line for line in run.stdout.splitlines() if line.startswith("FAILED")]
     if run.returncode not in (0, 1) and not failed:
@@ -81,25 +92,38 @@ def grading_faults() -> tuple[int, list[str]]:
     return len(failed), failed
 
 
+def attacks(scale: int) -> tuple[int, list[str]]:
+    """Every attack of tests/attacks.py; each problem it returns (or raises) is one failure."""
+    failures: list[str] = []
+    for attack in ATTACKS:
+        try:
+            failures += [f"{attack.__name__}: {problem}" for problem in attack(scale)]
+        except Exception as exc:
+            failures.append(f"{attack.__name__} raised {type(exc).__name__}: {exc}"[:300])
+    return len(ATTACKS), failures
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--calls", type=int, default=10_000, help="calls per tool")
     parser.add_argument("--loop-runs", type=int, default=300, help="agent-loop runs")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--attack-scale", type=int, default=10, help="rounds of each attack")
     options = parser.parse_args()
     os.environ.setdefault("TOOLSYS_OFFLINE", "1")
     started = time.perf_counter()
     report = fuzz_registries(options.calls, options.seed)
     runs, crashes = fuzz_loop(options.loop_runs, options.seed)
     faults, graded = grading_faults()
+    tried, failed = attacks(options.attack_scale)
     seconds = time.perf_counter() - started
     print(
         f"{report} loop_runs={runs} loop_crashes={len(crashes)} grading_faults={faults} "
-        f"seconds={seconds:.0f}"
+        f"attacks={tried} attack_failures={len(failed)} seconds={seconds:.0f}"
     )
-    for problem in [*report.problems[:10], *crashes[:10], *graded[:10]]:
+    for problem in [*report.problems[:10], *crashes[:10], *graded[:10], *failed[:10]]:
         print("  " + problem)
-    return 0 if report.clean and not crashes and not faults else 1
+    return 0 if report.clean and not crashes and not faults and not failed else 1
 
 
 if __name__ == "__main__":

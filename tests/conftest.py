@@ -38,17 +38,15 @@ def write_notebook() -> Callable[..., Path]:
     import nbformat
     from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
+    from toolsys._kernelspec import stamp
+
     def write(path: Path, cells: list[str | tuple[str, str]]) -> Path:
         notebook = new_notebook()
         for index, cell in enumerate(cells):
             new = new_code_cell(cell) if isinstance(cell, str) else new_markdown_cell(cell[1])
             new.id = f"cell-{index}"
             notebook.cells.append(new)
-        notebook.metadata["kernelspec"] = {
-            "name": "python3",
-            "display_name": "Python 3",
-            "language": "python",
-        }
+        stamp(notebook)  # as JupyterLab writes it, so the notebook opens unmodified
         path.parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(notebook, path)
         return path

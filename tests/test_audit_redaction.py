@@ -178,3 +178,30 @@ def test_a_text_remembered_as_clean_is_redacted_once_it_becomes_a_secret(
     first, second = read(tmp_path / "audit.jsonl")
     assert first["arguments"]["payload"]["note"] == later
     assert second["arguments"]["payload"]["note"] == "[redacted]"
+
+
+@pytest.mark.parametrize(
+    "key",
+    ["pin", "card_pin", "pinCode", "otp", "otp_code", "auth", "x-auth", "authCode", "key",
+     "sessionKey", "api_key", "session", "session_id", "sessionid", "SessionToken"],
+)  # fmt: skip
+def test_short_secret_shaped_keys_are_redacted_by_default(
+    registry: Registry, tmp_path: Path, key: str
+) -> None:
+    registry.execute("submit", {"payload": {key: "4821-9930"}})
+    (record,) = read(tmp_path / "audit.jsonl")
+    assert record["arguments"]["payload"] == {key: "[redacted]"}
+    assert "4821-9930" not in (tmp_path / "audit.jsonl").read_text()
+
+
+@pytest.mark.parametrize(
+    "key",
+    ["monkey", "keyword", "keys", "spinner", "shipping", "author", "hotpot", "discard",
+     "turkey", "lesson", "idempotency_key"],
+)  # fmt: skip
+def test_innocent_keys_that_contain_a_short_secret_word_are_kept(
+    registry: Registry, tmp_path: Path, key: str
+) -> None:
+    registry.execute("submit", {"payload": {key: "plain text"}})
+    (record,) = read(tmp_path / "audit.jsonl")
+    assert record["arguments"]["payload"] == {key: "plain text"}

@@ -1,12 +1,19 @@
-"""Chapter 00 checks reject plausible wrong answers: each is the solution with one change."""
+"""Chapter 00 checks reject plausible wrong answers and accept correct ones written differently.
+
+Each wrong answer is the solution with one change, written as code (`swap`, or a function around
+the solution's answer), so re-formatting a solution does not break it.
+"""
 
 from __future__ import annotations
 
+import ast
 import json
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
-from tests.solution_code import answer, verdict
+from tests.solution_code import answer, swap, verdict
 from toolsys import checks
 from toolsys.checks import Status
 
@@ -27,86 +34,161 @@ _JSON = "json.dumps(result, ensure_ascii=False)"
 @pytest.mark.parametrize(
     ("change", "words"),
     [
-        ((_JSON, "str(result)"), "not valid JSON"),
-        (("tool_call.id", "tool_call.function.name"), "tool_call_id"),
-        (("result if isinstance(result, str) else ", ""), "as it is"),
-        ((_JSON, "result"), "must be a string"),
+        (swap(_JSON, "str(result)"), "not valid JSON"),
+        (swap("tool_call.id", "tool_call.function.name"), "tool_call_id"),
+        (swap(f"result if isinstance(result, str) else {_JSON}", _JSON), "as it is"),
+        (swap(_JSON, "result"), "must be a string"),
         # numbers read the same either way: only None shows the mistake
-        ((_JSON, f"{_JSON} if isinstance(result, (dict, list, bool)) else str(result)"), "None"),
+        (
+            swap(_JSON, f"{_JSON} if isinstance(result, (dict, list, bool)) else str(result)"),
+            "None",
+        ),
     ],
     ids=["str-not-json", "name-as-id", "json-quotes-text", "dict-content", "str-for-scalars"],
 )
-def test_a_wrong_tool_message_is_rejected(change: tuple[str, str], words: str) -> None:
+def test_a_wrong_tool_message_is_rejected(change: Any, words: str) -> None:
     assert words in verdict("0.1", answer("0.1", change)).text()
+
+
+def _tool_message_built_up(tool_call: Any, result: Any) -> dict:
+    message = {"role": "tool", "tool_call_id": tool_call.id}
+    message["content"] = json.dumps(result) if not isinstance(result, str) else result
+    return message
+
+
+def _tool_message_by_type(tool_call: Any, result: Any) -> dict:
+    if type(result) is str:
+        content = result
+    else:
+        content = json.dumps(result, separators=(",", ":"), sort_keys=True)
+    return dict(content=content, tool_call_id=tool_call.id, role="tool")
+
+
+@pytest.mark.parametrize("correct", [_tool_message_built_up, _tool_message_by_type])
+def test_a_correct_tool_message_written_differently_passes(correct: Callable[..., Any]) -> None:
+    verdict("0.1", correct, Status.PASSED)
 
 
 # -- 0.2 -----------------------------------------------------------------------------------------
 
-_NOT_JSON = 'error = f"The arguments for {name!r} are not valid JSON'
+
+def _naming_the_first_call(message: Any) -> list[dict]:
+    """The solution's parse, but every error names the first call's tool, not its own."""
+    parsed = answer("0.2")(message)
+    for item in parsed:
+        if item["error"]:
+            first = message.tool_calls[0].function.name
+            item["error"] = item["error"].replace(repr(item["name"]), repr(first))
+    return parsed
 
 
 @pytest.mark.parametrize(
-    ("change", "words"),
+    ("wrong", "words"),
     [
         # the bad call is not always the first: name the tool of the call the error is about
-        (
-            (_NOT_JSON, _NOT_JSON.replace("{name!r}", "{message.tool_calls[0].function.name!r}")),
-            "'book_table'",
-        ),
+        (_naming_the_first_call, "'book_table'"),
         # null, "Paris" and 42 are valid JSON too, and no more an object than a list is
-        (("if isinstance(value, dict):", "if not isinstance(value, list):"), "not an object"),
-        # the four keys, always: error is None, not absent, when the call is fine
-        (('"error": error}', '**({"error": error} if error else {})}'), "exactly the keys"),
         (
-            (
-                "for call in message.tool_calls or []:",
-                "for call in (message.tool_calls or [])[:2]:",
-            ),
-            "3",
+            answer("0.2", swap("isinstance(value, dict)", "not isinstance(value, list)")),
+            "not an object",
         ),
-        (("value = json.loads(text) if text.strip() else {}", "value = json.loads(text)"), "''"),
+        # the four keys, always: error is None, not absent, when the call is fine
+        (
+            answer(
+                "0.2",
+                swap(
+                    '{"id": call.id, "name": name, "arguments": arguments, "error": error}',
+                    '{"id": call.id, "name": name, "arguments": arguments, '
+                    '**({"error": error} if error else {})}',
+                ),
+            ),
+            "exactly the keys",
+        ),
+        (answer("0.2", swap("message.tool_calls or []", "(message.tool_calls or [])[:2]")), "3"),
+        (answer("0.2", swap("json.loads(text) if text.strip() else {}", "json.loads(text)")), "''"),
     ],
     ids=["names-the-first-call", "only-lists-refused", "error-key-dropped", "drops-calls", "empty"],
 )
-def test_a_wrong_parse_is_rejected(change: tuple[str, str], words: str) -> None:
-    assert words in verdict("0.2", answer("0.2", change)).text()
+def test_a_wrong_parse_is_rejected(wrong: Callable[..., Any], words: str) -> None:
+    assert words in verdict("0.2", wrong).text()
 
 
 def test_a_parse_that_crashes_on_a_text_answer_is_rejected_as_raising() -> None:
-    wrong = answer("0.2", ("message.tool_calls or []", "message.tool_calls"))
+    wrong = answer("0.2", swap("message.tool_calls or []", "message.tool_calls"))
     result = verdict("0.2", wrong)
     assert "raised TypeError" in result.message and "never raise" in result.message
 
 
 def test_a_parse_that_crashes_on_bad_json_is_rejected_as_raising() -> None:
-    wrong = answer("0.2", ("except json.JSONDecodeError as exc:", "except KeyError as exc:"))
+    wrong = answer("0.2", swap("json.JSONDecodeError", "KeyError"))
     assert "raised JSONDecodeError" in verdict("0.2", wrong).message
 
 
+def _not_done_where_json_is_bad(tree: ast.Module) -> None:
+    handler = next(node for node in ast.walk(tree) if isinstance(node, ast.ExceptHandler))
+    handler.body.insert(0, ast.parse("raise NotImplementedError('later')").body[0])
+
+
 def test_a_parse_that_is_half_done_is_not_done() -> None:
-    wrong = answer(
-        "0.2", (_NOT_JSON, 'raise NotImplementedError("later")\n            ' + _NOT_JSON)
-    )
-    verdict("0.2", wrong, Status.NOT_DONE)
+    verdict("0.2", answer("0.2", _not_done_where_json_is_bad), Status.NOT_DONE)
+
+
+def _parse_with_a_helper(message: Any) -> list[dict]:
+    def one(call: Any) -> dict:
+        item = {"id": call.id, "name": call.function.name, "arguments": None, "error": None}
+        text = call.function.arguments
+        if text == "":
+            item["arguments"] = {}
+            return item
+        try:
+            value = json.loads(text)
+        except ValueError:
+            item["error"] = f"{call.function.name}: the arguments are not JSON"
+            return item
+        if type(value) is dict:
+            item["arguments"] = value
+        else:
+            item["error"] = f"{call.function.name} needs a JSON object, not {type(value).__name__}"
+        return item
+
+    return [one(call) for call in message.tool_calls] if message.tool_calls else []
+
+
+def test_a_correct_parse_written_differently_passes() -> None:
+    verdict("0.2", _parse_with_a_helper, Status.PASSED)
 
 
 # -- 0.3 -----------------------------------------------------------------------------------------
 
-_PEOPLE = '"people": {"type": "integer", "description": "Number of guests, at least 1."}'
-_OUTDOOR = '"description": "True for a table outside."}'
+
+def _edited(edit: Callable[[dict], Any]) -> Callable[[], dict]:
+    """The solution's definition with `edit` applied to its "function" part."""
+
+    def book_table_tool() -> dict:
+        definition = answer("0.3")()
+        edit(definition["function"])
+        return definition
+
+    return book_table_tool
+
+
+def _properties(function: dict) -> dict:
+    return function["parameters"]["properties"]
 
 
 @pytest.mark.parametrize(
-    ("change", "words"),
+    ("edit", "words"),
     [
-        ((_OUTDOOR, _OUTDOOR[:-1] + ', "default": "false"}'), "['default']"),
-        ((_PEOPLE, _PEOPLE[:-1] + ', "default": 2}'), "has a default, but the function has none"),
-        ((_OUTDOOR, _OUTDOOR[:-1] + ', "required": False}'), "'required'"),
-        (('"type": "integer"', '"type": "int"'), "properties['people']"),
-        (('"time"]', '"time", "outdoor"]'), "required"),
-        (('"type": "function",\n', ""), 'definition["type"]'),
-        (('"Book a table at a restaurant for today."', '"Book a table."'), "description"),
-        (('"name": "book_table"', '"name": "bookTable"'), "name"),
+        (lambda f: _properties(f)["outdoor"].update(default="false"), "['default']"),
+        (
+            lambda f: _properties(f)["people"].update(default=2),
+            "has a default, but the function has none",
+        ),
+        (lambda f: _properties(f)["outdoor"].update(required=False), "'required'"),
+        (lambda f: _properties(f)["people"].update(type="int"), "properties['people']"),
+        (lambda f: f["parameters"]["required"].append("outdoor"), "required"),
+        (lambda f: f.update(description="Book a table."), "description"),
+        (lambda f: f.update(name="bookTable"), "name"),
     ],
     ids=[
         "default-of-the-wrong-type",
@@ -114,25 +196,56 @@ _OUTDOOR = '"description": "True for a table outside."}'
         "required-inside-a-property",
         "python-type-name",
         "optional-marked-required",
-        "no-wrapper",
         "short-description",
         "renamed",
     ],
 )
-def test_a_wrong_definition_is_rejected(change: tuple[str, str], words: str) -> None:
-    assert words in verdict("0.3", answer("0.3", change)).text()
+def test_a_wrong_definition_is_rejected(edit: Callable[[dict], Any], words: str) -> None:
+    assert words in verdict("0.3", _edited(edit)).text()
+
+
+def test_a_definition_without_its_wrapper_is_rejected() -> None:
+    result = verdict("0.3", lambda: {"function": answer("0.3")()["function"]})
+    assert 'definition["type"]' in result.text()
 
 
 def test_shorthand_properties_get_the_shape_expected_not_a_crash() -> None:
-    wrong = answer("0.3", (_PEOPLE, '"people": "integer"'))
-    result = verdict("0.3", wrong)
+    result = verdict("0.3", _edited(lambda f: _properties(f).update(people="integer")))
     assert "must be a schema dict such as" in result.message
     assert "'integer'" in result.message
 
 
 def test_a_definition_with_a_python_set_is_not_json() -> None:
-    wrong = answer("0.3", ('["restaurant", "people", "time"]', '{"restaurant", "people", "time"}'))
+    wrong = _edited(lambda f: f["parameters"].update(required=set(f["parameters"]["required"])))
     assert "is a set, not plain data" in verdict("0.3", wrong).message
+
+
+def _definition_in_another_order() -> dict:
+    def prop(kind: str, text: str, **extra: Any) -> dict:
+        return {"description": text, "type": kind, **extra}
+
+    parameters = {
+        "type": "object",
+        "required": ["time", "restaurant", "people"],
+        "properties": {
+            "outdoor": prop("boolean", "Whether to sit outside.", default=False),
+            "time": prop("string", "When, as HH:MM (24 h), for example 20:15."),
+            "people": prop("integer", "How many guests (1 or more).", minimum=1),
+            "restaurant": prop("string", "The restaurant's name."),
+        },
+    }
+    return {
+        "function": {
+            "parameters": parameters,
+            "description": "Reserve a restaurant table for tonight.",
+            "name": "book_table",
+        },
+        "type": "function",
+    }
+
+
+def test_a_correct_definition_written_differently_passes() -> None:
+    verdict("0.3", _definition_in_another_order, Status.PASSED)
 
 
 def test_the_generated_definition_passes_with_extra_schema_keys() -> None:

@@ -1,11 +1,22 @@
-"""Chapter 01 checks reject plausible wrong answers: each is the solution with one change."""
+"""Chapter 01 checks reject plausible wrong answers and accept correct ones written differently.
+
+Each wrong answer is the solution with one change, written as code (`swap`, or a function around
+the solution's answer), so re-formatting a solution does not break it.
+"""
 
 from __future__ import annotations
+
+import ast
+import inspect
+import json
+import types
+import typing
+from typing import Any
 
 import pytest
 
 from tests.liars import AlwaysEqual, YesStr
-from tests.solution_code import answer, verdict
+from tests.solution_code import answer, drop, swap, verdict
 from toolsys import checks
 from toolsys.checks import Status
 
@@ -20,8 +31,6 @@ def test_the_solution_and_the_reference_pass(exercise_id: str) -> None:
 
 # -- 1.1 -----------------------------------------------------------------------------------------
 
-_CALL = "return table[name](**arguments)"
-
 
 def test_a_hard_coded_if_else_dispatcher_is_rejected() -> None:
     def careless(table, name, arguments=None):
@@ -35,25 +44,46 @@ def test_a_hard_coded_if_else_dispatcher_is_rejected() -> None:
 
 
 def test_a_dispatcher_that_returns_json_text_is_told_to_return_the_value_as_it_is() -> None:
-    result = verdict("1.1", answer("1.1", (_CALL, f"return json.dumps({_CALL[7:]})")))
+    wrong = answer("1.1", swap("table[name](**arguments)", "json.dumps(table[name](**arguments))"))
+    result = verdict("1.1", wrong)
     assert "as it is" in (result.hint or "") and "1.3" in (result.hint or "")
 
 
 @pytest.mark.parametrize(
     "change",
     [
-        ("elif isinstance(arguments, str):", "elif False:"),  # JSON text never decoded
-        ("**arguments", "arguments"),  # the dict passed positionally
+        drop("arguments = json.loads(arguments)"),  # JSON text never decoded
+        swap("table[name](**arguments)", "table[name](arguments)"),  # the dict positionally
     ],
     ids=["ignores-json-text", "dict-positionally"],
 )
-def test_a_dispatcher_that_crashes_is_an_error(change: tuple[str, str]) -> None:
+def test_a_dispatcher_that_crashes_is_an_error(change: Any) -> None:
     verdict("1.1", answer("1.1", change), Status.ERROR)
 
 
 def test_a_dispatcher_that_returns_none_for_unknown_names_is_rejected() -> None:
-    wrong = answer("1.1", ("raise KeyError(", "return None and KeyError("))
+    wrong = answer("1.1", swap("raise KeyError(...)", "return None"))
     assert "should raise KeyError" in verdict("1.1", wrong).message
+
+
+def test_a_dispatcher_that_calls_the_tool_twice_is_rejected() -> None:
+    once = "return table[name](**arguments)"
+    wrong = answer("1.1", swap(once, f"table[name](**arguments)\n{once}"))
+    result = verdict("1.1", wrong)
+    assert "notes filed by one" in result.message and "twice" in (result.hint or "")
+
+
+def _dispatch_with_get(table, name, arguments=None):
+    tool = table.get(name)
+    if tool is None:
+        raise KeyError(f"no tool called {name}")
+    if isinstance(arguments, str):
+        arguments = json.loads(arguments) if arguments else None
+    return tool(**(arguments or {}))
+
+
+def test_a_correct_dispatcher_written_differently_passes() -> None:
+    verdict("1.1", _dispatch_with_get, Status.PASSED)
 
 
 # -- 1.2 -----------------------------------------------------------------------------------------
@@ -63,27 +93,44 @@ def test_a_dispatcher_that_returns_none_for_unknown_names_is_rejected() -> None:
     ("change", "words"),
     [
         # a type table without bool: a bool parameter is never compared
-        (('bool: "boolean", ', ""), "bool and dict annotations"),
+        (
+            swap(
+                "JSON_TYPES = ...",
+                'JSON_TYPES = {str: "string", int: "integer", float: "number", list: "array", '
+                'tuple: "array", dict: "object"}',
+            ),
+            "bool and dict annotations",
+        ),
         # X | None and Optional[X] skipped instead of unwrapped
         (
-            ("return json_type(options[0]) if len(options) == 1 else None", "return None"),
+            swap("json_type(options[0]) if len(options) == 1 else None", "None"),
             "optional and generic annotations that disagree",
         ),
         # list[str] looked up as it is, not by its origin
         (
-            ("return JSON_TYPES.get(origin or annotation)", "return JSON_TYPES.get(annotation)"),
+            swap("JSON_TYPES.get(origin or annotation)", "JSON_TYPES.get(annotation)"),
             "missed [('data', 'type_mismatch')]",
         ),
         # an unannotated parameter compared as a string
         (
-            (
+            swap(
                 "json_type(hints[name]) if name in hints else None",
                 'json_type(hints[name]) if name in hints else "string"',
             ),
             "unannotated",
         ),
-        (("typing.get_type_hints(fn)", "fn.__annotations__"), "__future__"),
-        (("return drift", "return drift + drift[:1]"), "twice"),
+        (swap("typing.get_type_hints(fn)", "fn.__annotations__"), "__future__"),
+        (swap("return drift", "return drift + drift[:1]"), "twice"),
+        # *args and **kwargs reported as parameters the schema lacks
+        (
+            swap(
+                "{name: p for name, p in inspect.signature(fn).parameters.items() if ...}",
+                "dict(inspect.signature(fn).parameters)",
+            ),
+            "*args and **kwargs",
+        ),
+        # a parameter missing from the schema ends the comparison of the others
+        (swap("continue", "break"), "before one whose type drifted"),
     ],
     ids=[
         "no-bool",
@@ -92,24 +139,26 @@ def test_a_dispatcher_that_returns_none_for_unknown_names_is_rejected() -> None:
         "unannotated-as-string",
         "raw-annotations",
         "twice",
+        "var-args",
+        "break",
     ],
 )
-def test_a_wrong_drift_finder_is_rejected(change: tuple[str, str], words: str) -> None:
-    assert words in verdict("1.2", answer("1.2", change)).message
+def test_a_wrong_drift_finder_is_rejected(change: Any, words: str) -> None:
+    assert words in verdict("1.2", answer("1.2", change)).text()
 
 
 def test_a_drift_finder_that_needs_a_required_list_is_an_error() -> None:
-    wrong = answer("1.2", ('set(schema.get("required", []))', 'set(schema["required"])'))
+    wrong = answer("1.2", swap("set(schema.get('required', []))", "set(schema['required'])"))
     assert "KeyError" in verdict("1.2", wrong, Status.ERROR).message
 
 
 def test_drift_as_strings_gets_the_shape_expected_not_a_crash() -> None:
-    wrong = answer("1.2", ("return drift", 'return [f"{n}:{p}" for n, p in drift]'))
+    wrong = answer("1.2", swap("return drift", 'return [f"{n}:{p}" for n, p in drift]'))
     assert "pair of two strings" in verdict("1.2", wrong).message
 
 
 def test_a_misspelt_problem_is_named_with_the_four_allowed() -> None:
-    wrong = answer("1.2", ('(name, "type_mismatch")', '(name, "type-mismatch")'))
+    wrong = answer("1.2", swap("(name, 'type_mismatch')", "(name, 'type-mismatch')"))
     result = verdict("1.2", wrong)
     assert "'type-mismatch'" in result.message and "type_mismatch" in result.message
 
@@ -119,33 +168,106 @@ def test_drift_that_is_not_a_list_gets_the_shape_expected() -> None:
     assert "(parameter, problem) pairs" in result.message
 
 
+_NAMES = {str: "string", int: "integer", float: "number", bool: "boolean", list: "array"}
+
+
+def _kind(annotation: Any) -> str | None:
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        return _kind(args[0]) if len(args) == 1 else None
+    base = typing.get_origin(annotation) or annotation
+    return "object" if base is dict else _NAMES.get(base)
+
+
+def _drift_by_sets(definition: dict, fn: Any) -> set[tuple[str, str]]:
+    """Set algebra over the two sides, and the signature's own resolved annotations."""
+    schema = definition["function"]["parameters"]
+    declared = schema.get("properties", {})
+    signature = inspect.signature(fn, eval_str=True)
+    real = {
+        n: p
+        for n, p in signature.parameters.items()
+        if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+    }
+    found = {(n, "not_in_function") for n in declared.keys() - real.keys()}
+    found |= {(n, "not_in_schema") for n in real.keys() - declared.keys()}
+    for name in real.keys() & declared.keys():
+        if (real[name].default is inspect.Parameter.empty) is not (
+            name in schema.get("required", ())
+        ):
+            found.add((name, "required_mismatch"))
+        kind = (
+            _kind(real[name].annotation)
+            if real[name].annotation is not inspect.Parameter.empty
+            else None
+        )
+        if kind and declared[name].get("type") != kind:
+            found.add((name, "type_mismatch"))
+    return found
+
+
+def test_a_correct_drift_finder_written_differently_passes() -> None:
+    verdict("1.2", _drift_by_sets, Status.PASSED)
+
+
 # -- 1.3 -----------------------------------------------------------------------------------------
 
-_EMPTY = "if arguments is None or (isinstance(arguments, str) and not arguments.strip()):"
+_EMPTY = "arguments is None or (isinstance(arguments, str) and not arguments.strip())"
 
 
 @pytest.mark.parametrize(
-    ("change", "words"),
+    ("wrong", "words"),
     [
         # numbers read the same either way; a dict, a bool and None do not
-        (("else json.dumps(value)", "else str(value)"), "JSON text"),
-        (("except Exception as exc:", "except (TypeError, ValueError) as exc:"), "KeyError"),
-        ((_EMPTY, "if arguments is None:"), "''"),
-        (("Error: tool", "Tool"), "must start with 'Error:'"),
-        ((': {exc}"', '"'), "b must not be 0"),
-        (("{', '.join(sorted(table))}", "{', '.join(sorted(table)[:4])}"), "must mention"),
+        (answer("1.3", swap("json.dumps(value)", "str(value)")), "JSON text"),
+        (answer("1.3", swap("Exception", "(TypeError, ValueError)")), "KeyError"),
+        (answer("1.3", swap(_EMPTY, "arguments is None")), "''"),
+        (
+            lambda *args: answer("1.3")(*args).replace("Error: tool", "Tool", 1),
+            "must start with 'Error:'",
+        ),
+        (
+            answer(
+                "1.3",
+                swap(
+                    "f'Error: tool {name!r} failed with {type(exc).__name__}: {exc}'",
+                    "f'Error: tool {name!r} failed with {type(exc).__name__}'",
+                ),
+            ),
+            "b must not be 0",
+        ),
+        (answer("1.3", swap("sorted(table)", "sorted(table)[:4]")), "must mention"),
+        # the tool runs twice: once to see whether it fails, once for its value
+        (
+            answer(
+                "1.3",
+                swap(
+                    "value = table[name](**arguments)",
+                    "table[name](**arguments)\nvalue = table[name](**arguments)",
+                ),
+            ),
+            "notes filed by one",
+        ),
     ],
-    ids=["str-not-json", "narrow-except", "empty-text", "no-prefix", "no-message", "some-tools"],
+    ids=[
+        "str-not-json",
+        "narrow-except",
+        "empty-text",
+        "no-prefix",
+        "no-message",
+        "some-tools",
+        "twice",
+    ],
 )
-def test_a_wrong_safe_dispatch_is_rejected(change: tuple[str, str], words: str) -> None:
-    assert words in verdict("1.3", answer("1.3", change)).text()
+def test_a_wrong_safe_dispatch_is_rejected(wrong: Any, words: str) -> None:
+    assert words in verdict("1.3", wrong).text()
 
 
 def test_safe_dispatch_with_a_traceback_is_rejected() -> None:
     wrong = answer(
         "1.3",
-        (
-            'f"Error: tool {name!r} failed with {type(exc).__name__}: {exc}"',
+        swap(
+            "f'Error: tool {name!r} failed with {type(exc).__name__}: {exc}'",
             'f"Error: tool {name!r} failed: " + __import__("traceback").format_exc()',
         ),
     )
@@ -160,16 +282,34 @@ def test_safe_dispatch_raising_on_unknown_tools_is_rejected_as_raising() -> None
     assert "raised KeyError" in result.message and "never raise" in result.message
 
 
-def test_a_half_finished_safe_dispatch_is_not_done() -> None:
-    wrong = answer(
-        "1.3",
-        (
-            "except json.JSONDecodeError as exc:\n",
-            "except json.JSONDecodeError as exc:\n"
-            "        raise NotImplementedError('bad JSON: later')\n",
-        ),
+def _not_done_where_json_is_bad(tree: ast.Module) -> None:
+    handler = next(
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ExceptHandler) and "JSONDecodeError" in ast.unparse(node.type)
     )
-    verdict("1.3", wrong, Status.NOT_DONE)
+    handler.body.insert(0, ast.parse("raise NotImplementedError('bad JSON: later')").body[0])
+
+
+def test_a_half_finished_safe_dispatch_is_not_done() -> None:
+    verdict("1.3", answer("1.3", _not_done_where_json_is_bad), Status.NOT_DONE)
+
+
+def _safe_dispatch_with_one_try(table, name, arguments=None):
+    if name not in table:
+        return "Error: no tool " + repr(name) + "; the tools are " + ", ".join(table)
+    try:
+        decoded = json.loads(arguments) if isinstance(arguments, str) and arguments else arguments
+        value = table[name](**(decoded or {}))
+    except json.JSONDecodeError as exc:
+        return f"Error: {name} got arguments that are not JSON: {exc}"
+    except Exception as exc:
+        return f"Error: {name} raised {exc.__class__.__name__} ({exc})"
+    return value if type(value) is str else json.dumps(value, indent=1)
+
+
+def test_a_correct_safe_dispatch_written_differently_passes() -> None:
+    verdict("1.3", _safe_dispatch_with_one_try, Status.PASSED)
 
 
 def test_a_result_that_claims_to_equal_everything_does_not_pass_1_1() -> None:

@@ -1,13 +1,19 @@
-"""Chapter 03 checks reject the careless solutions a student is likely to write."""
+"""Chapter 03 checks reject the careless solutions a student is likely to write, and accept
+correct ones written differently.
+
+Wrong answers are functions around a correct one, or the solution with one change written as code
+(`swap`), so re-formatting a solution does not break them.
+"""
 
 from __future__ import annotations
 
+import ast
 import copy
 from typing import Any
 
 import pytest
 
-from tests.solution_code import answer, verdict
+from tests.solution_code import answer, drop, swap, verdict
 from toolsys import checks
 from toolsys.checks import Status
 from toolsys.export import make_strict
@@ -161,7 +167,13 @@ def test_careless_spec_to_schema_fails(wrong) -> None:
 
 
 def test_nullable_taken_for_required_gets_a_hint_about_required() -> None:
-    wrong = answer("3.2", ("if p.required]", "if p.required or p.nullable]"))
+    wrong = answer(
+        "3.2",
+        swap(
+            "[p.name for p in spec.parameters if p.required]",
+            "[p.name for p in spec.parameters if p.required or p.nullable]",
+        ),
+    )
     result = verdict("3.2", wrong)
     assert "['required']" in result.message
     assert "required=False" in (result.hint or "")
@@ -189,7 +201,7 @@ def test_the_3_2_reference_refuses_a_model_spec_in_one_line_saying_what_to_use()
 
 
 def test_a_schema_with_a_tuple_enum_is_told_it_is_not_a_list() -> None:
-    wrong = answer("3.1", ('schema["enum"] = list(param.enum)', 'schema["enum"] = param.enum'))
+    wrong = answer("3.1", swap("list(param.enum)", "param.enum"))
     assert "is a tuple, not a list" in verdict("3.1", wrong).message
 
 
@@ -262,37 +274,59 @@ def test_careless_make_strict_fails(wrong) -> None:
     assert result.status is Status.FAILED, result.text()
 
 
-_NULLABLE_LIST = (
-    '        elif isinstance(kind, list) and "null" not in kind:\n'
-    '            node["type"] = [*kind, "null"]\n'
-)
+def _leaf_name_only(tree: ast.Module) -> None:
+    """The free-form error names the last part of the path only ('meta', not 'address.meta')."""
+    raised = next(node for node in ast.walk(tree) if isinstance(node, ast.Raise))
+    place = next(n for n in ast.walk(raised) if isinstance(n, ast.FormattedValue))
+    place.value = ast.parse("path.rsplit('.', 1)[-1]", mode="eval").body
+
+
+_FREE_FORM = "isinstance(extra, dict) or ('properties' not in node and extra is None)"
 
 
 @pytest.mark.parametrize(
     ("changes", "words"),
     [
-        ([(_NULLABLE_LIST, "")], "a list of types"),
-        ([("isinstance(extra, dict)", "(isinstance(extra, dict) and extra)")], "is {}"),
         (
             [
-                (
-                    'if isinstance(node.get("items"), dict):',
-                    'if isinstance(node.get("items"), dict)'
-                    ' and node["items"].get("type") == "object":',
-                ),
+                drop(
+                    "if isinstance(kind, list) and 'null' not in kind:\n"
+                    "    node['type'] = [*kind, 'null']"
+                )
+            ],
+            "a list of types",
+        ),
+        ([swap("isinstance(extra, dict)", "isinstance(extra, dict) and extra")], "is {}"),
+        (
+            [
+                swap(
+                    "isinstance(node.get('items'), dict)",
+                    "isinstance(node.get('items'), dict) and node['items'].get('type') == 'object'",
+                )
             ],
             "arrays of objects",
         ),
         (
             [
-                ('                sub = strict(sub, f"{path}.{name}")\n', ""),
-                ("else nullable(sub)", 'else nullable(strict(sub, f"{path}.{name}"))'),
+                drop("sub = strict(sub, f'{path}.{name}')"),
+                swap("nullable(sub)", "nullable(strict(sub, f'{path}.{name}'))"),
             ],
             "one required and one optional",
         ),
-        ([('f"{path}: free-form', "f\"{path.rsplit('.', 1)[-1]}: free-form")], "'address'"),
-        ([("copy.deepcopy(schema)", "dict(schema)")], "changed its input"),
-        ([('node.pop("default", None)', "")], "default"),
+        ([_leaf_name_only], "'address'"),
+        ([swap("copy.deepcopy(schema)", "dict(schema)")], "changed its input"),
+        ([drop("node.pop('default', None)")], "default"),
+        # additionalProperties read under another name: an object with properties and `true`
+        # (or a schema for the other keys) passes as closed
+        (
+            [swap("node.get('additionalProperties')", "node.get('additional_properties')")],
+            "raised ValueError",
+        ),
+        # an object without properties refused even when it says additionalProperties: false
+        (
+            [swap(_FREE_FORM, "isinstance(extra, dict) or 'properties' not in node")],
+            "an optional closed object without properties) raised ValueError",
+        ),
     ],
     ids=[
         "type-lists-not-nullable",
@@ -302,7 +336,82 @@ _NULLABLE_LIST = (
         "leaf-name-only",
         "shallow-copy",
         "defaults-kept",
+        "extra-keys-ignored",
+        "closed-empty-refused",
     ],
 )
-def test_a_wrong_make_strict_is_rejected(changes: list[tuple[str, str]], words: str) -> None:
+def test_a_wrong_make_strict_is_rejected(changes: list[Any], words: str) -> None:
     assert words in verdict("3.3", answer("3.3", *changes)).text()
+
+
+def _param_by_table(param: Param) -> dict[str, Any]:
+    """A correct 3.1 written as a table of (key, value, keep it?) rows."""
+    rows = [
+        ("type", param.type, True),
+        ("description", param.description, bool(param.description)),
+        ("enum", list(param.enum or ()), param.enum is not None),
+        ("items", {"type": param.items}, param.items is not None),
+        ("default", param.default, not param.required and param.default is not None),
+        ("minimum", param.minimum, param.minimum is not None),
+        ("maximum", param.maximum, param.maximum is not None),
+    ]
+    return {key: value for key, value, keep in rows if keep}
+
+
+def _spec_in_two_passes(spec: ToolSpec) -> dict[str, Any]:
+    """A correct 3.2: the required list first, the properties by a comprehension."""
+    required = [param.name for param in spec.parameters if param.required]
+
+    def prop(param: Param) -> dict[str, Any]:
+        schema = _param_by_table(param)
+        return {**schema, "type": [param.type, "null"]} if param.nullable else schema
+
+    return {
+        "additionalProperties": False,
+        "required": required,
+        "type": "object",
+        "properties": {param.name: prop(param) for param in spec.parameters},
+    }
+
+
+def _strict_with_a_stack(schema: dict[str, Any]) -> dict[str, Any]:
+    """A correct 3.3 without recursion: a work list of (node, path), leaves before nullables."""
+    root = copy.deepcopy(schema)
+    todo = [(root, "$")]
+    to_null: list[dict[str, Any]] = []
+    while todo:
+        node, path = todo.pop()
+        node.pop("default", None)
+        if node.get("type") == "object":
+            extra = node.get("additionalProperties")
+            if extra is True or isinstance(extra, dict):
+                raise ValueError(f"{path}: free-form object")
+            if "properties" not in node and extra is not False:
+                raise ValueError(f"{path}: free-form object")
+            was = node.get("required", [])
+            for name, sub in node.get("properties", {}).items():
+                todo.append((sub, f"{path}.{name}"))
+                if name not in was:
+                    to_null.append(sub)
+            node["required"] = list(node.get("properties", {}))
+            node["additionalProperties"] = False
+        if isinstance(node.get("items"), dict):
+            todo.append((node["items"], f"{path}[]"))
+    for node in to_null:  # after every object was recognised by its plain type
+        kind = node["type"]
+        node["type"] = (
+            [kind, "null"]
+            if isinstance(kind, str)
+            else [*kind, "null"]
+            if "null" not in kind
+            else kind
+        )
+    return root
+
+
+@pytest.mark.parametrize(
+    ("exercise_id", "correct"),
+    [("3.1", _param_by_table), ("3.2", _spec_in_two_passes), ("3.3", _strict_with_a_stack)],
+)
+def test_a_correct_answer_written_differently_passes(exercise_id: str, correct: Any) -> None:
+    verdict(exercise_id, correct, Status.PASSED)

@@ -1,14 +1,21 @@
-"""Chapter 04 checks reject the careless solutions a student is likely to write."""
+"""Chapter 04 checks reject the careless solutions a student is likely to write, and accept
+correct ones written differently.
+
+Wrong answers are functions around a correct one, or the solution with one change written as code
+(`swap`), so re-formatting a solution does not break them.
+"""
 
 from __future__ import annotations
 
+import ast
 import json
 import re
+from typing import Any
 
 import pytest
 
 from tests.liars import YesDict, YesStr
-from tests.solution_code import answer, reference, verdict
+from tests.solution_code import answer, reference, swap, verdict
 from toolsys import checks
 from toolsys.checks import Status
 
@@ -78,44 +85,93 @@ def test_careless_safe_execute_fails(wrong) -> None:
     assert result.status is Status.FAILED, result.text()
 
 
+_UNKNOWN = "f\"Unknown tool {name!r}. Available tools: {', '.join(functions)}.\""
+_FAILED = "f'Tool {name!r} failed: {type(exc).__name__}: {exc}'"
+
+
 @pytest.mark.parametrize(
     ("change", "words"),
     [
         # a number or a string is no more an object than a list is
-        (("if not isinstance(arguments, dict):", "if isinstance(arguments, list):"), "'42'"),
+        (swap("not isinstance(arguments, dict)", "isinstance(arguments, list)"), "'42'"),
         (
-            (
-                "Available tools: {', '.join(functions)}.",
-                "Did you mean {__import__('difflib').get_close_matches(name, functions)}?",
+            swap(
+                _UNKNOWN,
+                'f"Unknown tool {name!r}. Did you mean '
+                "{__import__('difflib').get_close_matches(name, functions)}?\"",
             ),
             "'div'",
         ),
         (
-            (
-                "except Exception as exc:",
-                "except (TypeError, ValueError, KeyError, ZeroDivisionError) as exc:",
-            ),
+            swap("Exception", "(TypeError, ValueError, KeyError, ZeroDivisionError)"),
             "raised QuotaExceeded",
         ),
-        (("at position {exc.pos}", "at column {exc.colno}"), "'14'"),
-        (("{type(exc).__name__}: {exc}", "{exc}"), "'ZeroDivisionError'"),
-        (('json.loads(arguments_json or "{}")', "json.loads(arguments_json)"), "'ping', ''"),
+        (swap("f'{exc.msg} at position {exc.pos}'", "f'{exc.msg} at column {exc.colno}'"), "'14'"),
+        (swap(_FAILED, "f'Tool {name!r} failed: {exc}'"), "'ZeroDivisionError'"),
+        (swap("json.loads(arguments_json or '{}')", "json.loads(arguments_json)"), "'ping', ''"),
+        # the tool runs twice: once to see whether it raises, once for the envelope
+        (
+            swap(
+                "return {'ok': True, 'value': functions[name](**arguments)}",
+                "functions[name](**arguments)\n"
+                "return {'ok': True, 'value': functions[name](**arguments)}",
+            ),
+            "notes filed by one",
+        ),
     ],
-    ids=["only-lists-refused", "only-close-names", "narrow-except", "column", "no-type", "empty"],
+    ids=[
+        "only-lists-refused",
+        "only-close-names",
+        "narrow-except",
+        "column",
+        "no-type",
+        "empty",
+        "runs-twice",
+    ],
 )
-def test_a_wrong_safe_execute_is_rejected(change: tuple[str, str], words: str) -> None:
+def test_a_wrong_safe_execute_is_rejected(change: Any, words: str) -> None:
     assert words in verdict("4.1", answer("4.1", change)).text()
 
 
-def test_a_half_finished_safe_execute_is_not_done() -> None:
-    wrong = answer(
-        "4.1",
-        (
-            'return fail("INVALID_JSON"',
-            'raise NotImplementedError("JSON errors")\n        return fail("INVALID_JSON"',
-        ),
+def _not_done_where_json_is_bad(tree: ast.Module) -> None:
+    handler = next(
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ExceptHandler) and "JSONDecodeError" in ast.unparse(node.type)
     )
-    verdict("4.1", wrong, Status.NOT_DONE)
+    handler.body.insert(0, ast.parse("raise NotImplementedError('JSON errors')").body[0])
+
+
+def test_a_half_finished_safe_execute_is_not_done() -> None:
+    verdict("4.1", answer("4.1", _not_done_where_json_is_bad), Status.NOT_DONE)
+
+
+def _execute_step_by_step(functions: dict, name: str, arguments_json: str) -> dict:
+    """A correct 4.1 with one exit: each step sets `error` or moves on."""
+    error = None
+    function = functions.get(name)
+    if function is None:
+        error = ("UNKNOWN_TOOL", f"{name!r} is no tool; the tools are {sorted(functions)}")
+    else:
+        try:
+            arguments = json.loads(arguments_json) if arguments_json.strip() else {}
+        except ValueError as exc:
+            error = ("INVALID_JSON", f"{name}: bad JSON at character {exc.pos}")
+        else:
+            if type(arguments) is not dict:
+                error = ("INVALID_ARGUMENTS", f"{name} takes a JSON object of arguments")
+            else:
+                try:
+                    value = function(**arguments)
+                except Exception as exc:
+                    error = ("EXECUTION_ERROR", f"{name} raised {exc.__class__.__name__}")
+    if error:
+        return {"ok": False, "error": {"code": error[0], "message": error[1]}}
+    return {"ok": True, "value": value}
+
+
+def test_a_correct_safe_execute_written_differently_passes() -> None:
+    verdict("4.1", _execute_step_by_step, Status.PASSED)
 
 
 # -- 4.2 -------------------------------------------------------------------------------------
@@ -157,28 +213,42 @@ def test_careless_actionable_message_fails(wrong) -> None:
     assert result.status is Status.FAILED, result.text()
 
 
+_GOT = "f\"{path}: got {json.dumps(problem['input'])}, expected {expected}\""
+_INVALID = (
+    "f\"Invalid arguments for {tool}: {'; '.join(problems)}. Fix them and call {tool} again.\""
+)
+_UNKNOWN_ARGUMENT = "f\"{path}: unknown argument (accepted: {', '.join(properties)})\""
+
+
 @pytest.mark.parametrize(
     ("change", "words"),
     [
         # 'input' of a missing argument is the whole arguments object, not a bad value
         (
-            (
-                'f"{path}: missing required argument"',
+            swap(
+                "f'{path}: missing required argument'",
                 "f\"{path}: missing required argument, got {json.dumps(problem['input'])}\"",
             ),
             "quotes 'kelvin'",
         ),
-        (("Invalid arguments for {tool}: ", "Invalid arguments: "), "must start with the tool"),
-        (("{', '.join(properties)}", "{', '.join(list(properties)[1:])}"), "'value'"),
-        (("unknown argument (accepted:", "argument (accepted:"), "does not exist"),
-        (("'; '.join(problems)", "'; '.join(problems[:1])"), "'rankine'"),
         (
-            (
-                "problems.append(f\"{path}: got {json.dumps(problem['input'])}, expected ",
-                'problems.append(str(problem)) or (f"',  # the dict itself, pasted
-            ),
-            "internals",
+            swap(_INVALID, "f\"Invalid arguments: {'; '.join(problems)}. Call {tool} again.\""),
+            "must start with the tool",
         ),
+        (
+            swap(
+                _UNKNOWN_ARGUMENT,
+                "f\"{path}: unknown argument (accepted: {', '.join(list(properties)[1:])})\"",
+            ),
+            "'value'",
+        ),
+        (
+            swap(_UNKNOWN_ARGUMENT, "f\"{path}: argument (accepted: {', '.join(properties)})\""),
+            "does not exist",
+        ),
+        (swap("'; '.join(problems)", "'; '.join(problems[:1])"), "'rankine'"),
+        # the problem dict itself, pasted
+        (swap(f"problems.append({_GOT})", "problems.append(str(problem))"), "internals"),
     ],
     ids=[
         "missing-quotes-input",
@@ -189,8 +259,29 @@ def test_careless_actionable_message_fails(wrong) -> None:
         "problem-dicts",
     ],
 )
-def test_a_wrong_actionable_message_is_rejected(change: tuple[str, str], words: str) -> None:
+def test_a_wrong_actionable_message_is_rejected(change: Any, words: str) -> None:
     assert words in verdict("4.2", answer("4.2", change)).text()
+
+
+def _message_from_the_schema(tool: str, schema: dict, error: Any) -> str:
+    """A correct 4.2 that reads the expectation from the schema into sentences."""
+    names = list(schema["properties"])
+    lines = []
+    for problem in error.errors(include_url=False):
+        argument = problem["loc"][0]
+        if problem["type"] == "missing":
+            lines.append(f"'{argument}' is missing")
+        elif problem["type"] == "extra_forbidden":
+            lines.append(f"'{argument}' does not exist; use {' or '.join(names)}")
+        else:
+            spec = schema["properties"][argument]
+            allowed = spec.get("enum") or [spec["type"]]
+            lines.append(f"'{argument}' was {problem['input']!r} but must be {'/'.join(allowed)}")
+    return f"{tool} was called wrongly: " + "; ".join(lines)
+
+
+def test_a_correct_actionable_message_written_differently_passes() -> None:
+    verdict("4.2", _message_from_the_schema, Status.PASSED)
 
 
 # -- 4.3 -------------------------------------------------------------------------------------
@@ -259,31 +350,42 @@ def test_the_careful_redact_passes() -> None:
 
 
 _WORDS = "any(word in name.upper() for word in SECRET_WORDS)"
+_PATH = 'path = re.compile(rf"(?<![\\w.~/:-])/(?:{segment}+/)+{segment}*")'
 
 
 @pytest.mark.parametrize(
     ("change", "words"),
     [
-        ((_WORDS, _WORDS.replace("SECRET_WORDS", "SECRET_WORDS[:2]")), "hunter2hunter2"),
-        (("len(value) >= 4", "len(value) > 4"), "x9q2"),
+        (swap(_WORDS, _WORDS.replace("SECRET_WORDS", "SECRET_WORDS[:2]")), "hunter2hunter2"),
+        (swap("len(value) >= 4", "len(value) > 4"), "x9q2"),
         (
-            (
-                'text = text.replace(value, "[redacted]")',
-                'text = re.sub(value, "[redacted]", text)',
+            swap(
+                "text = text.replace(value, '[redacted]')",
+                "text = re.sub(value, '[redacted]', text)",
             ),
             "p4ss+word.1",
         ),
         (
-            ('text.replace(value, "[redacted]")', 'text.replace(value, "[redacted]", 1)'),
+            swap("text.replace(value, '[redacted]')", "text.replace(value, '[redacted]', 1)"),
             "p4ss+word.1",
         ),
         (
-            ('match.group(0).rsplit("/", 1)[-1]', '"/".join(match.group(0).rsplit("/", 2)[-2:])'),
+            swap(
+                "match.group(0).rsplit('/', 1)[-1]",
+                "'/'.join(match.group(0).rsplit('/', 2)[-2:])",
+            ),
             "'<path>/q3.csv'",
         ),
-        (("(?:{segment}+/)+", "(?:{segment}+/){{2,}}"), "/root"),
-        (("(?<![\\w.~/:-])", "(?<=[\\s'\\\"(\\[])"), "/root"),
-        (("[^\\s/'\\\"()\\[\\]{},;:<>|]", "[^\\s/'\\\"]"), "'copied <path>/a.csv,<path>/b.csv'"),
+        (swap(_PATH, _PATH.replace("(?:{segment}+/)+", "(?:{segment}+/){{2,}}")), "/root"),
+        (swap(_PATH, _PATH.replace("(?<![\\w.~/:-])", "(?<=[\\s'\\\"(\\[])")), "/root"),
+        (
+            swap("segment = ...", "segment = r'[^\\s/\\'\"]'"),
+            "'copied <path>/a.csv,<path>/b.csv'",
+        ),
+        # every long value redacted, whatever its variable's name
+        (swap(f"len(value) >= 4 and {_WORDS}", "len(value) >= 4"), "alice"),
+        # path segments of ASCII letters only
+        (swap("segment = ...", "segment = r'[A-Za-z0-9_.~-]'"), "données"),
     ],
     ids=[
         "key-and-token-only",
@@ -294,10 +396,40 @@ _WORDS = "any(word in name.upper() for word in SECRET_WORDS)"
         "two-directories-needed",
         "path-after-a-space-only",
         "comma-inside-a-path",
+        "every-value-secret",
+        "ascii-paths",
     ],
 )
-def test_a_wrong_redact_is_rejected(change: tuple[str, str], words: str) -> None:
+def test_a_wrong_redact_is_rejected(change: Any, words: str) -> None:
     assert words in verdict("4.3", answer("4.3", change)).text()
+
+
+def _redact_by_splitting(text: str, environ: dict) -> str:
+    """A correct 4.3 without a regular expression for paths: word by word."""
+    secret = ("KEY", "TOKEN", "SECRET", "PASSWORD")
+    values = [v for k, v in environ.items() if len(v) > 3 and any(w in k.upper() for w in secret)]
+    for value in sorted(values, key=lambda v: -len(v)):
+        text = "[redacted]".join(text.split(value))
+    stops = set(" \t\n'\"()[]{},;:<>|")
+    out, i = [], 0
+    while i < len(text):
+        before = text[i - 1] if i else " "
+        if text[i] != "/" or before.isalnum() or before in "_.~/:-":
+            out.append(text[i])
+            i += 1
+            continue
+        end = i
+        while end < len(text) and text[end] not in stops:
+            end += 1
+        parts = text[i:end].split("/")
+        is_path = len(parts) > 2 and all(parts[1:-1])
+        out.append("<path>/" + parts[-1] if is_path else text[i:end])
+        i = end
+    return "".join(out)
+
+
+def test_a_correct_redact_written_differently_passes() -> None:
+    verdict("4.3", _redact_by_splitting, Status.PASSED)
 
 
 def test_an_envelope_that_claims_to_equal_everything_does_not_pass_4_1() -> None:

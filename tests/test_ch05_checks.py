@@ -1,12 +1,21 @@
-"""Chapter 05 checks reject the plausible wrong answers: each is the solution with one change."""
+"""Chapter 05 checks reject plausible wrong answers and accept correct ones written differently.
+
+Each wrong answer is the solution with one change, written as code (`swap`, or a function that
+edits the answer's syntax tree), so re-formatting a solution does not break it.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import ast
+import math
+from datetime import datetime
+from typing import Annotated, Any, Literal
+from zoneinfo import ZoneInfo
 
 import pytest
+from pydantic import BaseModel, Field, model_validator
 
-from tests.solution_code import answer, verdict
+from tests.solution_code import answer, drop, solution, swap, verdict
 from toolsys.checks import Status
 
 
@@ -19,14 +28,12 @@ def test_a_stub_function_is_not_done(exercise_id: str) -> None:
     verdict(exercise_id, _stub, Status.NOT_DONE)
 
 
+_NAIVE_START = "start = self.start if self.start.tzinfo else self.start.replace(tzinfo=HOME)"
+_NAIVE_END = "end = self.end if self.end.tzinfo else self.end.replace(tzinfo=HOME)"
+
+
 def test_a_meeting_model_whose_validator_is_a_stub_is_not_done() -> None:
-    stub = answer(
-        "5.2",
-        (
-            "start = self.start if",
-            'raise NotImplementedError("5.2")\n        start = self.start if',
-        ),
-    )
+    stub = answer("5.2", swap(_NAIVE_START, f'raise NotImplementedError("5.2")\n{_NAIVE_START}'))
     verdict("5.2", stub, Status.NOT_DONE)
 
 
@@ -46,35 +53,30 @@ def test_the_textbook_interval_is_rejected_where_it_claims_no_doubt() -> None:
     assert "textbook interval" in (result.hint or "") and "zero width" in (result.hint or "")
 
 
+_RETURN = "return max(0.0, centre - half), min(1.0, centre + half)"
+
+
 @pytest.mark.parametrize(
     ("change", "words"),
     [
-        (("centre = (p + z**2 / (2 * n)) / denominator", "centre = p"), "pulled"),
-        ((" + z**2 / (4 * n**2)", ""), "both terms"),
-        (("denominator = 1 + z**2 / n", "denominator = 1"), "Divide both"),
-        (("p = successes / n", "p = successes / n\n    z = 1.96"), "use the `z` argument"),
-        (("if n < 1 or not 0 <= successes <= n:", "if False:"), "ZeroDivisionError"),
+        (swap("centre = (p + z**2 / (2 * n)) / denominator", "centre = p"), "pulled"),
+        (swap("p * (1 - p) / n + z**2 / (4 * n**2)", "p * (1 - p) / n"), "both terms"),
+        (swap("denominator = 1 + z**2 / n", "denominator = 1"), "Divide both"),
+        (swap("p = successes / n", "p = successes / n\nz = 1.96"), "use the `z` argument"),
+        (drop("if n < 1 or not 0 <= successes <= n:\n    ..."), "ZeroDivisionError"),
         (
-            (
-                "return max(0.0, centre - half), min(1.0, centre + half)",
-                "return min(1.0, centre + half), max(0.0, centre - half)",
-            ),
+            swap(_RETURN, "return min(1.0, centre + half), max(0.0, centre - half)"),
             "swapped",
         ),
         (
-            (
-                "return max(0.0, centre - half), min(1.0, centre + half)",
-                "return 100 * max(0.0, centre - half), 100 * min(1.0, centre + half)",
-            ),
+            swap(_RETURN, "return 100 * max(0.0, centre - half), 100 * min(1.0, centre + half)"),
             "not percentages",
         ),
-        (
-            (
-                "return max(0.0, centre - half), min(1.0, centre + half)",
-                "return f'{centre - half:.3f}', f'{centre + half:.3f}'",
-            ),
-            "two numbers",
-        ),
+        (swap(_RETURN, "return f'{centre - half:.3f}', f'{centre + half:.3f}'"), "two numbers"),
+        # only n is checked: 11 of 10 fails by luck (a negative square root) unless z is large
+        (swap("n < 1 or not 0 <= successes <= n", "n < 1"), "wilson(11, 10, 3.0)"),
+        # one try is enough for an interval
+        (swap("n < 1", "n <= 1"), "wilson(1, 1)"),
     ],
     ids=[
         "centre-p",
@@ -85,49 +87,74 @@ def test_the_textbook_interval_is_rejected_where_it_claims_no_doubt() -> None:
         "swapped",
         "%",
         "text",
+        "range-unchecked",
+        "n-of-one-refused",
     ],
 )
-def test_a_wrong_wilson_is_rejected(change: tuple[str, str], words: str) -> None:
+def test_a_wrong_wilson_is_rejected(change: Any, words: str) -> None:
     assert words in verdict("5.1", answer("5.1", change)).text()
+
+
+def _wilson_by_roots(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """A correct 5.1: the interval as the two roots of Wilson's quadratic in the true rate."""
+    if not (n >= 1 and 0 <= successes <= n):
+        raise ValueError(f"successes={successes} of n={n}: need n >= 1 and 0 <= successes <= n")
+    p, k = successes / n, z * z / n
+    # (1 + k) r² - (2p + k) r + p² = 0
+    a, b, c = 1 + k, -(2 * p + k), p * p
+    root = math.sqrt(max(0.0, b * b - 4 * a * c))
+    return (-b - root) / (2 * a), (-b + root) / (2 * a)
+
+
+def test_a_correct_wilson_written_differently_passes() -> None:
+    verdict("5.1", _wilson_by_roots, Status.PASSED)
 
 
 # -- 5.2 -------------------------------------------------------------------------------------
 
-_NAIVE_START = "start = self.start if self.start.tzinfo else self.start.replace(tzinfo=HOME)"
-_NAIVE_END = "end = self.end if self.end.tzinfo else self.end.replace(tzinfo=HOME)"
+
+def _raises_type_error(tree: ast.Module) -> None:
+    raised = next(node for node in ast.walk(tree) if isinstance(node, ast.Raise))
+    raised.exc.func.id = "TypeError"  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize(
     ("changes", "words"),
     [
-        ([("if end <= start:", "if end < start:")], "the end is the start"),
-        ([(_NAIVE_START, "start = self.start"), (_NAIVE_END, "end = self.end")], "TypeError"),
+        ([swap("end <= start", "end < start")], "the end is the start"),
         (
-            [("if end <= start:", "if end.replace(tzinfo=None) <= start.replace(tzinfo=None):")],
+            [swap(_NAIVE_START, "start = self.start"), swap(_NAIVE_END, "end = self.end")],
+            "TypeError",
+        ),
+        (
+            [swap("end <= start", "end.replace(tzinfo=None) <= start.replace(tzinfo=None)")],
             "14:30 UTC is 15:30 in Paris",
         ),
         (
             [
-                (_NAIVE_START, "start = self.start.replace(tzinfo=self.start.tzinfo or UTC)"),
-                (_NAIVE_END, "end = self.end.replace(tzinfo=self.end.tzinfo or UTC)"),
-                ("HOME = ", "from datetime import timezone\nUTC = timezone.utc\nHOME = "),
+                swap(_NAIVE_START, "start = self.start.replace(tzinfo=self.start.tzinfo or UTC)"),
+                swap(_NAIVE_END, "end = self.end.replace(tzinfo=self.end.tzinfo or UTC)"),
+                swap("HOME = ...", "from datetime import timezone\nUTC = timezone.utc\nHOME = UTC"),
             ],
             "a start without a zone is Paris time",
         ),
-        ([("if end <= start:", "if end.time() <= start.time():")], "was refused"),
+        ([swap("end <= start", "end.time() <= start.time()")], "was refused"),
         (
-            [
-                (
-                    'f"end ({self.end.isoformat()}) must be after start '
-                    '({self.start.isoformat()}); "',
-                    '"the meeting must finish later; "',
-                ),
-                ('"send an end later than the start"', '"please fix the times"'),
-            ],
+            [swap("raise ValueError(...)", "raise ValueError('the meeting must finish later')")],
             "does not name start and end",
         ),
-        ([("        return self\n", "")], "return self"),
-        ([("raise ValueError(", "raise TypeError(")], "raised TypeError"),
+        ([drop("return self")], "return self"),
+        ([_raises_type_error], "raised TypeError"),
+        # every start given Paris as its zone, even one that has a zone of its own
+        (
+            [
+                swap(
+                    "self.start if self.start.tzinfo else self.start.replace(tzinfo=HOME)",
+                    "self.start.replace(tzinfo=HOME)",
+                )
+            ],
+            "keep the zone a time has",
+        ),
     ],
     ids=[
         "equal-allowed",
@@ -138,9 +165,10 @@ _NAIVE_END = "end = self.end if self.end.tzinfo else self.end.replace(tzinfo=HOM
         "vague",
         "no-self",
         "type-error",
+        "zone-replaced",
     ],
 )
-def test_a_wrong_end_after_start_is_rejected(changes: list[tuple[str, str]], words: str) -> None:
+def test_a_wrong_end_after_start_is_rejected(changes: list[Any], words: str) -> None:
     assert words in verdict("5.2", answer("5.2", *changes)).text()
 
 
@@ -151,24 +179,66 @@ def test_a_function_or_an_instance_instead_of_the_model_class_is_rejected() -> N
         assert "the class MeetingTimes" in verdict("5.2", wrong).text()
 
 
+_PARIS = ZoneInfo("Europe/Paris")
+
+
+class _MeetingByTimestamps(BaseModel):
+    """A correct 5.2: moments compared as POSIX timestamps, naive times read in Paris."""
+
+    title: str = Field(description="Short title.")
+    start: datetime = Field(description="Start, ISO 8601.")
+    end: datetime = Field(description="End, ISO 8601, after start.")
+
+    @model_validator(mode="after")
+    def end_after_start(self) -> _MeetingByTimestamps:
+        def moment(value: datetime) -> float:
+            return (value if value.tzinfo else value.replace(tzinfo=_PARIS)).timestamp()
+
+        if moment(self.end) - moment(self.start) <= 0:
+            raise ValueError(
+                f"the meeting's end {self.end} is not after its start {self.start}: send an end "
+                "that comes later"
+            )
+        return self
+
+
+def test_a_correct_end_after_start_written_differently_passes() -> None:
+    verdict("5.2", _MeetingByTimestamps, Status.PASSED)
+
+
 # -- 5.3 -------------------------------------------------------------------------------------
 
-_EXPECTED = 'return value.get("at") == "2025-01-17 08:00"'
+_EXPECTED = "return value.get('at') == '2025-01-17 08:00'"
+
+
+def _without_effect(tree: ast.Module) -> None:
+    case = next(
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Case"
+    )
+    case.keywords = [k for k in case.keywords if k.arg != "effect"]
 
 
 @pytest.mark.parametrize(
     ("change", "words"),
     [
-        ((_EXPECTED, "return True"), "an hour later"),
-        ((_EXPECTED, 'return value.get("at", "").startswith("2025-01-17")'), "an hour later"),
-        ((_EXPECTED, 'return value.get("at", "").endswith("08:00")'), "a day later"),
-        ((_EXPECTED, 'return value.get("at") == "2025-01-16 08:00"'), "refused it"),
-        ((_EXPECTED, 'return value.get("at") == "2025-01-17 20:00"'), "refused it"),
-        ((", effect=effect", ""), "no effect"),
-        (('"set_reminder", effect', '"remind", effect'), "wrong tool"),
-        ((_EXPECTED, _EXPECTED + ' and value.get("text") == "call the bank"'), "worded"),
-        ((_EXPECTED, 'return "yes" if value.get("at") == "2025-01-17 08:00" else ""'), "not True"),
-        (('"Remind me on Friday at 8am to call the bank"', '"Call the bank"'), "set no reminder"),
+        (swap(_EXPECTED, "return True"), "an hour later"),
+        (swap(_EXPECTED, "return value.get('at', '').startswith('2025-01-17')"), "an hour later"),
+        (swap(_EXPECTED, "return value.get('at', '').endswith('08:00')"), "a day later"),
+        (swap(_EXPECTED, "return value.get('at') == '2025-01-16 08:00'"), "refused it"),
+        (swap(_EXPECTED, "return value.get('at') == '2025-01-17 20:00'"), "refused it"),
+        (_without_effect, "no effect"),
+        (swap("'set_reminder'", "'remind'"), "wrong tool"),
+        (swap(_EXPECTED, f"{_EXPECTED} and value.get('text') == 'call the bank'"), "worded"),
+        (
+            swap(_EXPECTED, "return 'yes' if value.get('at') == '2025-01-17 08:00' else ''"),
+            "not True",
+        ),
+        (
+            swap("'Remind me on Friday at 8am to call the bank'", "'Call the bank'"),
+            "set no reminder",
+        ),
     ],
     ids=[
         "always",
@@ -183,7 +253,7 @@ _EXPECTED = 'return value.get("at") == "2025-01-17 08:00"'
         "no-reminder",
     ],
 )
-def test_a_wrong_eval_case_is_rejected(change: tuple[str, str], words: str) -> None:
+def test_a_wrong_eval_case_is_rejected(change: Any, words: str) -> None:
     assert words in verdict("5.3", answer("5.3", change)).text()
 
 
@@ -191,46 +261,57 @@ def test_a_case_that_is_not_an_evals_case_is_rejected() -> None:
     assert "evals.Case" in verdict("5.3", lambda: ("Remind me", "set_reminder")).text()
 
 
+def _case_by_moment() -> Any:
+    """A correct 5.3: another request, and an effect that compares parsed moments."""
+    from toolsys.evals import Case
+
+    wanted = datetime(2025, 1, 16, 9, 0)
+
+    def effect(value: dict) -> bool:
+        try:
+            return datetime.strptime(value["at"], "%Y-%m-%d %H:%M") == wanted
+        except (KeyError, TypeError, ValueError):
+            return False
+
+    return Case("Remind me tomorrow at 9am to water the plants", "set_reminder", effect=effect)
+
+
+def test_a_correct_eval_case_written_differently_passes() -> None:
+    verdict("5.3", _case_by_moment, Status.PASSED)
+
+
 # -- 5.4 -------------------------------------------------------------------------------------
 
-_ARGS = '''
 
-        Args:
-            restaurant: Restaurant name, e.g. "Chez Marie".
-            time: Arrival in ISO 8601, e.g. "2025-01-16T20:00:00" (local time).
-            party_size: Number of people, e.g. 4 (1 to 20).
-            seating: Where to sit: inside (the default), terrace or bar.
-        """'''
+def _undescribed(tree: ast.Module) -> None:
+    """book_table's docstring without its Args: section."""
+    tool = next(
+        n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "book_table"
+    )
+    tool.body[0] = ast.Expr(ast.Constant("Book a table at a restaurant."))
+
+
+def _seating_required(tree: ast.Module) -> None:
+    tool = next(
+        n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "book_table"
+    )
+    tool.args.defaults = []
+
+
+_SEATING = "Literal['inside', 'terrace', 'bar']"
 
 
 @pytest.mark.parametrize(
-    ("changes", "words"),
+    ("change", "words"),
     [
-        ([(_ARGS, '\n        """')], "first call was valid"),
-        (
-            [
-                (
-                    'seating: Literal["inside", "terrace", "bar"] = "inside"',
-                    'seating: str = "inside"',
-                )
-            ],
-            "intended effect",
-        ),
-        ([("time: datetime,", "time: str,")], "time must be a datetime"),
-        (
-            [("party_size: Annotated[int, Field(ge=1, le=20)]", "party_size: str")],
-            "the request meant",
-        ),
-        (
-            [
-                (
-                    'Literal["inside", "terrace", "bar"] = "inside"',
-                    'Literal["inside", "terrace", "bar"]',
-                )
-            ],
-            "called no tool",
-        ),
-        ([("    return registry", "    return registry.list()")], "toolsys Registry"),
+        (_undescribed, "first call was valid"),
+        (swap(_SEATING, "str"), "intended effect"),
+        (swap("datetime", "str"), "time must be a datetime"),
+        (swap("Annotated[int, Field(ge=1, le=20)]", "str"), "the request meant"),
+        (_seating_required, "called no tool"),
+        (swap("return registry", "return registry.list()"), "toolsys Registry"),
+        # a closed set without 'inside': the default still books inside, a request for it cannot
+        (swap(_SEATING, "Literal['terrace', 'bar']"), "leaves out 'inside'"),
     ],
     ids=[
         "undescribed",
@@ -239,12 +320,11 @@ _ARGS = '''
         "party-str",
         "seating-required",
         "not-registry",
+        "no-inside",
     ],
 )
-def test_a_wrong_redesign_is_rejected_on_its_outcome(
-    changes: list[tuple[str, str]], words: str
-) -> None:
-    assert words in verdict("5.4", answer("5.4", *changes)).text()
+def test_a_wrong_redesign_is_rejected_on_its_outcome(change: Any, words: str) -> None:
+    assert words in verdict("5.4", answer("5.4", change)).text()
 
 
 def test_the_loose_tool_itself_fails_the_redesign_check() -> None:
@@ -262,3 +342,34 @@ def test_the_loose_tool_itself_fails_the_redesign_check() -> None:
 
     result = verdict("5.4", loose)
     assert "0% [0–4]" in result.text()
+
+
+def _redesign_with_other_names() -> Any:
+    """A correct 5.4: other names, another order of seatings, a strict positive party size."""
+    from toolsys import Registry
+
+    reservation = solution("5.4").namespace()["reservation"]
+    registry = Registry()
+
+    @registry.tool
+    def book_table(
+        venue: str,
+        arrival: datetime,
+        guests: Annotated[int, Field(gt=0)],
+        area: Literal["terrace", "bar", "inside"] = "inside",
+    ) -> dict:
+        """Reserve a restaurant table.
+
+        Args:
+            venue: The restaurant, e.g. "Luigi's".
+            arrival: Date and time in ISO 8601 (YYYY-MM-DDTHH:MM:SS), e.g. "2025-01-17T19:30:00".
+            guests: How many people, e.g. 2.
+            area: terrace, bar, or inside (used when the request does not say).
+        """
+        return reservation(venue, arrival, guests, area)
+
+    return registry
+
+
+def test_a_correct_redesign_written_differently_passes() -> None:
+    verdict("5.4", _redesign_with_other_names, Status.PASSED)

@@ -7,6 +7,7 @@ package's own layers, so passing them here also proves that the package passes i
 
 from __future__ import annotations
 
+import ast
 import concurrent.futures
 import hashlib
 import json
@@ -15,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from tests.solution_code import answer, verdict
+from tests.solution_code import answer, swap, verdict
+from toolsys.checks import Status
 
 # -- 7.1 -------------------------------------------------------------------------------------
 
@@ -26,14 +28,14 @@ _DRAW = "return rng.uniform(0, step)"
 @pytest.mark.parametrize(
     ("changes", "words"),
     [
-        ([(_STEP, "step = base * 2 ** (retry - 1)")], "more than the cap"),
-        ([(_DRAW, "return step + rng.uniform(0, base)")], "added on top"),
-        ([("return min(retry_after, cap)", "return retry_after")], "more than the cap"),
-        ([("if retry_after is not None:", "if retry_after:")], "retry_after=0"),
-        ([("2 ** (retry - 1)", "2 ** retry")], "step doubles"),
-        ([(_DRAW, "return step / 2 + rng.uniform(0, step / 2)")], "whole* wait"),
-        ([(_DRAW, "return step")], "whole* wait"),
-        ([(_DRAW, "return random.uniform(0, step)")], "not the random module"),
+        ([swap(_STEP, "step = base * 2 ** (retry - 1)")], "more than the cap"),
+        ([swap(_DRAW, "return step + rng.uniform(0, base)")], "added on top"),
+        ([swap("return min(retry_after, cap)", "return retry_after")], "more than the cap"),
+        ([swap("retry_after is not None", "retry_after")], "retry_after=0"),
+        ([swap("2 ** (retry - 1)", "2 ** retry")], "step doubles"),
+        ([swap(_DRAW, "return step / 2 + rng.uniform(0, step / 2)")], "whole* wait"),
+        ([swap(_DRAW, "return step")], "whole* wait"),
+        ([swap(_DRAW, "return random.uniform(0, step)")], "not the random module"),
     ],
     ids=[
         "uncapped-step",
@@ -46,7 +48,7 @@ _DRAW = "return rng.uniform(0, step)"
         "module-random",
     ],
 )
-def test_a_wrong_backoff_is_rejected(changes: list[tuple[str, str]], words: str) -> None:
+def test_a_wrong_backoff_is_rejected(changes: list[Any], words: str) -> None:
     assert words in verdict("7.1", answer("7.1", *changes)).text()
 
 
@@ -60,17 +62,24 @@ def test_seed_002s_backoff_exceeds_the_cap_and_is_rejected() -> None:
 # -- 7.2 -------------------------------------------------------------------------------------
 
 _SAFE = "retryable and (idempotent or bool(key))"
+_RETRYABLE_TRUE = "result.get('error', {}).get('retryable') is True"
 
 
 @pytest.mark.parametrize(
     ("change", "words"),
     [
-        ((_SAFE, "retryable"), "A write without a key must not be repeated"),
-        ((_SAFE, "(idempotent or bool(key))"), "fails the same way"),
-        (("attempt >= max_attempts", "attempt > max_attempts"), "counts every attempt"),
-        (("bool(key)", "key is not None"), "empty string is no key"),
-        (('.get("retryable") is True', '.get("retryable", True) is True'), "has not said"),
-        (('.get("retryable") is True', '.get("retryable") not in (None, False)'), "`is True`"),
+        (swap(_SAFE, "retryable"), "A write without a key must not be repeated"),
+        (swap(_SAFE, "(idempotent or bool(key))"), "fails the same way"),
+        (swap("attempt >= max_attempts", "attempt > max_attempts"), "counts every attempt"),
+        (swap("bool(key)", "key is not None"), "empty string is no key"),
+        (
+            swap(_RETRYABLE_TRUE, "result.get('error', {}).get('retryable', True) is True"),
+            "has not said",
+        ),
+        (
+            swap(_RETRYABLE_TRUE, "result.get('error', {}).get('retryable') not in (None, False)"),
+            "`is True`",
+        ),
     ],
     ids=[
         "retries-unkeyed-writes",
@@ -81,7 +90,7 @@ _SAFE = "retryable and (idempotent or bool(key))"
         "truthy-string-counts",
     ],
 )
-def test_a_wrong_gate_is_rejected(change: tuple[str, str], words: str) -> None:
+def test_a_wrong_gate_is_rejected(change: Any, words: str) -> None:
     assert words in verdict("7.2", answer("7.2", change)).text()
 
 
@@ -100,15 +109,26 @@ _KEY = 'return f"{run_id}:{tool}:{digest[:32]}"'
 @pytest.mark.parametrize(
     ("changes", "words"),
     [
-        ([(_KEY, 'return f"{run_id}:{call_id}"')], "new call_id"),
-        ([(_KEY, 'return f"{run_id}:{tool}:{call_id}:{digest[:32]}"')], "new call_id"),
-        ([("sort_keys=True, ", "")], "sort_keys=True"),
-        ([(_KEY, 'return f"{tool}:{digest[:32]}"')], "put the run id in the key"),
+        ([swap(_KEY, 'return f"{run_id}:{call_id}"')], "new call_id"),
+        ([swap(_KEY, 'return f"{run_id}:{tool}:{call_id}:{digest[:32]}"')], "new call_id"),
         (
-            [("[tool, arguments]", "arguments"), (_KEY, 'return f"{run_id}:{digest[:32]}"')],
+            [
+                swap(
+                    "json.dumps([tool, arguments], sort_keys=True, separators=(',', ':'))",
+                    "json.dumps([tool, arguments], separators=(',', ':'))",
+                )
+            ],
+            "sort_keys=True",
+        ),
+        ([swap(_KEY, 'return f"{tool}:{digest[:32]}"')], "put the run id in the key"),
+        (
+            [
+                swap("[tool, arguments]", "arguments"),
+                swap(_KEY, 'return f"{run_id}:{digest[:32]}"'),
+            ],
             "put the tool name in the key",
         ),
-        ([(_KEY, 'return f"{run_id}:{canonical}"')], "1 to 255 characters"),
+        ([swap(_KEY, 'return f"{run_id}:{canonical}"')], "1 to 255 characters"),
     ],
     ids=[
         "tool-call-id",
@@ -119,7 +139,7 @@ _KEY = 'return f"{run_id}:{tool}:{digest[:32]}"'
         "not-hashed",
     ],
 )
-def test_a_wrong_key_is_rejected(changes: list[tuple[str, str]], words: str) -> None:
+def test_a_wrong_key_is_rejected(changes: list[Any], words: str) -> None:
     assert words in verdict("7.3", answer("7.3", *changes)).text()
 
 
@@ -137,29 +157,43 @@ def test_the_tool_call_id_alone_is_rejected_as_a_key() -> None:
 
 # -- 7.4 -------------------------------------------------------------------------------------
 
-_RETRYABLE = (
-    "        if exc.retryable:  # nothing happened: forget the key, so that a repeat runs again\n"
-    '            return {**envelope, "replayed": False}\n'
-)
+
+def _replayed_false(tree: ast.Module) -> None:
+    """The replay of a stored envelope says replayed False (a change of the syntax tree)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Dict) and None in node.keys:  # {**stored, "replayed": True}
+            for key, value in zip(node.keys, node.values, strict=True):
+                if isinstance(key, ast.Constant) and key.value == "replayed":
+                    value.value = False  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize(
     ("change", "words"),
     [
-        (('if store[key]["fingerprint"] != fingerprint:', "if False:"), "one key names one call"),
-        (("json.dumps(arguments, sort_keys=True)", "json.dumps(arguments)"), "another order"),
-        ((_RETRYABLE, ""), "nothing happened"),
+        (swap("store[key]['fingerprint'] != fingerprint", "False"), "one key names one call"),
+        (swap("json.dumps(arguments, sort_keys=True)", "json.dumps(arguments)"), "another order"),
+        (swap("exc.retryable", "False"), "nothing happened"),
         (
-            (
-                'envelope = {"ok": False, "error": {"code": "EXECUTION_ERROR"',
-                'return {"replayed": False, "ok": False, "error": {"code": "EXECUTION_ERROR"',
+            swap(
+                "envelope = {'ok': False, 'error': {'code': 'EXECUTION_ERROR', 'message': ...}}",
+                "return {'replayed': False, 'ok': False, "
+                "'error': {'code': 'EXECUTION_ERROR', 'message': message}}",
             ),
             "only the reply was lost",
         ),
-        (("if exc.retryable:  #", "if True:  #"), "is an outcome too"),
-        (('"envelope"], "replayed": True}', '"envelope"], "replayed": False}'), "replayed True"),
-        (('message = f"{type(exc).__name__}: {exc}"', "message = str(exc)"), "TimeoutError"),
-        (("The key {key!r} was already used", "This key was already used"), "'k-1'"),
+        (swap("exc.retryable", "True"), "is an outcome too"),
+        (
+            _replayed_false,
+            "replayed True",
+        ),
+        (swap('message = f"{type(exc).__name__}: {exc}"', "message = str(exc)"), "TimeoutError"),
+        (
+            swap(
+                "f'The key {key!r} was already used for other arguments; not run again.'",
+                "'This key was already used for other arguments; not run again.'",
+            ),
+            "'k-1'",
+        ),
     ],
     ids=[
         "no-fingerprint",
@@ -172,7 +206,7 @@ _RETRYABLE = (
         "key-not-named",
     ],
 )
-def test_a_wrong_store_is_rejected(change: tuple[str, str], words: str) -> None:
+def test_a_wrong_store_is_rejected(change: Any, words: str) -> None:
     assert words in verdict("7.4", answer("7.4", change)).text()
 
 
@@ -199,7 +233,7 @@ def test_a_store_keyed_by_the_arguments_is_rejected() -> None:
 
 
 def test_a_store_that_lets_an_exception_escape_is_rejected() -> None:
-    narrow = answer("7.4", ("except Exception as exc:", "except ArithmeticError as exc:"))
+    narrow = answer("7.4", swap("Exception", "ArithmeticError"))
     assert "raised TimeoutError" in verdict("7.4", narrow).text()
 
 
@@ -209,12 +243,27 @@ def test_a_store_that_lets_an_exception_escape_is_rejected() -> None:
 @pytest.mark.parametrize(
     ("change", "words"),
     [
-        (("worker.join(seconds)", "worker.join()"), "waited for the function"),
-        (('"retryable": idempotent', '"retryable": True'), "retryable = idempotent"),
-        (("daemon=True", "daemon=False"), "a thread that is not a daemon"),
-        (("if worker.is_alive():", 'if "value" not in outcome:'), "not a timeout"),
-        (('"side_effects": "unknown"', '"side_effects": "none"'), "side effects are unknown"),
-        (('"abandoned_thread": True, ', ""), "abandoned"),
+        (swap("worker.join(seconds)", "worker.join()"), "waited for the function"),
+        (swap("idempotent", "True"), "retryable = idempotent"),
+        (
+            swap(
+                "threading.Thread(target=work, daemon=True)",
+                "threading.Thread(target=work, daemon=False)",
+            ),
+            "a thread that is not a daemon",
+        ),
+        (swap("worker.is_alive()", "'value' not in outcome"), "not a timeout"),
+        (
+            swap("{'side_effects': 'unknown'}", "{'side_effects': 'none'}"),
+            "side effects are unknown",
+        ),
+        (
+            swap(
+                "{'ok': False, 'abandoned_thread': True, 'error': error}",
+                "{'ok': False, 'error': error}",
+            ),
+            "abandoned",
+        ),
     ],
     ids=[
         "waits-for-the-thread",
@@ -225,7 +274,7 @@ def test_a_store_that_lets_an_exception_escape_is_rejected() -> None:
         "abandoned-thread-unsaid",
     ],
 )
-def test_a_wrong_deadline_is_rejected(change: tuple[str, str], words: str) -> None:
+def test_a_wrong_deadline_is_rejected(change: Any, words: str) -> None:
     assert words in verdict("7.5", answer("7.5", change)).text()
 
 
@@ -274,3 +323,218 @@ def test_a_deadline_that_runs_the_function_inline_is_rejected() -> None:
             return {"ok": False, "error": error}
 
     assert "the caller's own thread" in verdict("7.5", inline).text()
+
+
+# -- defects found by the held-out trial and the mutants (issue 27) ---------------------------
+
+
+def test_a_gate_that_reads_retryable_1_as_true_is_rejected() -> None:
+    equal_true = answer(
+        "7.2", swap(_RETRYABLE_TRUE, "result.get('error', {}).get('retryable') == True")
+    )
+    assert "1 == True" in verdict("7.2", equal_true).text()
+
+
+def test_a_key_that_glues_run_and_tool_together_is_rejected() -> None:
+    def glued(run_id, call_id, tool, arguments):
+        text = run_id + tool + json.dumps(arguments, sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    assert "glued together" in verdict("7.3", glued).text()
+
+
+def test_a_key_that_sorts_lists_too_is_rejected() -> None:
+    def sorted_lists(run_id, call_id, tool, arguments):
+        def canonical(value):
+            if isinstance(value, dict):
+                return {key: canonical(item) for key, item in value.items()}
+            if isinstance(value, list):
+                items = [canonical(item) for item in value]
+                return sorted(items, key=lambda item: json.dumps(item, sort_keys=True))
+            return value
+
+        text = json.dumps([run_id, tool, canonical(arguments)], sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    assert "never the items of lists" in verdict("7.3", sorted_lists).text()
+
+
+def test_a_key_that_drops_non_ascii_characters_is_rejected() -> None:
+    def ascii_only(run_id, call_id, tool, arguments):
+        text = json.dumps([run_id, tool, arguments], sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(text.encode("ascii", "ignore")).hexdigest()
+
+    assert "Non-ASCII text is text too" in verdict("7.3", ascii_only).text()
+
+
+def test_a_key_that_cannot_encode_non_ascii_text_is_rejected() -> None:
+    def ascii_codec(run_id, call_id, tool, arguments):
+        text = json.dumps([run_id, tool, arguments], sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+    assert "UnicodeEncodeError" in verdict("7.3", ascii_codec).text()
+
+
+def test_a_worker_that_only_inherits_the_daemon_flag_is_rejected() -> None:
+    # check() runs on a daemon thread: before issue 27 this answer passed there.
+    inherited = answer(
+        "7.5", swap("threading.Thread(target=work, daemon=True)", "threading.Thread(target=work)")
+    )
+    assert "a thread that is not a daemon" in verdict("7.5", inherited).text()
+
+
+def test_a_deadline_on_a_thread_pool_left_open_is_rejected() -> None:
+    def pool_left_open(fn, seconds, idempotent):
+        future = concurrent.futures.ThreadPoolExecutor(1).submit(fn)
+        try:
+            return {"ok": True, "value": future.result(timeout=seconds)}
+        except concurrent.futures.TimeoutError:
+            error = {
+                "code": "TIMEOUT",
+                "message": "still running, cannot be stopped",
+                "retryable": idempotent,
+                "details": {"side_effects": "unknown"},
+            }
+            return {"ok": False, "abandoned_thread": True, "error": error}
+        except Exception as exc:
+            error = {"code": "EXECUTION_ERROR", "message": f"{type(exc).__name__}: {exc}"}
+            return {"ok": False, "error": error}
+
+    assert "ThreadPoolExecutor's workers are not daemons" in verdict("7.5", pool_left_open).text()
+
+
+def test_a_deadline_that_waits_twice_as_long_as_allowed_is_rejected() -> None:
+    late = answer("7.5", swap("worker.join(seconds)", "worker.join(seconds + 2)"))
+    assert "it must return at the deadline" in verdict("7.5", late).text()
+
+
+def test_an_exception_reported_as_an_abandoned_thread_is_rejected() -> None:
+    abandoned = answer(
+        "7.5",
+        swap(
+            "{'ok': False, 'error': {'code': 'EXECUTION_ERROR', 'message': message}}",
+            "{'ok': False, 'abandoned_thread': True, "
+            "'error': {'code': 'EXECUTION_ERROR', 'message': message}}",
+        ),
+    )
+    assert "nothing was abandoned" in verdict("7.5", abandoned).text()
+
+
+def test_a_timeout_with_an_empty_message_is_rejected() -> None:
+    silent = answer(
+        "7.5",
+        swap(
+            "{'code': 'TIMEOUT', 'message': message, 'retryable': idempotent, 'details': ...}",
+            "{'code': 'TIMEOUT', 'message': '', 'retryable': idempotent, 'details': {}}",
+        ),
+    )
+    assert "should say TIMEOUT" in verdict("7.5", silent).text()
+
+
+# -- correct answers written differently pass ------------------------------------------------
+
+
+def test_a_backoff_written_another_way_passes() -> None:
+    def retry_delay(retry, base, cap, rng, retry_after=None):
+        if retry_after is None:
+            return rng.random() * min(base * 2 ** (retry - 1), cap)
+        return retry_after if retry_after < cap else cap
+
+    verdict("7.1", retry_delay, Status.PASSED)
+
+
+def test_a_gate_written_another_way_passes() -> None:
+    def may_retry(result, attempt, max_attempts, idempotent, key):
+        if result.get("ok", True) or attempt + 1 > max_attempts:
+            return False
+        error = result.get("error") or {}
+        safe = idempotent is True or (isinstance(key, str) and len(key) > 0)
+        return error.get("retryable", False) is True and safe
+
+    verdict("7.2", may_retry, Status.PASSED)
+
+
+def test_a_key_written_another_way_passes() -> None:
+    def call_key(run_id, call_id, tool, arguments):
+        blob = json.dumps({"run": run_id, "tool": tool, "args": arguments}, sort_keys=True)
+        return "idem-" + hashlib.blake2b(blob.encode("utf-8"), digest_size=20).hexdigest()
+
+    verdict("7.3", call_key, Status.PASSED)
+
+
+def test_a_store_written_another_way_passes() -> None:
+    from toolsys import ToolError
+
+    def run_once(store, key, arguments, run):
+        seen = json.dumps(arguments, sort_keys=True)
+        if key in store:
+            first_arguments, envelope = store[key]
+            if first_arguments != seen:
+                error = {"code": "IDEMPOTENCY_KEY_REUSED", "message": f"{key} names another call"}
+                return {"ok": False, "error": error, "replayed": False}
+            return dict(envelope, replayed=True)
+        try:
+            envelope = {"ok": True, "value": run()}
+        except ToolError as exc:
+            envelope = {"ok": False, "error": {"code": exc.code, "message": exc.message}}
+            if not exc.retryable:
+                store[key] = (seen, envelope)
+            return dict(envelope, replayed=False)
+        except Exception as exc:
+            message = f"{exc.__class__.__name__} ({exc})"
+            envelope = {"ok": False, "error": {"code": "EXECUTION_ERROR", "message": message}}
+        store[key] = (seen, envelope)
+        return dict(envelope, replayed=False)
+
+    verdict("7.4", run_once, Status.PASSED)
+
+
+def test_a_deadline_written_another_way_passes() -> None:
+    def with_deadline(fn, seconds, idempotent):
+        box: dict[str, Any] = {}
+        done = threading.Event()
+
+        def work():
+            try:
+                box["value"] = fn()
+            except Exception as exc:
+                box["error"] = f"{type(exc).__name__}: {exc}"
+            finally:
+                done.set()
+
+        threading.Thread(target=work, name="deadline", daemon=True).start()
+        if not done.wait(seconds):
+            return {
+                "ok": False,
+                "abandoned_thread": True,
+                "error": {
+                    "code": "TIMEOUT",
+                    "message": "Still running after the deadline; it cannot be stopped and may "
+                    "still take effect.",
+                    "retryable": bool(idempotent),
+                    "details": {"side_effects": "unknown"},
+                },
+            }
+        if "error" in box:
+            return {"ok": False, "error": {"code": "EXECUTION_ERROR", "message": box["error"]}}
+        return {"ok": True, "value": box["value"]}
+
+    verdict("7.5", with_deadline, Status.PASSED)
+
+
+def test_a_deadline_that_calls_the_function_twice_is_rejected() -> None:
+    twice = answer("7.5", swap('outcome["value"] = fn()', 'fn()\noutcome["value"] = fn()'))
+    assert "a tool that writes must not run twice" in verdict("7.5", twice).text()
+
+
+def test_a_deadline_that_catches_only_value_errors_is_rejected() -> None:
+    narrow = answer(
+        "7.5",
+        swap(
+            "try:\n    outcome['value'] = fn()\n"
+            "except Exception as exc:\n    outcome['error'] = exc",
+            "try:\n    outcome['value'] = fn()\n"
+            "except ValueError as exc:\n    outcome['error'] = exc",
+        ),
+    )
+    assert "raised KeyError" in verdict("7.5", narrow).text()

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+from typing import Any
 
 import pytest
 
-from tests.solution_code import answer, verdict
+from tests.solution_code import answer, drop, swap, verdict
+from toolsys.checks import Status
 
 # -- 8.1 -------------------------------------------------------------------------------------
 
@@ -23,15 +25,24 @@ _CLOSED = 'if category not in ("read", "write", "execute"):\n        return "den
 @pytest.mark.parametrize(
     ("change", "words"),
     [
-        ((_CLOSED, _CLOSED.replace('"deny"', '"allow"')), "fail closed"),
-        (("if category not in", "if category.lower() not in"), "fail closed"),
-        (("    if tool in rules:\n        return rules[tool]\n", ""), "A rule for this tool"),
-        (('if category == "read":', 'if category in ("read", "execute"):'), "READ is 'allow'"),
+        (swap(_CLOSED, _CLOSED.replace('"deny"', '"allow"')), "fail closed"),
         (
-            ("for role in roles)", "for role in grants)"),
+            swap(
+                "category not in ('read', 'write', 'execute')",
+                "category.lower() not in ('read', 'write', 'execute')",
+            ),
+            "fail closed",
+        ),
+        (drop("if tool in rules:\n    return rules[tool]"), "A rule for this tool"),
+        (swap("category == 'read'", "category in ('read', 'execute')"), "READ is 'allow'"),
+        (
+            swap(
+                "(category in grants.get(role, set()) for role in roles)",
+                "(category in grants.get(role, set()) for role in grants)",
+            ),
             "the caller's own roles",
         ),
-        (("grants.get(role, set())", "grants[role]"), "raised KeyError"),
+        (swap("grants.get(role, set())", "grants[role]"), "raised KeyError"),
     ],
     ids=[
         "unknown-category-allowed",
@@ -42,7 +53,7 @@ _CLOSED = 'if category not in ("read", "write", "execute"):\n        return "den
         "missing-grant-crashes",
     ],
 )
-def test_a_wrong_policy_is_rejected(change: tuple[str, str], words: str) -> None:
+def test_a_wrong_policy_is_rejected(change: Any, words: str) -> None:
     assert words in verdict("8.1", answer("8.1", change)).text()
 
 
@@ -61,23 +72,37 @@ def test_a_policy_that_reads_the_default_before_the_rule_is_rejected() -> None:
 
 # -- 8.2 -------------------------------------------------------------------------------------
 
-_MATCH = 'if approvals.get(c["id"]) == key(c["tool"], c["arguments"])'
+_IDS = "[c['id'] for c in calls if approvals.get(c['id']) == key(c['tool'], c['arguments'])]"
+_ARGS_DUMPS = (
+    "json.dumps({'tool': tool, 'arguments': arguments}, sort_keys=True, separators=(',', ':'), "
+    "ensure_ascii=False)"
+)
 
 
 @pytest.mark.parametrize(
     ("change", "words"),
     [
         (
-            (
-                f"for c in calls {_MATCH}",
-                'for c, k in zip(calls, approvals.values()) if k == key(c["tool"], c["arguments"])',
+            swap(
+                _IDS,
+                "[c['id'] for c, k in zip(calls, approvals.values()) "
+                "if k == key(c['tool'], c['arguments'])]",
             ),
             "never by position",
         ),
-        ((_MATCH, 'if c["id"] in approvals'), "the arguments the person saw"),
-        (("sort_keys=True,", ""), "sort_keys=True"),
-        (('{"tool": tool, "arguments": arguments}', "arguments"), "canonical JSON"),
-        (('separators=(",", ":"), ', ""), "canonical JSON"),
+        (
+            swap(_IDS, "[c['id'] for c in calls if c['id'] in approvals]"),
+            "the arguments the person saw",
+        ),
+        (
+            swap(
+                _ARGS_DUMPS,
+                _ARGS_DUMPS.replace("sort_keys=True, ", ""),
+            ),
+            "sort_keys=True",
+        ),
+        (swap('{"tool": tool, "arguments": arguments}', "arguments"), "canonical JSON"),
+        (swap(_ARGS_DUMPS, _ARGS_DUMPS.replace("separators=(',', ':'), ", "")), "canonical JSON"),
     ],
     ids=[
         "matched-by-position",
@@ -87,7 +112,7 @@ _MATCH = 'if approvals.get(c["id"]) == key(c["tool"], c["arguments"])'
         "spaces-in-json",
     ],
 )
-def test_a_wrong_gate_is_rejected(change: tuple[str, str], words: str) -> None:
+def test_a_wrong_gate_is_rejected(change: Any, words: str) -> None:
     assert words in verdict("8.2", answer("8.2", change)).text()
 
 
@@ -105,20 +130,31 @@ def test_langchains_positional_matching_approves_the_wrong_call_and_is_rejected(
 @pytest.mark.parametrize(
     ("change", "words"),
     [
-        (("if tool.roles is not None and", "if tool.roles and"), "empty roles set means nobody"),
         (
-            ("roles = {roles} if isinstance(roles, str) else set(roles)", "roles = set(roles)"),
+            swap(
+                "tool.roles is not None and not tool.roles & roles",
+                "tool.roles and not tool.roles & roles",
+            ),
+            "empty roles set means nobody",
+        ),
+        (
+            swap("roles = {roles} if isinstance(roles, str) else set(roles)", "roles = set(roles)"),
             "not the letters",
         ),
         (
-            ("if tool.available(context) is not True:", "if not tool.available(context):"),
+            swap("tool.available(context) is not True", "not tool.available(context)"),
             "`is True`",
         ),
-        (('roles = context.get("roles") or set()', 'roles = context["roles"]'), "raised KeyError"),
         (
-            (
-                "            except Exception:\n                continue\n",
-                "            finally:\n                pass\n",
+            swap('roles = context.get("roles") or set()', 'roles = context["roles"]'),
+            "raised KeyError",
+        ),
+        (
+            swap(
+                "try:\n    if tool.available(context) is not True:\n        continue\n"
+                "except Exception:\n    continue",
+                "try:\n    if tool.available(context) is not True:\n        continue\n"
+                "finally:\n    pass",
             ),
             "raised KeyError",
         ),
@@ -131,7 +167,7 @@ def test_langchains_positional_matching_approves_the_wrong_call_and_is_rejected(
         "available-errors-escape",
     ],
 )
-def test_a_wrong_role_filter_is_rejected(change: tuple[str, str], words: str) -> None:
+def test_a_wrong_role_filter_is_rejected(change: Any, words: str) -> None:
     assert words in verdict("8.3", answer("8.3", change)).text()
 
 
@@ -155,22 +191,21 @@ def test_a_role_filter_that_ignores_available_is_rejected() -> None:
 
 # -- 8.4 -------------------------------------------------------------------------------------
 
-_LINK = (
-    '            if record["prev"] != prev or record["seq"] != number:\n'
-    "                return number\n"
-)
+_PREV_OR_SEQ = "record['prev'] != prev or record['seq'] != number"
+_LINK = f"if {_PREV_OR_SEQ}:\n    return number"
+_BODY_DUMPS = "json.dumps(body, sort_keys=True, separators=(',', ':'), ensure_ascii=True)"
 
 
 @pytest.mark.parametrize(
     ("change", "words"),
     [
-        ((_LINK, ""), "A deleted line breaks the link"),
-        (("sort_keys=True, ", ""), "canonical form"),
-        (("(ValueError, KeyError, TypeError, AttributeError)", "(KeyError,)"), "raised"),
+        (drop(_LINK), "A deleted line breaks the link"),
+        (swap(_BODY_DUMPS, _BODY_DUMPS.replace("sort_keys=True, ", "")), "canonical form"),
+        (swap("(ValueError, KeyError, TypeError, AttributeError)", "(KeyError,)"), "raised"),
     ],
     ids=["hashes-without-links", "unsorted-json", "cut-line-crashes"],
 )
-def test_a_wrong_verification_is_rejected(change: tuple[str, str], words: str) -> None:
+def test_a_wrong_verification_is_rejected(change: Any, words: str) -> None:
     assert words in verdict("8.4", answer("8.4", change)).text()
 
 
@@ -207,3 +242,192 @@ def test_a_verification_that_hashes_the_line_as_written_is_rejected() -> None:
         return None
 
     assert "canonical form" in verdict("8.4", as_written).text()
+
+
+# -- defects found by the held-out trial and the mutants (issue 27) ---------------------------
+
+
+def _approve_by_hash_alone(calls, approvals):
+    def key(tool, arguments):
+        text = json.dumps(
+            {"tool": tool, "arguments": arguments},
+            sort_keys=True,
+            separators=(",", ":"),
+            ensure_ascii=False,
+        )
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    keys = set(approvals.values())
+    return [
+        c["id"] for c in calls if c["id"] in approvals and key(c["tool"], c["arguments"]) in keys
+    ]
+
+
+def test_an_approval_matched_by_its_hash_alone_is_rejected() -> None:
+    assert "is not this call's approval" in verdict("8.2", _approve_by_hash_alone).text()
+
+
+def test_an_approval_hashed_with_escaped_non_ascii_text_is_rejected() -> None:
+    escaped = answer(
+        "8.2", swap(_ARGS_DUMPS, _ARGS_DUMPS.replace("ensure_ascii=False", "ensure_ascii=True"))
+    )
+    assert "Non-ASCII text must hash as arguments_hash does" in verdict("8.2", escaped).text()
+
+
+def test_an_approval_that_sorts_only_the_top_level_is_rejected() -> None:
+    def top_level(calls, approvals):
+        shown = []
+        for c in calls:
+            ordered = dict(sorted(c["arguments"].items()))
+            text = json.dumps(
+                {"arguments": ordered, "tool": c["tool"]}, separators=(",", ":"), ensure_ascii=False
+            )
+            if approvals.get(c["id"]) == hashlib.sha256(text.encode()).hexdigest():
+                shown.append(c["id"])
+        return shown
+
+    assert "at every depth" in verdict("8.2", top_level).text()
+
+
+def test_approved_ids_in_the_approvals_order_are_rejected() -> None:
+    solution = answer("8.2")
+
+    def approvals_order(calls, approvals):
+        allowed = set(solution(calls, approvals))
+        return [call_id for call_id in approvals if call_id in allowed]
+
+    assert "in the order of the calls" in verdict("8.2", approvals_order).text()
+
+
+def test_a_role_filter_that_reads_available_1_as_true_is_rejected() -> None:
+    equal_true = answer(
+        "8.3", swap("tool.available(context) is not True", "tool.available(context) != True")
+    )
+    assert "1 == True" in verdict("8.3", equal_true).text()
+
+
+def test_a_verification_that_needs_both_prev_and_seq_wrong_is_rejected() -> None:
+    both = answer(
+        "8.4",
+        swap(
+            'record["prev"] != prev or record["seq"] != number',
+            'record["prev"] != prev and record["seq"] != number',
+        ),
+    )
+    assert "only line 4's prev is wrong" in verdict("8.4", both).text()
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        (swap(_PREV_OR_SEQ, "record['seq'] != number"), "only line 4's prev is wrong"),
+        (swap(_PREV_OR_SEQ, "record['prev'] != prev"), "only the seq is wrong"),
+        (swap('record["seq"] != number', 'int(record["seq"]) != number'), "the string '3'"),
+        (
+            swap(_BODY_DUMPS, _BODY_DUMPS.replace("ensure_ascii=True", "ensure_ascii=False")),
+            "non-ASCII text",
+        ),
+    ],
+    ids=["seq-only", "prev-only", "seq-converted", "unescaped-canonical-form"],
+)
+def test_a_verification_that_skips_one_of_hash_prev_seq_is_rejected(
+    change: Any, words: str
+) -> None:
+    assert words in verdict("8.4", answer("8.4", change)).text()
+
+
+# -- correct answers written differently pass ------------------------------------------------
+
+
+def test_a_policy_written_another_way_passes() -> None:
+    def policy(tool, category, roles, rules, grants):
+        known = {"read", "write", "execute"}
+        decision = "deny" if category not in known else rules.get(tool)
+        if decision is not None:
+            return decision
+        granted = set().union(*(grants.get(role, ()) for role in roles))
+        return "allow" if category == "read" or category in granted else "needs_approval"
+
+    verdict("8.1", policy, Status.PASSED)
+
+
+def test_an_approval_gate_written_another_way_passes() -> None:
+    from toolsys.governance import arguments_hash
+
+    def approved_calls(calls, approvals):
+        return [
+            call["id"]
+            for call in calls
+            if call["id"] in approvals
+            and approvals[call["id"]] == arguments_hash(call["tool"], call["arguments"])
+        ]
+
+    verdict("8.2", approved_calls, Status.PASSED)
+
+
+def test_a_role_filter_written_another_way_passes() -> None:
+    def visible(tools, context):
+        given = context.get("roles")
+        mine = set() if given is None else {given} if isinstance(given, str) else set(given)
+
+        def shown(tool):
+            if tool.roles is not None and mine.isdisjoint(tool.roles):
+                return False
+            if tool.available is None:
+                return True
+            try:
+                return tool.available(context) is True
+            except Exception:
+                return False
+
+        return list(filter(shown, tools))
+
+    verdict("8.3", visible, Status.PASSED)
+
+
+def test_a_verification_written_another_way_passes() -> None:
+    def first_bad_line(lines):
+        expected_prev = "0" * 64
+        for number, line in enumerate(lines, start=1):
+            try:
+                record = json.loads(line)
+                claimed = record.pop("hash")
+                canonical = json.dumps(record, sort_keys=True, separators=(",", ":"))
+                good = (
+                    hashlib.sha256(canonical.encode("ascii")).hexdigest() == claimed
+                    and record["prev"] == expected_prev
+                    and type(record["seq"]) is int
+                    and record["seq"] == number
+                )
+            except Exception:
+                good = False
+            if not good:
+                return number
+            expected_prev = claimed
+        return None
+
+    verdict("8.4", first_bad_line, Status.PASSED)
+
+
+def test_a_role_filter_that_stops_at_the_first_failing_available_is_rejected() -> None:
+    stops = answer(
+        "8.3",
+        swap(
+            "try:\n    if tool.available(context) is not True:\n        continue\n"
+            "except Exception:\n    continue",
+            "try:\n    if tool.available(context) is not True:\n        continue\n"
+            "except Exception:\n    break",
+        ),
+    )
+    assert "order_status" in verdict("8.3", stops).text()
+
+
+def test_a_verification_that_crashes_on_a_missing_prev_is_rejected() -> None:
+    crashes = answer(
+        "8.4",
+        swap(
+            "(ValueError, KeyError, TypeError, AttributeError)",
+            "(ValueError, TypeError, AttributeError)",
+        ),
+    )
+    assert "raised KeyError" in verdict("8.4", crashes).text()

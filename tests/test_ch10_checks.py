@@ -7,13 +7,35 @@ or a version written the way the peers' bugs were. The references are the packag
 
 from __future__ import annotations
 
+import ast
+from typing import Any
+
 import pytest
 
-from tests.solution_code import answer, verdict
+from tests.solution_code import answer, drop, swap, verdict
+from toolsys.checks import Status
 
 # -- 10.1 ------------------------------------------------------------------------------------
 
 _TEXT = 'text = " ".join(part for part in (error["message"], error.get("suggestion", "")) if part)'
+
+
+_FAILURE = (
+    "{'content': [{'type': 'text', 'text': text}], 'isError': True, "
+    "'_meta': {'toolsys/error': error}}"
+)
+
+
+def _every_hint_believed(tree: ast.Module) -> None:
+    """`{**SPEC_DEFAULTS, **given}` -> `{**SPEC_DEFAULTS, **(annotations or {})}`: every hint
+    believed, a string or a number too (a change of the syntax tree)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Dict) and [ast.unparse(v) for v in node.values] == [
+            "SPEC_DEFAULTS",
+            "given",
+        ]:
+            node.values[1] = ast.parse("annotations or {}", mode="eval").body
+    ast.fix_missing_locations(tree)
 
 
 @pytest.mark.parametrize(
@@ -21,25 +43,44 @@ _TEXT = 'text = " ".join(part for part in (error["message"], error.get("suggesti
     [
         (
             [
-                (
+                swap(
                     '    error = envelope["error"]\n',
                     '    raise RuntimeError(envelope["error"]["message"])\n',
                 )
             ],
             "never raise",
         ),
-        ([('"isError": True,', '"isError": False,')], "Raising instead"),
-        ([(_TEXT, 'text = error["message"]')], "Raising instead"),
-        ([(_TEXT, 'text = error["message"] + " " + error.get("suggestion", "")')], "trailing"),
-        ([('"_meta": {"toolsys/error": error},', "")], "_meta"),
         (
-            [("value if isinstance(value, str) else json.dumps(value)", "json.dumps(value)")],
-            "quotes",
+            [swap(_FAILURE, _FAILURE.replace("'isError': True", "'isError': False"))],
+            "Raising instead",
         ),
-        ([("value if isinstance(value, str) else json.dumps(value)", "str(value)")], "JSON text"),
+        ([swap(_TEXT, 'text = error["message"]')], "Raising instead"),
+        ([swap(_TEXT, 'text = error["message"] + " " + error.get("suggestion", "")')], "trailing"),
+        (
+            [swap(_FAILURE, "{'content': [{'type': 'text', 'text': text}], 'isError': True}")],
+            "_meta",
+        ),
         (
             [
-                (
+                swap(
+                    "value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)",
+                    "json.dumps(value)",
+                )
+            ],
+            "quotes",
+        ),
+        (
+            [
+                swap(
+                    "value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)",
+                    "str(value)",
+                )
+            ],
+            "JSON text",
+        ),
+        (
+            [
+                swap(
                     'return {"content": [{"type": "text", "text": text}], "isError": False}',
                     'return {"content": [{"type": "text", "text": text}]}',
                 )
@@ -58,7 +99,7 @@ _TEXT = 'text = " ".join(part for part in (error["message"], error.get("suggesti
         "no-is-error-key",
     ],
 )
-def test_a_wrong_error_mapping_is_rejected(changes: list[tuple[str, str]], words: str) -> None:
+def test_a_wrong_error_mapping_is_rejected(changes: list[Any], words: str) -> None:
     assert words in verdict("10.1", answer("10.1", *changes)).text()
 
 
@@ -76,15 +117,15 @@ def test_a_result_object_that_only_looks_right_is_rejected() -> None:
 @pytest.mark.parametrize(
     ("changes", "words"),
     [
-        ([('    if not trusted:\n        return "execute"\n', "")], "untrusted server"),
-        ([("if isinstance(v, bool)", "if v is not None")], "Only the booleans"),
+        ([drop("if not trusted:\n    return 'execute'")], "untrusted server"),
+        ([swap("isinstance(v, bool)", "v is not None")], "Only the booleans"),
         (
-            [("{**SPEC_DEFAULTS, **given}", "{**SPEC_DEFAULTS, **(annotations or {})}")],
+            [_every_hint_believed],
             "Only the booleans",
         ),
         (
             [
-                (
+                swap(
                     '"execute" if hints["openWorldHint"] else "write"',
                     '"execute" if given.get("openWorldHint") else "write"',
                 )
@@ -93,14 +134,14 @@ def test_a_result_object_that_only_looks_right_is_rejected() -> None:
         ),
         (
             [
-                (
+                swap(
                     '"execute" if hints["openWorldHint"] else "write"',
                     '"execute" if hints["destructiveHint"] else "write"',
                 )
             ],
             "closed world",
         ),
-        ([("(annotations or {}).items()", "annotations.items()")], "never raise"),
+        ([swap("(annotations or {}).items()", "annotations.items()")], "never raise"),
     ],
     ids=[
         "believes-untrusted",
@@ -111,7 +152,7 @@ def test_a_result_object_that_only_looks_right_is_rejected() -> None:
         "crashes-on-none",
     ],
 )
-def test_a_wrong_trust_rule_is_rejected(changes: list[tuple[str, str]], words: str) -> None:
+def test_a_wrong_trust_rule_is_rejected(changes: list[Any], words: str) -> None:
     assert words in verdict("10.2", answer("10.2", *changes)).text()
 
 
@@ -160,20 +201,26 @@ _CHECK = """    for name in names:
 @pytest.mark.parametrize(
     ("changes", "words"),
     [
-        ([(_LOOP, _LATE)], "last value"),
-        ([('make_call(tool["name"])', "make_call(name)")], "server's own name"),
+        ([swap(_LOOP, _LATE)], "last value"),
+        ([swap('make_call(tool["name"])', "make_call(name)")], "server's own name"),
         (
-            [("call_remote(remote_name, arguments)", "call_remote(remote_name, **arguments)")],
+            [swap("call_remote(remote_name, arguments)", "call_remote(remote_name, **arguments)")],
             "never raise",
         ),
-        ([("f\"{prefix}__{tool['name']}\"", "f\"{prefix}_{tool['name']}\"")], "prefix + '__'"),
-        ([(" or names.count(name) > 1", "")], "clash with each other"),
-        ([(_CHECK, "")], "overwritten"),
+        ([swap("f\"{prefix}__{tool['name']}\"", "f\"{prefix}_{tool['name']}\"")], "prefix + '__'"),
         (
-            [(_CHECK, ""), ('        registry[name] = make_call(tool["name"])\n', _ADD_ONE_BY_ONE)],
+            [swap("name in registry or names.count(name) > 1", "name in registry")],
+            "clash with each other",
+        ),
+        ([drop(_CHECK)], "overwritten"),
+        (
+            [
+                drop(_CHECK),
+                swap('        registry[name] = make_call(tool["name"])\n', _ADD_ONE_BY_ONE),
+            ],
             "import nothing",
         ),
-        ([("    return names\n", "    return list(registry)\n")], "returns those new names"),
+        ([swap("    return names\n", "    return list(registry)\n")], "returns those new names"),
     ],
     ids=[
         "late-binding",
@@ -186,5 +233,96 @@ _CHECK = """    for name in names:
         "returns-all-names",
     ],
 )
-def test_a_wrong_prefix_import_is_rejected(changes: list[tuple[str, str]], words: str) -> None:
+def test_a_wrong_prefix_import_is_rejected(changes: list[Any], words: str) -> None:
     assert words in verdict("10.3", answer("10.3", *changes)).text()
+
+
+# -- defects found by the mutants (issue 27) -------------------------------------------------
+
+
+def test_a_result_that_escapes_non_ascii_text_is_rejected() -> None:
+    # The text said json.dumps(v), the package sends ensure_ascii=False: now they agree.
+    escaped = answer("10.1", swap("json.dumps(value, ensure_ascii=False)", "json.dumps(value)"))
+    assert "Non-ASCII text stays as it is" in verdict("10.1", escaped).text()
+
+
+# -- correct answers written differently pass ------------------------------------------------
+
+
+def test_a_call_result_written_another_way_passes() -> None:
+    import json
+
+    def to_call_result(envelope):
+        if envelope.get("ok") is True:
+            value = envelope.get("value")
+            shown = value if type(value) is str else json.dumps(value, ensure_ascii=False)
+            return {"isError": False, "content": [{"text": shown, "type": "text"}]}
+        error = dict(envelope["error"])
+        words = error["message"]
+        if error.get("suggestion"):
+            words = f"{words} {error['suggestion']}"
+        return {
+            "isError": True,
+            "content": [{"type": "text", "text": words}],
+            "_meta": {"toolsys/error": error},
+        }
+
+    verdict("10.1", to_call_result, Status.PASSED)
+
+
+def test_a_trust_rule_written_another_way_passes() -> None:
+    def category_of(annotations, trusted):
+        hints = annotations if trusted and isinstance(annotations, dict) else {}
+
+        def said(name, default):
+            value = hints.get(name)
+            return value if value is True or value is False else default
+
+        if not trusted:
+            return "execute"
+        if said("readOnlyHint", False):
+            return "read"
+        return "execute" if said("openWorldHint", True) else "write"
+
+    verdict("10.2", category_of, Status.PASSED)
+
+
+def test_an_import_written_another_way_passes() -> None:
+    import functools
+
+    def import_with_prefix(registry, listing, prefix, call_remote):
+        names = [prefix + "_" + tool["name"] for tool in listing]
+        seen = set(registry)
+        for name in names:
+            if name in seen:
+                raise ValueError(f"{name} already exists; pick another prefix")
+            seen.add(name)
+
+        def forward(remote, **arguments):
+            return call_remote(remote, arguments)
+
+        registry.update(
+            {
+                name: functools.partial(forward, tool["name"])
+                for name, tool in zip(names, listing, strict=True)
+            }
+        )
+        return names
+
+    verdict("10.3", import_with_prefix, Status.PASSED)
+
+
+def test_a_result_that_sorts_the_value_keys_is_rejected() -> None:
+    sorted_text = answer(
+        "10.1",
+        swap(
+            "json.dumps(value, ensure_ascii=False)",
+            "json.dumps(value, ensure_ascii=False, sort_keys=True)",
+        ),
+    )
+    assert "their own order" in verdict("10.1", sorted_text).text()
+
+
+def test_a_result_that_needs_a_suggestion_key_is_rejected() -> None:
+    needs = answer("10.1", swap("error.get('suggestion', '')", "error['suggestion']"))
+    assert "raised KeyError" in verdict("10.1", needs).text()

@@ -7,40 +7,52 @@ package's helpers pass the chapter's checks.
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 import pytest
 
-from tests.solution_code import answer, verdict
+from tests.solution_code import answer, swap, verdict
+from toolsys.checks import Status
 
 # -- 11.1 ----------------------------------------------------------------------------------------
 
-_REQUIRED = 'for field in schema.get("required", [])'
+_REQUIRED = "schema.get('required', [])"
+_EXTRAS = "schema.get('additionalProperties') is False"
+_SAME_BOOL = "got == want and (type(got) is bool) == (type(want) is bool)"
 
 
 @pytest.mark.parametrize(
     ("changes", "words"),
     [
         # the test that misses the chapter's bug: it asks the function which fields are needed
-        ([(_REQUIRED, "for field in [k for k in schema['properties'] if k == 'query']")], "limit"),
+        ([swap(_REQUIRED, "[k for k in schema['properties'] if k == 'query']")], "limit"),
         # every field left out, required or not: an optional one is rightly accepted
-        ([(_REQUIRED, "for field in schema['properties']")], "schema and validator agree"),
-        ([('if schema.get("additionalProperties") is False:', "if False:")], "extra properties"),
+        ([swap(_REQUIRED, "schema['properties']")], "schema and validator agree"),
+        ([swap(_EXTRAS, "False")], "extra properties"),
         # adds an extra property even where the schema allows one: harmless here, so only the
         # mutation check below (the refused sample) must still be caught
         (
-            [
-                (
-                    "    error = refusal(tool, sample)\n    if error is not None:",
-                    "    error = None\n    if error is not None:",
-                )
-            ],
+            [swap("error = refusal(tool, sample)", "error = None")],
             "limit is a string",
         ),
-        ([(" or field not in error.message", "")], "does not name limit"),
         (
             [
-                (
-                    'raise AssertionError(\n                f"sent {mutated}',
-                    'raise ValueError(\n                f"sent {mutated}',
+                swap(
+                    "error is None or error.code != 'INVALID_ARGUMENTS' "
+                    "or field not in error.message",
+                    "error is None or error.code != 'INVALID_ARGUMENTS'",
+                )
+            ],
+            "does not name limit",
+        ),
+        (
+            [
+                swap(
+                    "AssertionError(f'sent {mutated}; got {got}; "
+                    "expected INVALID_ARGUMENTS naming {field!r}')",
+                    "ValueError(f'sent {mutated}; got {got}; "
+                    "expected INVALID_ARGUMENTS naming {field!r}')",
                 )
             ],
             "wrong kind of error",
@@ -55,9 +67,7 @@ _REQUIRED = 'for field in schema.get("required", [])'
         "not-an-assertion",
     ],
 )
-def test_a_wrong_agreement_test_is_rejected(
-    changes: list[tuple[str, str]], words: str | None
-) -> None:
+def test_a_wrong_agreement_test_is_rejected(changes: list[Any], words: str | None) -> None:
     result = verdict("11.1", answer("11.1", *changes))
     if words:
         assert words in result.text()
@@ -79,25 +89,26 @@ _STRICT = "return len(made) == len(expected) and all(map(matches, made, expected
 @pytest.mark.parametrize(
     ("changes", "words"),
     [
-        ([(_SAME, "return got == want")], "true is not"),
-        ([(_STRICT, "return all(map(matches, made, expected))")], "no extra call"),
+        ([swap(_SAME, "return got == want")], "true is not"),
+        ([swap(_STRICT, "return all(map(matches, made, expected))")], "no extra call"),
         (
-            [('if mode == "unordered" and len(made) != len(expected):', "if False:")],
+            [swap("mode == 'unordered' and len(made) != len(expected)", "False")],
             "unordered allows no extra",
         ),
         (
             [
-                (
-                    "return name == want_name and all(",
-                    "return name == want_name and want_arguments == arguments or "
-                    "name == want_name and all(",
+                swap(
+                    "name == want_name and all(...)",
+                    "name == want_name and want_arguments == arguments or name == want_name and "
+                    "all(key in arguments and same(arguments[key], value) "
+                    "for key, value in want_arguments.items())",
                 )
             ],
             "true is not 1",
         ),
         (
             [
-                (
+                swap(
                     "return assign(0, frozenset(range(len(made))))",
                     "return all(any(matches(c, w) for c in made) for w in expected)",
                 )
@@ -113,9 +124,7 @@ _STRICT = "return len(made) == len(expected) and all(map(matches, made, expected
         "no-own-call",
     ],
 )
-def test_a_wrong_trajectory_match_is_rejected(
-    changes: list[tuple[str, str]], words: str | None
-) -> None:
+def test_a_wrong_trajectory_match_is_rejected(changes: list[Any], words: str | None) -> None:
     assert words in verdict("11.2", answer("11.2", *changes)).text()
 
 
@@ -136,7 +145,8 @@ def test_a_greedy_matcher_is_rejected() -> None:
             return len(made) == len(expected) and all(
                 m[0] == e[0]
                 and all(
-                    k in m[1] and m[1][k] == v and type(m[1][k]) is type(v) for k, v in e[1].items()
+                    k in m[1] and m[1][k] == v and (type(m[1][k]) is bool) == (type(v) is bool)
+                    for k, v in e[1].items()
                 )
                 for m, e in zip(made, expected, strict=True)
             )
@@ -161,20 +171,21 @@ def test_a_greedy_matcher_is_rejected() -> None:
 
 # -- 11.3 ----------------------------------------------------------------------------------------
 
-_EDGES_STRING = '"string": ["", " ", "  ", "a", "a  b", "x" * 10_000, "é🙂", "0"],'
-_EDGES_INT = '"integer": [0, 1, -1, 2**31, -(2**31), 10**18],'
-_EDGES_NUMBER = '"number": [0, 0.0, -1.5, 1e-300, 1e300, -1],'
+_EDGES_STRING = "['', ' ', '  ', 'a', 'a  b', 'x' * 10000, 'é🙂', '0']"
+_EDGES_INT = "[0, 1, -1, 2 ** 31, -2 ** 31, 10 ** 18]"
+_EDGES_NUMBER = "[0, 0.0, -1.5, 1e-300, 1e+300, -1]"
+_CHOICE = "rng.choice(sub.get('enum') or edges.get(sub.get('type'), [None]))"
 
 
 @pytest.mark.parametrize(
     ("changes", "words"),
     [
-        ([(_EDGES_STRING, '"string": ["Ada Lovelace", "Alan Turing"],')], "initials"),
-        ([(_EDGES_INT, '"integer": [1, 2, 3, 10],')], "average"),
-        ([(_EDGES_NUMBER, '"number": [1.0, 2.5, 100.0],')], "side"),
-        ([("rng.choice(sub.get", "random.choice(sub.get")], "same seed"),
-        ([('edges.get(sub.get("type"), [None])', "[True]")], "never got past validation"),
-        ([("for _ in range(count):", "for _ in range(10):")], "exactly 300"),
+        ([swap(_EDGES_STRING, "['Ada Lovelace', 'Alan Turing']")], "initials"),
+        ([swap(_EDGES_INT, "[1, 2, 3, 10]")], "average"),
+        ([swap(_EDGES_NUMBER, "[1.0, 2.5, 100.0]")], "side"),
+        ([swap(_CHOICE, _CHOICE.replace("rng.", "random.", 1))], "same seed"),
+        ([swap('edges.get(sub.get("type"), [None])', "[True]")], "never got past validation"),
+        ([swap("range(count)", "range(10)")], "must return a list of exactly"),
     ],
     ids=[
         "polite-strings",
@@ -185,13 +196,13 @@ _EDGES_NUMBER = '"number": [0, 0.0, -1.5, 1e-300, 1e300, -1],'
         "ignores-count",
     ],
 )
-def test_a_fuzzer_that_misses_the_bugs_is_rejected(
-    changes: list[tuple[str, str]], words: str
-) -> None:
+def test_a_fuzzer_that_misses_the_bugs_is_rejected(changes: list[Any], words: str) -> None:
     assert words in verdict("11.3", answer("11.3", *changes)).text()
 
 
 # -- 11.4 ----------------------------------------------------------------------------------------
+
+_SHARE = "sum(judged) / len(judged) if judged else None"
 
 
 @pytest.mark.parametrize(
@@ -199,7 +210,7 @@ def test_a_fuzzer_that_misses_the_bugs_is_rejected(
     [
         (
             [
-                (
+                swap(
                     'top1 += bool(made_calls) and made_calls[0][0] == case["tool"]',
                     'top1 += any(name == case["tool"] for name, _ in made_calls)',
                 )
@@ -208,7 +219,7 @@ def test_a_fuzzer_that_misses_the_bugs_is_rejected(
         ),
         (
             [
-                (
+                swap(
                     "aimed = next((args for name, args in made_calls "
                     'if name == case["tool"]), None)',
                     "aimed = made_calls[0][1] if made_calls else None",
@@ -217,25 +228,20 @@ def test_a_fuzzer_that_misses_the_bugs_is_rejected(
             "first call to the expected tool",
         ),
         (
-            [
-                (
-                    '"arguments": sum(judged) / len(judged) if judged else None,',
-                    '"arguments": sum(judged) / len(cases),',
-                )
-            ],
+            [swap(_SHARE, "sum(judged) / len(cases)")],
             "averaged over the cases",
         ),
         (
-            [
-                (
-                    '"arguments": sum(judged) / len(judged) if judged else None,',
-                    '"arguments": sum(judged) / len(judged) if judged else 0.0,',
-                )
-            ],
+            [swap(_SHARE, "sum(judged) / len(judged) if judged else 0.0")],
             "None",
         ),
         (
-            [("all(k in aimed and aimed[k] == v for k, v in wanted.items())", "aimed == wanted")],
+            [
+                swap(
+                    "all(k in aimed and same(aimed[k], v) for k, v in wanted.items())",
+                    "aimed == wanted",
+                )
+            ],
             "subset",
         ),
     ],
@@ -247,5 +253,249 @@ def test_a_fuzzer_that_misses_the_bugs_is_rejected(
         "exact-arguments",
     ],
 )
-def test_a_wrong_selection_score_is_rejected(changes: list[tuple[str, str]], words: str) -> None:
+def test_a_wrong_selection_score_is_rejected(changes: list[Any], words: str) -> None:
     assert words in verdict("11.4", answer("11.4", *changes)).text()
+
+
+# -- defects found by the held-out trial and the mutants (issue 27) ---------------------------
+
+
+def test_an_agreement_test_that_always_tries_an_extra_property_is_rejected() -> None:
+    always = answer("11.1", swap(_EXTRAS, "True"))
+    assert "only when the schema says additionalProperties: false" in verdict("11.1", always).text()
+
+
+def test_an_agreement_test_of_the_last_required_field_only_is_rejected() -> None:
+    last_only = answer(
+        "11.1",
+        swap(_REQUIRED, "schema.get('required', [])[-1:]"),
+    )
+    assert "limit (listed first)" in verdict("11.1", last_only).text()
+
+
+def test_an_agreement_test_that_raises_without_a_message_is_rejected() -> None:
+    solution = answer("11.1")
+
+    def bare(tool, sample):
+        try:
+            solution(tool, sample)
+        except AssertionError as exc:  # the message kept only where the check reads it
+            raise AssertionError(str(exc) if "naming 'limit'" in str(exc) else "") from None
+
+    assert "without a message" in verdict("11.1", bare).text()
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        (
+            swap(
+                "key in arguments and same(arguments[key], value)",
+                "same(arguments.get(key), value)",
+            ),
+            "even when its value is None",
+        ),
+        (
+            swap(_SAME_BOOL, "got == want and (want is not True or got is True)"),
+            "1 is not true either",
+        ),
+        (
+            swap(_SAME_BOOL, "got == want and type(got) is type(want)"),
+            "6.0 equals 6",
+        ),
+    ],
+    ids=["missing-key-as-none", "true-only", "exact-types"],
+)
+def test_a_trajectory_match_the_held_out_answers_got_past_is_rejected(
+    change: Any, words: str
+) -> None:
+    assert words in verdict("11.2", answer("11.2", change)).text()
+
+
+def test_a_fuzzer_that_ignores_enums_is_rejected() -> None:
+    no_enum = answer("11.3", swap(_CHOICE, "rng.choice(edges.get(sub.get('type'), [None]))"))
+    assert "for a property with an 'enum'" in verdict("11.3", no_enum).text()
+
+
+def test_a_fuzzer_with_a_generator_of_its_own_is_rejected() -> None:
+    own = answer("11.3", swap("    made = []\n", "    made = []\n    rng = random.Random(0)\n"))
+    assert "the rng you are given is not used" in verdict("11.3", own).text()
+
+
+def test_a_fuzzer_that_ignores_count_for_small_counts_is_rejected() -> None:
+    solution = answer("11.3")
+
+    def at_least_one(schema, rng, count):
+        return solution(schema, rng, max(count, 1))
+
+    assert "exactly 0 argument dicts" in verdict("11.3", at_least_one).text()
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        (swap("k in aimed and same(aimed[k], v)", "k in aimed and aimed[k] == v"), "True is not 1"),
+        (
+            swap("k in aimed and same(aimed[k], v)", "k in aimed or same(aimed[k], v)"),
+            "another value",
+        ),
+        (swap("top1 / len(cases)", "top1 // len(cases)"), "top-1 is 2 of 3"),
+    ],
+    ids=["true-is-1", "key-present-is-enough", "integer-division"],
+)
+def test_a_score_the_held_out_answers_got_past_is_rejected(change: Any, words: str) -> None:
+    assert words in verdict("11.4", answer("11.4", change)).text()
+
+
+# -- correct answers written differently pass ------------------------------------------------
+
+
+def test_an_agreement_test_written_another_way_passes() -> None:
+    from toolsys.execution import validate
+    from toolsys.result import ToolResult
+
+    def check_agreement(tool, sample):
+        def verdict_of(arguments):
+            outcome = validate(tool, json.dumps(arguments))
+            return outcome.error if isinstance(outcome, ToolResult) else None
+
+        refused = verdict_of(sample)
+        assert refused is None, f"sent {sample!r}, refused with {refused.code}; wanted accepted"
+        trials = [
+            (name, {k: v for k, v in sample.items() if k != name})
+            for name in tool.parameters.get("required", ())
+            if name in sample
+        ]
+        if tool.parameters.get("additionalProperties") is False:
+            trials.append(("zz_extra", dict(sample, zz_extra="?")))
+        for name, arguments in trials:
+            error = verdict_of(arguments)
+            ok = error is not None and error.code == "INVALID_ARGUMENTS" and name in error.message
+            assert ok, f"sent {arguments!r}: got {error}; wanted INVALID_ARGUMENTS about {name!r}"
+
+    verdict("11.1", check_agreement, Status.PASSED)
+
+
+def test_a_trajectory_match_written_another_way_passes() -> None:
+    def calls_match(made, expected, mode):
+        def fits(call, want):
+            if call[0] != want[0]:
+                return False
+            for key, value in want[1].items():
+                if key not in call[1]:
+                    return False
+                got = call[1][key]
+                if isinstance(got, bool) != isinstance(value, bool) or got != value:
+                    return False
+            return True
+
+        if mode == "strict":
+            return len(made) == len(expected) and all(
+                fits(c, w) for c, w in zip(made, expected, strict=True)
+            )
+        if mode == "unordered" and len(made) != len(expected):
+            return False
+        # Kuhn's augmenting paths: each expected call gets its own made call.
+        owner: dict[int, int] = {}
+
+        def place(w, seen):
+            for m in range(len(made)):
+                if m not in seen and fits(made[m], expected[w]):
+                    seen.add(m)
+                    if m not in owner or place(owner[m], seen):
+                        owner[m] = w
+                        return True
+            return False
+
+        return all(place(w, set()) for w in range(len(expected)))
+
+    verdict("11.2", calls_match, Status.PASSED)
+
+
+def test_a_fuzzer_written_another_way_passes() -> None:
+    def fuzz_arguments(schema, rng, count):
+        nasty = {
+            "string": ["", "  ", " x ", "\u0000", "ÿ" * 3],
+            "integer": [0, -1, 1, -(10**9)],
+            "number": [0.0, -0.5, -1e9, 1e-9],
+            "boolean": [False, True],
+        }
+        properties = schema.get("properties", {})
+        return [
+            {
+                name: rng.choice(spec["enum"])
+                if "enum" in spec
+                else rng.choice(nasty[spec["type"]])
+                for name, spec in properties.items()
+            }
+            for _ in range(count)
+        ]
+
+    verdict("11.3", fuzz_arguments, Status.PASSED)
+
+
+def test_scores_written_another_way_pass() -> None:
+    from statistics import fmean
+
+    def selection_scores(cases, made):
+        def includes(arguments, wanted):
+            return all(
+                key in arguments
+                and arguments[key] == value
+                and isinstance(arguments[key], bool) == isinstance(value, bool)
+                for key, value in wanted.items()
+            )
+
+        firsts, judged = [], []
+        for case, calls in zip(cases, made, strict=True):
+            firsts.append(float(bool(calls) and calls[0][0] == case["tool"]))
+            if case.get("arguments"):
+                aimed = [arguments for name, arguments in calls if name == case["tool"]]
+                judged.append(float(bool(aimed) and includes(aimed[0], case["arguments"])))
+        return {
+            "top1": fmean(firsts),
+            "arguments": fmean(judged) if judged else None,
+            "calls_per_task": sum(map(len, made)) / len(made),
+        }
+
+    verdict("11.4", selection_scores, Status.PASSED)
+
+
+def test_an_agreement_test_that_says_accepted_for_a_vague_refusal_is_rejected() -> None:
+    said = answer(
+        "11.1",
+        swap("'accepted' if error is None else f'{error.code}: {error.message}'", "'accepted'"),
+    )
+    assert "does not say what came back" in verdict("11.1", said).text()
+
+
+def test_a_fuzzer_that_never_sends_optional_properties_is_rejected() -> None:
+    required_only = answer(
+        "11.3", swap("name in required or rng.random() < 0.5", "name in required")
+    )
+    assert "planted bug in pages" in verdict("11.3", required_only).text()
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        (
+            swap(
+                "all(k in aimed and same(aimed[k], v) for k, v in wanted.items())",
+                "any(k in aimed and same(aimed[k], v) for k, v in wanted.items())",
+            ),
+            "all, not any",
+        ),
+        (swap("k in aimed and same(aimed[k], v)", "same(aimed[k], v)"), "raised KeyError"),
+        (
+            swap(
+                "(type(got) is bool) == (type(want) is bool)",
+                "(got is bool) == (type(want) is bool)",
+            ),
+            "a boolean matches the same boolean",
+        ),
+    ],
+    ids=["any-argument", "missing-argument-crashes", "bool-never-matches"],
+)
+def test_a_score_that_misreads_the_arguments_is_rejected(change: Any, words: str) -> None:
+    assert words in verdict("11.4", answer("11.4", change)).text()

@@ -6,6 +6,7 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -117,13 +118,52 @@ def test_verdicts_are_appended_to_the_log(
     assert lines[1]["expected"] == "2"
 
 
-def test_an_unwritable_log_is_a_warning_and_the_verdict_still_comes_back(
-    demo: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_an_unwritable_log_is_a_note_on_stdout_and_the_verdict_still_comes_back(
+    demo: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv(checks.LOG_ENV, str(tmp_path / "no" / "such" / "folder.jsonl"))
-    with pytest.warns(UserWarning, match="cannot append the verdict"):
-        result = checks.check(demo, _good)
+    result = checks.check(demo, _good)
     assert result.passed
+    out, err = capfd.readouterr()
+    assert "cannot append the verdict" in out and err == ""
+
+
+def _noisy(a: float, b: float) -> float:
+    """A correct answer that talks: a print to stderr, a warning, a thread that crashes."""
+    import sys
+    import threading
+    import warnings
+
+    print("debugging: dividing", a, "by", b, file=sys.stderr)
+    warnings.warn("b is a float", RuntimeWarning, stacklevel=1)
+
+    def crash() -> None:
+        raise RuntimeError("a helper thread failed")
+
+    helper = threading.Thread(target=crash)
+    helper.start()
+    helper.join()
+    return _good(a, b)
+
+
+@pytest.mark.parametrize("student", [_noisy, lambda a, b: _noisy(a, b) + 1], ids=["ok", "wrong"])
+def test_a_check_never_writes_to_stderr_and_notes_what_the_code_said(
+    demo: str, student: Any, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """nbgrader scores a cell with any stderr output as 0: a check's output is its verdict."""
+    result = checks.check(demo, student)
+    out, err = capfd.readouterr()
+    assert err == "" and out == ""
+    assert result.note is not None
+    for said in ("debugging: dividing", "RuntimeWarning: b is a float", "a helper thread failed"):
+        assert said in result.note, result.note
+    assert "note:" in result.text()
+    assert "note" not in result.to_dict()  # the log keeps the fields the grader reads
+
+
+def test_a_quiet_answer_has_no_note(demo: str) -> None:
+    result = checks.check(demo, _good)
+    assert result.note is None and "note:" not in result.text()
 
 
 def test_a_check_can_raise_check_failed_directly(clean_registry: None) -> None:

@@ -82,7 +82,8 @@ def test_scripts_are_executable(name: str) -> None:
 def test_ci_runs_make_test() -> None:
     text = (ROOT / ".ci" / "run").read_text()
     assert text.startswith("#!/usr/bin/env bash\n") and "set -euo pipefail" in text
-    assert text.rstrip().endswith("exec make test")
+    # the README's test command first, then the mutation harness over the exercise checks
+    assert text.rstrip().endswith("make test\nexec make mutants")
 
 
 def _sanitizers() -> list[tuple[re.Pattern[str], str]]:

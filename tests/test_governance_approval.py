@@ -13,6 +13,7 @@ import pytest
 from tests.test_loop_hostile import RawEndpoint, call, completion
 from toolsys import Registry
 from toolsys.governance import Hooks, Policy
+from toolsys.governance.approval import sign_paused
 from toolsys.loop import aresume_agent, resume_agent, run_agent
 from toolsys.models import ScriptedModel, calls, text
 from toolsys.spec import Category
@@ -153,6 +154,10 @@ def test_a_replayed_approval_does_not_cover_changed_arguments():
     _, client = _model(calls(("refund", {"order_id": "A1", "amount": 20})), text("ok"))
     t = run_agent(client, registry, "x", context=SUPPORT)
     t.paused["calls"][0]["function"]["arguments"] = '{"order_id": "A1", "amount": 2000}'
+    with pytest.raises(ValueError, match="does not match its signature"):
+        resume_agent(client, registry, t, approve=["call_0001"], context=SUPPORT)
+    # even re-signed (a leaked key), the approval covers only the arguments shown
+    t.paused = sign_paused(t.paused)
     t = resume_agent(client, registry, t, approve=["call_0001"], context=SUPPORT)
     assert ran == [] and t.status == "awaiting_approval"
     assert t.pending[0].arguments["amount"] == 2000.0
@@ -287,7 +292,8 @@ def test_aresume_agent_works_from_async_code():
     assert t.status == "completed" and len(ran) == 1
 
 
-def test_a_paused_run_resumes_in_a_new_process(tmp_path):
+def test_a_paused_run_resumes_in_a_new_process(tmp_path, monkeypatch):
+    monkeypatch.setenv("TOOLSYS_PAUSE_KEY", "a key both processes hold, from a secret store")
     registry, ran = _registry()
     _, client = _model(calls(("refund", {"order_id": "A1", "amount": 20})), text("Done."))
     t = run_agent(client, registry, "x", context=SUPPORT)
@@ -407,7 +413,13 @@ def test_an_approval_is_bound_to_the_arguments_shown_not_to_a_hash_in_the_file()
     data["paused"]["calls"][0]["function"]["arguments"] = '{"order_id": "A1", "amount": 2000}'
     forged = {"order_id": "A1", "amount": 2000.0}
     data["paused"]["pending"][0]["hash"] = arguments_hash("refund", forged)
-    t = Transcript.from_dict(data)
+    with pytest.raises(ValueError, match="no longer match the hash"):
+        resume_agent(client, registry, Transcript.from_dict(data), approve=["call_0001"])
+    data["paused"]["pending"][0]["hash"] = arguments_hash(
+        "refund", {"order_id": "A1", "amount": 20.0}
+    )
+    data["paused"] = sign_paused(data["paused"])  # a leaked key: the signature holds ...
+    t = Transcript.from_dict(data)  # ... and the approval is still bound to what is shown
     assert t.pending[0].arguments["amount"] == 20.0
     t = resume_agent(client, registry, t, approve=["call_0001"], context=SUPPORT)
     assert ran == [] and t.status == "awaiting_approval"
@@ -467,3 +479,64 @@ def test_the_audit_log_records_each_decision_of_a_paused_and_resumed_run(tmp_pat
         ("call_0002", "denied_by_human", None),
     ]
     assert t.status == "completed" and len(ran) == 1
+
+
+# --- a saved paused run is tamper-evident ------------------------------------------------------
+
+
+def _paused_refund(amount: float = 12.5):
+    registry, ran = _registry()
+    _, client = _model(calls(("refund", {"order_id": "A1", "amount": amount})), text("ok"))
+    return registry, ran, client, run_agent(client, registry, "x", context=SUPPORT)
+
+
+def test_a_saved_run_edited_wherever_its_arguments_appear_is_refused():
+    registry, ran, client, t = _paused_refund(12.5)
+    saved = t.to_json()
+    assert saved.count("12.5") >= 2 and "signature" in saved
+    edited = Transcript.from_json(saved.replace("12.5", "9999.5"))
+    assert edited.pending[0].arguments["amount"] == 9999.5
+    with pytest.raises(ValueError, match=r"call_0001.*no longer match the hash"):
+        resume_agent(client, registry, edited, approve=["call_0001"], context=SUPPORT)
+    assert ran == []
+    loaded = resume_agent(client, registry, Transcript.from_json(saved), approve=["call_0001"],
+                          context=SUPPORT)  # fmt: skip
+    assert loaded.status == "completed" and ran == [("refund", {"order_id": "A1", "amount": 12.5})]
+
+
+def test_recomputing_the_hash_does_not_help_without_the_key():
+    from toolsys.governance import arguments_hash
+
+    registry, ran, client, t = _paused_refund(12.5)
+    data = json.loads(t.to_json().replace("12.5", "9999.5"))
+    pending = data["paused"]["pending"][0]
+    pending["hash"] = arguments_hash(pending["tool"], pending["arguments"])
+    with pytest.raises(ValueError, match="does not match its signature"):
+        resume_agent(client, registry, Transcript.from_dict(data), approve=["call_0001"],
+                     context=SUPPORT)  # fmt: skip
+    del data["paused"]["signature"]
+    with pytest.raises(ValueError, match="carries no signature"):
+        resume_agent(client, registry, Transcript.from_dict(data), approve=["call_0001"])
+    assert ran == []
+
+
+def test_the_key_is_the_applications_and_never_in_the_saved_run():
+    from toolsys.governance import set_pause_key
+
+    key = "the application's own pause key, 32+"
+    set_pause_key(key)
+    try:
+        registry, ran, client, t = _paused_refund(20)
+        saved = t.to_json()
+        assert key not in saved
+        set_pause_key("another application's key, 32 chars")
+        with pytest.raises(ValueError, match="signed with another key"):
+            resume_agent(client, registry, Transcript.from_json(saved), approve=["call_0001"])
+        set_pause_key(key)
+        done = resume_agent(client, registry, Transcript.from_json(saved), approve=["call_0001"],
+                            context=SUPPORT)  # fmt: skip
+        assert done.status == "completed" and len(ran) == 1
+        with pytest.raises(ValueError, match="at least 16 bytes"):
+            set_pause_key("short")
+    finally:
+        set_pause_key(None)

@@ -36,7 +36,7 @@ def test_the_panel_shows_each_pending_call_with_tool_category_arguments_and_reas
     assert "refund" in info.value and "write" in info.value and "&quot;amount&quot;" in info.value
     assert "approve" in info.value
     assert (approve.description, deny.description) == ("Approve", "Deny")
-    assert "call_0002: refund (write)" in repr(panel)
+    assert 'call_0002: refund(order_id="A1", amount=20.0) (write)' in repr(panel)
 
 
 def test_clicking_approve_resumes_the_run_to_the_end():

@@ -8,6 +8,7 @@ test_grading_gradebook.py.
 from __future__ import annotations
 
 import csv
+import math
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -81,7 +82,7 @@ def test_every_submission_gets_a_row_and_the_run_exits_1(graded) -> None:
     result, _ = graded
     assert result.exit_code == 1, result.output
     rows = {line.split()[0]: line for line in result.output.splitlines()[1:7]}
-    assert rows["alice"].split()[1:4] == ["✓", "✓", "alice.ipynb:"]
+    assert rows["alice"].split()[1:5] == ["✓", "✓", "2/2", "alice.ipynb:"]
     assert "✗" in rows["bob"] and "○ not done" in rows["bob"]
     assert "crashed" in rows["carol"] and "– missing" in rows["carol"]
     assert "timeout" in rows["dave"] and "– missing" in rows["dave"]
@@ -107,7 +108,7 @@ def test_the_gradebook_has_one_csv_row_per_student_and_exercise(graded) -> None:
     bob = next(r for r in rows if (r["student"], r["exercise"]) == ("bob", "99.1"))
     assert bob["expected"] == "ValueError" and bob["got"] == "returned 0"
     markdown = (out / "gradebook.md").read_text(encoding="utf-8")
-    assert "| student | 99.1 | 99.2 | notebooks |" in markdown
+    assert "| student | 99.1 | 99.2 | score | notebooks |" in markdown
     assert "### bob" in markdown
 
 
@@ -123,12 +124,29 @@ def test_a_fully_passing_submission_exits_0(submissions: Path, tmp_path: Path) -
     [
         (["check"], "toolsys check: give one or more exercise notebooks or folders"),
         (["check", "no/such/folder"], "toolsys check: no/such/folder: no such file or folder"),
+        *[
+            (
+                ["check", "no/such.ipynb", "--timeout", seconds],
+                f"toolsys check: Invalid value for '--timeout': '{seconds}' is not a number of "
+                "seconds from 1 to 86400 (a day)",
+            )
+            for seconds in ["nan", "inf", "-inf", "1e308", "0.5", "86401"]
+        ],
     ],
 )
 def test_bad_usage_is_one_line_and_exit_2(args: list[str], message: str) -> None:
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 2
     assert result.output.strip().splitlines() == [message + result.output.split(message)[1].strip()]
+
+
+@pytest.mark.parametrize("seconds", [math.nan, math.inf, 0.5, -1.0])
+def test_grading_refuses_a_timeout_that_is_not_a_duration(seconds: float, tmp_path: Path) -> None:
+    notebook = tmp_path / "alice.ipynb"
+    with pytest.raises(ValueError, match="give a finite number of seconds, at least 1"):
+        grading.grade([(notebook, "alice")], timeout=seconds)
+    with pytest.raises(ValueError, match="give a finite number of seconds, at least 1"):
+        grading.grade_notebook(notebook, "alice", timeout=seconds)
 
 
 def test_a_folder_without_notebooks_is_bad_usage(tmp_path: Path) -> None:

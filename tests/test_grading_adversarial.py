@@ -1,21 +1,28 @@
 """`toolsys check` against hostile submissions: real notebooks that attack the grader.
 
-One class is graded once (module fixture, two kernels at a time): an honest `victim` with a
-wrong answer, and four attackers graded in the same run. A `forger` writes verdicts into its
-log (and tries the others'), a `snoop` looks for secrets and other students' files, a
-`lingerer` leaves processes behind to rewrite the gradebook later and tries the resource
-limits, and a student whose file name and messages are spreadsheet formulas and broken Markdown.
-The isolation promises need root (they are skipped otherwise, see README "For instructors");
-the rest hold for any user.
+One class of two sections is graded once (module fixture, `toolsys check secA secB --out gb`
+run from the course folder, two kernels at a time): honest students (`victim` in section A,
+`bob` in section B) and attackers graded in the same run. A `forger` writes verdicts into its
+log (and tries the others'), a `snoop` looks for secrets, other students' files, the other
+section and the last gradebook, a `lingerer` leaves processes behind to rewrite the gradebook
+later and tries the resource limits, `busy` starts as many threads as it may and holds them
+while the others start (once enough to keep every other kernel from starting), a `hog`'s
+processes together hold more memory than a submission may, and a student's file name and
+messages are spreadsheet formulas and broken Markdown. The course folder is outside the temp
+folders and homes, where an instructor keeps it. The isolation promises need root (they are
+skipped otherwise, see README "For instructors"); the rest hold for any user.
 """
 
 from __future__ import annotations
 
 import csv
 import json
+import os
 import re
+import shutil
 import socket
 import sys
+import tempfile
 import time
 import uuid
 from collections.abc import Iterator
@@ -121,8 +128,43 @@ seen = {
         p for p in glob.glob("/tmp/toolsys-grade-*/run/verdicts.jsonl")
         if p != os.environ["TOOLSYS_CHECK_LOG"]
     ],
+    "read_other_section": attempt(lambda: open(OTHER_SECTION).read()),
+    "read_last_gradebook": attempt(lambda: open(LAST_GRADEBOOK).read()),
+    "list_course": attempt(lambda: os.listdir(COURSE)),
+    "root": sorted(os.listdir("/")),
 }
 check("99.9", seen)
+"""
+
+THREADS = """
+import threading, time
+threading.stack_size(256 * 1024)  # default stacks (8 MiB) would meet the address-space limit first
+release = threading.Event()
+started = []
+try:
+    for _ in range(600):  # as many threads as this user may have
+        started.append(threading.Thread(target=release.wait, daemon=True))
+        started[-1].start()
+except RuntimeError:
+    started.pop()
+time.sleep(8)  # graded first: the next kernels start meanwhile
+release.set()
+for thread in started:
+    thread.join()
+"""
+
+HOG = """
+import os, time
+children = []
+for _ in range(4):  # each well under the address-space limit, together over the memory limit
+    pid = os.fork()
+    if pid == 0:
+        block = b"x" * (300 * 2**20)
+        time.sleep(60)
+        os._exit(0)
+    children.append(pid)
+for pid in children:
+    os.waitpid(pid, 0)
 """
 
 LINGERER = """
@@ -190,18 +232,58 @@ def listener() -> Iterator[int]:
     server.close()
 
 
+MEMORY_LIMIT = 2**30
+"""The per-submission memory limit of this class: honest kernels hold about 100 MB each."""
+LAST_GRADES = "the last run's grades"
+
+
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory: pytest.TempPathFactory, listener: int):
-    root = tmp_path_factory.mktemp("hostile") / "submissions"
-    out = root.parent / "gradebook"
+def course(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The instructor's course folder: outside temp folders and homes when run as root."""
+    places = [p for p in ("/srv", "/var/lib", "/opt") if os.path.isdir(p)]
+    if os.geteuid() != 0 or not places:
+        yield tmp_path_factory.mktemp("course")
+        return
+    folder = Path(tempfile.mkdtemp(prefix="toolsys-course-", dir=places[0]))
+    folder.chmod(0o755)  # as a course folder usually is: readable by every user
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def graded(course: Path, listener: int):
+    root = course / "secA"
+    out = course / "gb"
+    out.mkdir()
+    (out / "gradebook.csv").write_text(LAST_GRADES)
+    (out / "gradebook.csv").chmod(0o644)
+    bob = course / "secB" / "bob"
+    bob.mkdir(parents=True)
+    (bob / "answers.txt").write_text("bob's answers")
+    (bob / "answers.txt").chmod(0o644)
+    (bob / "demo_checks.py").write_text(DEMO_CHECKS)
+    _write(bob / "99_demo.ipynb", [SETUP, DOUBLE])
     (root / "victim" / "week9").mkdir(parents=True)  # her folder; the kernel starts in week9/
     (root / "victim" / "week9" / "demo_checks.py").write_text(DEMO_CHECKS)
     (root / "demo_checks.py").write_text(DEMO_CHECKS)
     victim = root / "victim" / "week9" / "99_demo.ipynb"
     _write(victim, [SETUP, WRONG, DOUBLE])
     _write(root / "forger.ipynb", [SETUP, FORGER, WRONG])
-    places = _define(SECRET=SECRET, ROOT=str(root), VICTIM=str(victim), OUT=str(out), PORT=listener)
+    places = _define(
+        SECRET=SECRET,
+        ROOT=str(root),
+        VICTIM=str(victim),
+        OUT=str(out),
+        PORT=listener,
+        OTHER_SECTION=str(bob / "answers.txt"),
+        LAST_GRADEBOOK=str(out / "gradebook.csv"),
+        COURSE=str(course),
+    )
     _write(root / "snoop.ipynb", [SETUP, places, SNOOP])
+    _write(root / "busy.ipynb", [SETUP, THREADS, DOUBLE])  # sorted second: starts at once
+    _write(root / "hog.ipynb", [SETUP, HOG, DOUBLE])
     gradebook = str(out / "gradebook.csv")
     _write(
         root / "lingerer.ipynb",
@@ -209,10 +291,14 @@ def graded(tmp_path_factory: pytest.TempPathFactory, listener: int):
     )
     _write(root / f"{FORMULA_NAME}.ipynb", [SETUP, *FORMULA])
     with pytest.MonkeyPatch.context() as patch:
+        from toolsys.grading import _sandbox
+
+        patch.setattr(_sandbox, "MEMORY_LIMIT", MEMORY_LIMIT, raising=False)
         patch.setenv("OPENAI_API_KEY", SECRET)
         patch.setenv("TOOLSYS_TEST_SECRET", SECRET)
+        patch.chdir(course)
         result = CliRunner().invoke(
-            main, ["check", str(root), "--out", str(out), "--jobs", "2", "--timeout", "60"]
+            main, ["check", "secA", "secB", "--out", "gb", "--jobs", "2", "--timeout", "60"]
         )
     written = (out / "gradebook.csv").read_bytes()
     with (out / "gradebook.csv").open(encoding="utf-8", newline="") as handle:
@@ -239,7 +325,7 @@ def test_every_student_is_graded_and_a_gradebook_is_written(graded) -> None:
     assert result.exit_code == 1, result.output
     assert "Traceback" not in result.output
     students = {r["student"] for r in rows}
-    assert {"victim", "forger", "snoop", "lingerer"} <= students
+    assert {"victim", "forger", "snoop", "lingerer", "busy", "hog", "bob"} <= students
     assert (out / "gradebook.md").is_file()
 
 
@@ -288,6 +374,46 @@ def test_a_submission_cannot_read_secrets_or_other_students_files(graded, isolat
     assert seen["other_logs"] == []
 
 
+def test_a_section_never_sees_another_section_the_course_or_the_gradebook(graded, isolated) -> None:
+    """Issue 26: the working folder was mounted into every jail (an editable install's hook)."""
+    _, _, rows, _ = graded
+    seen = _seen(rows, "snoop")
+    assert seen["read_other_section"] in {"FileNotFoundError", "PermissionError"}
+    assert seen["read_last_gradebook"] in {"FileNotFoundError", "PermissionError"}
+    assert seen["list_course"] in {"FileNotFoundError", "PermissionError"}
+    system = {"bin", "dev", "etc", "lib", "lib32", "lib64", "libx32", "proc", "sbin", "tmp", "usr"}
+    python = {Path(p).parts[1] for p in _sandbox_paths()}
+    assert set(seen["root"]) <= system | python, seen["root"]
+
+
+def _sandbox_paths() -> tuple[str, ...]:
+    from toolsys.grading import _sandbox
+
+    return _sandbox.kernel_paths()
+
+
+def test_a_submission_with_many_threads_changes_no_one_elses_grade(graded, isolated) -> None:
+    """Issue 26: every kernel ran as `nobody`, whose RLIMIT_NPROC all jails shared."""
+    _, _, rows, _ = graded
+    assert _row(rows, "victim", "99.2")["status"] == "passed"
+    assert _row(rows, "bob", "99.2")["status"] == "passed"
+    assert _row(rows, "busy", "99.2")["status"] == "passed"
+    for row in rows:
+        assert "kernel start retried" not in row["notes"], row
+        assert "did not start" not in row["message"], row
+
+
+def test_a_submission_over_the_memory_limit_is_stopped_and_says_why(graded) -> None:
+    _, _, rows, _ = graded
+    hog = _row(rows, "hog", "99.2")
+    assert hog["status"] == "missing"
+    assert hog["message"] == (
+        "the kernel died while running the notebook (the submission's processes held more "
+        "than 1 GiB of memory together; all of them were stopped)"
+    )
+    assert _row(rows, "victim", "99.2")["status"] == "passed"
+
+
 def test_a_submission_cannot_write_into_out_or_reach_the_network(graded, isolated) -> None:
     _, out, rows, _ = graded
     seen = _seen(rows, "snoop")
@@ -316,7 +442,7 @@ def test_formulas_in_names_and_messages_are_text_in_the_csv(graded) -> None:
     _, _, rows, _ = graded
     double = _row(rows, "'" + FORMULA_NAME, "99.2")
     assert double["got"] == "'-1"
-    assert double["notebook"].startswith("/")  # a path, never a formula
+    assert double["notebook"].startswith("secA/=")  # a path as given, never a formula
     for row in rows:
         for value in row.values():
             assert value[:1] not in {"=", "+", "-", "@"}, row
@@ -431,3 +557,60 @@ def test_many_quick_cells_stop_when_the_notebooks_time_is_up(tmp_path: Path) -> 
     grade = grading.grade_notebook(tmp_path / "alice.ipynb", "alice", timeout=3)
     assert grade.status == "timeout"
     assert grade.problem == "stopped after 3 s: the notebook did not finish in time"
+
+
+def test_two_sandboxes_never_share_a_uid_and_a_uid_is_given_back(isolated) -> None:
+    from toolsys.grading._sandbox import Sandbox
+
+    level = grading.isolation()
+    with Sandbox(level, timeout=60) as one, Sandbox(level, timeout=60) as two:
+        uids = {one._config["uid"], two._config["uid"]}
+        assert len(uids) == 2 and 0 not in uids
+        assert all(Path(box.root).stat().st_uid == box._config["uid"] for box in (one, two))
+    with Sandbox(level, timeout=60) as again:
+        assert again._config["uid"] in uids
+
+
+@pytest.fixture
+def probes(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """isolation() probed afresh with the given failures (namespaces, then own user)."""
+    from toolsys.grading import _sandbox
+
+    failures: list[str] = []
+    monkeypatch.setattr(_sandbox, "_probe", lambda level: failures.pop(0) if failures else "")
+    monkeypatch.setattr(_sandbox.os, "geteuid", lambda: 0)
+    _sandbox.isolation.cache_clear()
+    yield failures
+    _sandbox.isolation.cache_clear()
+
+
+def test_a_root_grader_that_could_only_grade_as_root_refuses(
+    probes: list[str], tmp_path: Path
+) -> None:
+    probes += ["unshare: Operation not permitted", "Permission denied: python"]
+    _write(tmp_path / "alice.ipynb", [DOUBLE])
+    result = CliRunner().invoke(main, ["check", str(tmp_path), "--out", str(tmp_path / "gb")])
+    assert result.exit_code == 2
+    assert result.output.startswith(
+        "toolsys check: running as root, but a submission can neither be isolated (unshare: "
+        "Operation not permitted) nor run as a user of its own (Permission denied: python)"
+    )
+    assert "TOOLSYS_GRADER_ISOLATION=none" in result.output
+    with pytest.raises(grading.UsageError, match="running as root"):
+        grading.grade_notebook(tmp_path / "alice.ipynb", "alice")
+
+
+def test_without_namespaces_a_root_grader_still_gives_each_submission_its_own_user(
+    probes: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    probes.append("unshare: Operation not permitted")
+    level = grading.isolation()
+    assert (level.isolated, level.own_user, level.refusal) == (False, True, "")
+    assert "namespaces are not available here (unshare: Operation not permitted)" in level.summary
+    from toolsys.grading import _sandbox
+
+    _sandbox.isolation.cache_clear()
+    monkeypatch.setenv("TOOLSYS_GRADER_ISOLATION", "none")
+    level = grading.isolation()
+    assert (level.own_user, level.refusal) == (False, "")
+    assert level.summary.startswith("WARNING: running as root, with TOOLSYS_GRADER_ISOLATION=none")

@@ -364,3 +364,133 @@ def test_calls_that_arrive_together_after_a_failure_share_one_new_session() -> N
     opened, results = _imported(to_server(shop), use)
     assert opened == [1]
     assert all(result.ok for result in results)
+
+
+# --- an untrusted server's schema, checked in bounded time ------------------------------------
+
+
+def _pattern_tool(pattern: str, **extra: Any) -> dict[str, Any]:
+    return {
+        "name": "match",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"text": {"type": "string", "pattern": pattern}},
+            "required": ["text"],
+        },
+        **extra,
+    }
+
+
+@pytest.mark.timeout(60)
+def test_a_catastrophic_pattern_from_an_untrusted_server_cannot_hang_the_host() -> None:
+    # With Python's backtracking `re`, 30 characters take minutes; RE2 answers at once.
+    sent: list[dict[str, Any]] = []
+
+    async def use(registry: Registry, imported: ImportedTools) -> Any:
+        bad = await registry.aexecute("match", {"text": "a" * 30 + "!"})
+        good = await registry.aexecute("match", {"text": "a" * 100_000})
+        return bad, good
+
+    server = listing([_pattern_tool("^(a+)+$")], lambda name, args: sent.append(args) or "ok")
+    bad, good = _imported(server, use)
+    assert bad.error.code == "INVALID_ARGUMENTS" and "matching '^(a+)+$'" in bad.error.message
+    assert good.ok and len(sent) == 1
+
+
+@pytest.mark.parametrize(
+    ("pattern", "why"),
+    [
+        (r"^(a)\1$", "RE2"),  # a back-reference
+        (r"^(?=a)a$", "RE2"),  # a lookahead
+        ("(a{1000}){1000}", "RE2"),
+        ("a" * 1001, "longer than 1000"),
+    ],
+)
+def test_an_untrusted_pattern_re2_cannot_run_skips_the_tool(pattern: str, why: str) -> None:
+    async def use(registry: Registry, imported: ImportedTools) -> Any:
+        return registry.names(), imported.skipped
+
+    names, skipped = _imported(listing([_pattern_tool(pattern)], lambda n, a: "ok"), use)
+    assert names == [] and why in skipped["match"]
+
+
+def test_a_trusted_server_keeps_python_patterns_and_ecma_escapes_work_untrusted() -> None:
+    tools = [_pattern_tool(r"^(?=a)\u0061+$")]
+
+    async def use(registry: Registry, imported: ImportedTools) -> Any:
+        return registry.names(), await registry.aexecute("match", {"text": "aa"})
+
+    names, result = _imported(listing(tools, lambda n, a: "ok"), use, trust="trusted")
+    assert names == ["match"] and result.ok
+    escaped = [_pattern_tool(r"^\u0061+\d$")]
+
+    async def untrusted(registry: Registry, imported: ImportedTools) -> Any:
+        return [await registry.aexecute("match", {"text": t}) for t in ("aa1", "aa\u0663", "b1")]
+
+    ascii_digit, arabic_digit, wrong = _imported(listing(escaped, lambda n, a: "ok"), untrusted)
+    assert ascii_digit.ok  # \uXXXX works, and \d is ASCII digits as in ECMA-262 ...
+    assert arabic_digit.error.code == wrong.error.code == "INVALID_ARGUMENTS"  # ... not Unicode
+
+
+@pytest.mark.timeout(60)
+def test_pattern_properties_and_additional_properties_run_on_re2_too() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "tags": {
+                "type": "object",
+                "patternProperties": {"^(a+)+$": {"type": "integer"}},
+                "additionalProperties": False,
+            }
+        },
+    }
+    tools = [{"name": "tag", "inputSchema": schema}]
+
+    async def use(registry: Registry, imported: ImportedTools) -> Any:
+        return [
+            await registry.aexecute("tag", {"tags": tags})
+            for tags in ({"aaa": 1}, {"a" * 30 + "!": 1}, {"aaa": "x"})
+        ]
+
+    ok, extra, wrong = _imported(listing(tools, lambda n, a: "ok"), use)
+    assert ok.ok
+    assert extra.error.code == wrong.error.code == "INVALID_ARGUMENTS"
+
+
+def test_an_oversized_or_deep_untrusted_schema_or_a_patterned_output_schema_is_skipped() -> None:
+    wide = {"type": "object", "properties": {f"p{i}": {"type": "string"} for i in range(5000)}}
+    deep: dict[str, Any] = {"type": "string"}
+    for _ in range(40):
+        deep = {"type": "object", "properties": {"x": deep}}
+    output = {"type": "object", "properties": {"id": {"type": "string", "pattern": "^(a+)+$"}}}
+    tools = [
+        {"name": "wide", "inputSchema": wide},
+        {"name": "deep", "inputSchema": deep},
+        {"name": "shaped", "inputSchema": _schema(x="string"), "outputSchema": output},
+    ]
+
+    async def use(registry: Registry, imported: ImportedTools) -> Any:
+        return registry.names(), imported.skipped
+
+    names, skipped = _imported(listing(tools, lambda n, a: "ok"), use)
+    assert names == []
+    assert "too large" in skipped["wide"] and "levels deep" in skipped["deep"]
+    assert "output schema" in skipped["shaped"]
+    trusted_names, _ = _imported(listing(tools, lambda n, a: "ok"), use, trust="trusted")
+    assert trusted_names == ["wide", "deep", "shaped"]
+
+
+def test_a_validation_that_runs_past_its_time_is_refused_as_data(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from toolsys.mcp import _patterns
+
+    monkeypatch.setattr(_patterns, "VALIDATION_SECONDS", 0.0)
+    sent: list[Any] = []
+
+    async def use(registry: Registry, imported: ImportedTools) -> Any:
+        return await registry.aexecute("match", {"text": "abc"})
+
+    result = _imported(listing([_pattern_tool("^a")], lambda n, a: sent.append(a) or "ok"), use)
+    assert result.error.code == "INVALID_ARGUMENTS" and sent == []
+    assert "checkable in 0 s" in result.error.message

@@ -298,7 +298,7 @@ def test_vague_error_makes_the_model_give_up_politely(offline, vague):
     message = response.choices[0].message
     assert message.tool_calls is None
     assert "could not complete get_weather(Pariss)" in message.content
-    assert "did not say how to fix" in message.content
+    assert "could not work out a corrected call" in message.content
 
 
 def test_retries_are_bounded_per_call(offline):

@@ -450,3 +450,76 @@ def test_a_self_containing_yaml_schema_is_refused() -> None:
     )
     with pytest.raises(ToolDefinitionError, match="too large or nested too deeply"):
         tools_from_spec(spec, base_url=BASE)
+
+
+# --- every parameter location keeps its argument in its place ----------------------------------
+
+_CUSTOMERS = minimal(
+    {
+        "/customers/{customer_id}/orders": {
+            "get": {
+                "operationId": "listOrders",
+                "parameters": [
+                    {"name": "customer_id", "in": "path", "required": True,
+                     "schema": {"type": "string"}},
+                    {"name": "q", "in": "query", "schema": {"type": "string"}},
+                    {"name": "X-Trace", "in": "header", "schema": {"type": "string"}},
+                ],
+            }
+        },
+        "/notes": {
+            "post": {
+                "operationId": "addNote",
+                "requestBody": {
+                    "required": True,
+                    "content": {"application/json": {"schema": {"type": "object"}}},
+                },
+            }
+        },
+    }
+)  # fmt: skip
+
+
+def _customers(server: Server) -> Registry:
+    registry = Registry()
+    tools_from_spec(_CUSTOMERS, base_url=BASE, client=server.client(), registry=registry)
+    return registry
+
+
+@pytest.mark.parametrize("customer_id", ["..", ".", ""])
+def test_a_dot_segment_or_an_empty_path_parameter_is_refused_before_any_request(
+    customer_id: str,
+) -> None:
+    server = Server()
+    result = _customers(server).execute("listOrders", {"customer_id": customer_id})
+    assert result.error is not None and result.error.code == "INVALID_ARGUMENTS"
+    assert "customer_id" in result.error.message and server.requests == []
+
+
+@pytest.mark.parametrize(
+    "hostile", ["../x", "a/b", "?all=1", "#top", "%2e%2e", "..%2F", "a b", "\r\n", "\u2024\u2024"]
+)
+def test_a_hostile_path_or_query_value_stays_in_its_one_segment_or_value(hostile: str) -> None:
+    server = Server()
+    assert _customers(server).execute("listOrders", {"customer_id": hostile, "q": hostile}).ok
+    (request,) = server.requests
+    segments = request.url.raw_path.split(b"?")[0].split(b"/")
+    assert segments[:4] == [b"", b"api", b"v3", b"customers"] and segments[5:] == [b"orders"]
+    assert httpx2.URL("https://x/" + segments[4].decode()).path == "/" + hostile
+    assert request.url.params.get_list("q") == [hostile]
+
+
+@pytest.mark.parametrize("value", ["a\r\nX-Evil: 1", "a\nb", "\x00", "caf\u00e9", "\U0001f642"])
+def test_a_header_value_with_a_line_break_control_or_non_ascii_is_refused(value: str) -> None:
+    server = Server()
+    result = _customers(server).execute("listOrders", {"customer_id": "C1", "X-Trace": value})
+    assert result.error is not None and result.error.code == "INVALID_ARGUMENTS", result
+    assert "X-Trace:" in result.error.message and value not in result.error.message
+    assert server.requests == []
+
+
+def test_a_hostile_body_arrives_as_the_json_it_was() -> None:
+    server = Server()
+    body = {"path": "../..", "header": "a\r\nX-Evil: 1", "nested": {"q": "&x=1#"}}
+    assert _customers(server).execute("addNote", {"body": body}).ok
+    assert json.loads(server.requests[0].content) == body

@@ -2,7 +2,9 @@
 
 Every built-in tool and every hostile tool (tests/hostile_tools.py) gets a few hundred seeded
 calls; not one may raise, produce an unsendable message, or show a traceback, a machine path or a
-planted secret. `make fuzz` runs the same calls by the ten thousand.
+planted secret. `make fuzz` runs the same calls by the ten thousand. Each attack of
+tests/attacks.py (untrusted schemas, OpenAPI values, report queries, audit files, concurrent
+refunds, network routes, secret keys, paused runs) runs once here, ten times in `make fuzz`.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import settings
 
+from tests.attacks import ATTACKS
 from tests.hostile_tools import PLANTED, hostile_registries
 from toolsys import Registry, ToolResult
 from toolsys.fuzz import FuzzReport, check_message, fuzz_tool
@@ -29,6 +32,12 @@ def test_no_hostile_call_breaks_a_promise(label: str, name: str) -> None:
     assert report.clean, "\n".join(report.problems[:5])
 
 
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("attack", ATTACKS, ids=[attack.__name__ for attack in ATTACKS])
+def test_no_attack_outside_the_core_breaks_a_promise(attack) -> None:  # type: ignore[no-untyped-def]
+    assert attack(1) == []
+
+
 class _RaisingRegistry(Registry):
     def execute(self, *args: object, **kwargs: object) -> ToolResult:  # type: ignore[override]
         raise RuntimeError("escaped")
@@ -46,6 +55,27 @@ def test_the_fuzzer_notices_an_escape_a_leak_and_an_unsendable_message() -> None
     assert report.escapes == 1
     check_message(_NotJSON(True), [], report, "z")
     assert report.unsendable == 1
+
+
+@pytest.mark.parametrize(
+    ("value", "says"),
+    [
+        ("Traceback (most recent call last):\n  File x", "a traceback"),
+        (
+            {"log": "see /home/alice/app/settings.py"},
+            "an absolute path '/home/alice/app/settings.py'",
+        ),
+        (["ok", "planted-value-123"], "planted secret plante…"),
+    ],
+)
+def test_a_successful_result_is_scanned_too_and_the_leak_is_named(value: object, says: str) -> None:
+    report = FuzzReport()
+    check_message(ToolResult.success(value), ["planted-value-123"], report, "x")
+    assert (
+        report.leaks == 1
+        and says in report.problems[0]
+        and "successful result" in report.problems[0]
+    )
 
 
 class _NotJSON(ToolResult):

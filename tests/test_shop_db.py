@@ -148,3 +148,51 @@ def test_changes_lists_only_what_a_run_changed(shop: Shop) -> None:
         "refunds": [("ORD-1003", 250, "late")],
         "emails": [("C003", "s")],
     }
+
+
+# --- one instruction cannot outrun the deadline, one result cannot flood the context ----------
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT printf('%.*c', 2147483647, 'x')",  # one opcode, ~15 s of looping in SQLite 3.40
+        "SELECT format('%.*c', 2147483647, 'x')",
+        "SELECT PrintF('%2147483647d', 1)",
+        "SELECT length(printf('%.*c', 9, 'x'))",
+    ],
+)
+def test_printf_and_format_are_refused_their_width_has_no_limit(shop: Shop, sql: str) -> None:
+    with pytest.raises(ToolError) as caught:
+        run_readonly(shop, sql, deadline_s=1.0)
+    assert caught.value.code == "REPORT_REFUSED" and "printf" in caught.value.message
+
+
+@pytest.mark.parametrize(
+    ("sql", "code"),
+    [
+        ("SELECT " + ", ".join(f"{i} AS c{i}" for i in range(40)), "REPORT_REFUSED"),
+        ("SELECT zeroblob(100000000)", "REPORT_SQL_ERROR"),
+        ("SELECT " + "(" * 200 + "1" + ")" * 200, "REPORT_SQL_ERROR"),
+        (" UNION ALL ".join(["SELECT 1"] * 30), "REPORT_SQL_ERROR"),
+        ("SELECT char(" + ", ".join(["65"] * 40) + ")", "REPORT_SQL_ERROR"),
+        ("SELECT 'a' LIKE '" + "%a" * 150 + "'", "REPORT_SQL_ERROR"),
+    ],
+)
+def test_sqlites_own_limits_refuse_oversized_queries(shop: Shop, sql: str, code: str) -> None:
+    with pytest.raises(ToolError) as caught:
+        run_readonly(shop, sql)
+    assert caught.value.code == code
+
+
+def test_a_report_is_capped_in_total_size_and_columns(shop: Shop) -> None:
+    from toolsys.shop.sandbox import MAX_COLUMNS, MAX_RESULT_CHARS
+
+    wide = ", ".join(f"hex(zeroblob(4000)) AS c{i}" for i in range(MAX_COLUMNS))
+    report = run_readonly(shop, f"SELECT {wide} FROM orders")
+    size = sum(len(value) for row in report["rows"] for value in row)
+    assert report["truncated"] is True and size <= MAX_RESULT_CHARS
+    assert len(report["columns"]) == MAX_COLUMNS
+    rows = run_readonly(shop, "SELECT id, substr(hex(zeroblob(200)), 1, 300) FROM orders")
+    assert len(rows["rows"]) == 24 and rows["truncated"] is False

@@ -116,3 +116,25 @@ def test_hostile_arguments_never_raise_leak_or_break_an_invariant(shop: Shop, na
     report = fuzz_tool(registry, name, calls=150, seed=7)
     assert report.clean and report.calls == 150, report.problems
     assert invariants(shop) == []
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("filler", ["a", "1", "a.", "@a", "a@", "@a."])
+def test_hiding_personal_data_is_linear_in_a_long_value(filler: str) -> None:
+    # The old e-mail regex was quadratic: 0.8 s per 10,000 letters, ~80 s for this value.
+    from toolsys.shop.agent import hide_personal
+
+    text = filler * (100_000 // len(filler))
+    value = {"rows": [[text, f"{text} ana.silva@example.com {text}"]]}
+    hidden = hide_personal(None, ToolResult.success(value)).value
+    assert hidden["rows"][0][0] == text
+    assert "@example.com" not in hidden["rows"][0][1] and "[email hidden]" in hidden["rows"][0][1]
+
+
+def test_the_shop_agent_budgets_every_result_after_hiding_personal_data(shop: Shop) -> None:
+    from toolsys.shop.agent import RESULT_CHARS
+
+    registry = build(shop)
+    assert registry.layers[:3] == ["result_budget", "hooks", "policy"]
+    budget = next(layer for layer in registry._layers if layer.name == "result_budget")
+    assert budget.max_chars == RESULT_CHARS <= 20_000

@@ -405,3 +405,72 @@ def test_a_schema_nothing_can_read_is_reported_not_crashed() -> None:
     broken = _drifted({"properties.query.pattern": "(unclosed"})
     with pytest.raises(ToolTestFailure, match="search: its exported schema cannot be read"):
         assert_schema_agrees(broken, samples=5)
+
+
+def test_no_network_blocks_the_routes_around_socket_socket() -> None:
+    # socket.socket.connect was patched before, but _socket.socket is its base class: the
+    # audit hook sees every route (connect, connect_ex, UDP sendto/sendmsg, every name lookup).
+    import _socket
+
+    with no_network() as guard:
+        raw = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)
+        with pytest.raises(NetworkBlocked, match=r"127.0.0.1:9"):
+            raw.connect(("127.0.0.1", 9))
+        with pytest.raises(NetworkBlocked):
+            raw.connect_ex(("127.0.0.1", 9))
+        raw.close()
+        udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        with pytest.raises(NetworkBlocked, match=r"127.0.0.1:9"):
+            udp.sendto(b"x", ("127.0.0.1", 9))
+        with pytest.raises(NetworkBlocked):
+            udp.sendmsg([b"x"], [], 0, ("127.0.0.1", 9))
+        udp.close()
+        for lookup in (
+            lambda: socket.gethostbyname("localhost"),
+            lambda: _socket.gethostbyname("localhost"),
+            lambda: socket.gethostbyname_ex("localhost"),
+            lambda: socket.gethostbyaddr("127.0.0.1"),
+            lambda: socket.getnameinfo(("127.0.0.1", 80), 0),
+            lambda: _socket.getaddrinfo("localhost", 80),
+        ):
+            with pytest.raises(NetworkBlocked):
+                lookup()
+    assert len(guard.attempts) == 10
+
+
+def test_no_network_leaves_unix_sockets_and_works_again_after(tmp_path) -> None:
+    import asyncio
+
+    with no_network():
+        left, right = socket.socketpair()  # AF_UNIX: local plumbing, not the network
+        left.sendall(b"ok")
+        assert right.recv(2) == b"ok"
+        left.close(), right.close()
+
+        async def connect() -> None:
+            await asyncio.open_connection("127.0.0.1", 9)
+
+        with pytest.raises(NetworkBlocked):
+            asyncio.run(connect())
+    assert socket.gethostbyname("localhost")  # the hook stays, but lets everything through
+
+
+def test_a_tool_that_leaks_a_traceback_and_paths_in_a_successful_result_fails_the_fuzzer() -> None:
+    # A diagnostic tool: its *successful* result holds the traceback, which the model reads.
+    import traceback
+
+    registry = Registry()
+
+    @registry.tool
+    def diagnose(service: str) -> str:
+        """Diagnose a service."""
+        try:
+            raise ConnectionError(f"{service} is down")
+        except ConnectionError:
+            return traceback.format_exc()
+
+    with pytest.raises(ToolTestFailure) as caught:
+        fuzz_tool(registry, "diagnose", calls=20)
+    text = str(caught.value)
+    assert "a traceback ('Traceback (most recent call last)')" in text
+    assert "an absolute path '/" in text and "successful result" in text

@@ -150,9 +150,10 @@ def test_each_user_test_ends_as_it_should(run: str, test: str, outcome: str) -> 
 
 
 def test_a_network_attempt_names_where_it_went_and_what_to_do(run: str) -> None:
-    assert (
-        "E           toolsys.testing.network.NetworkBlocked: toolsys.testing blocked a network "
-        "connection to api.example.invalid:80: " in run
+    assert re.search(
+        r"\nE +toolsys\.testing\.network\.NetworkBlocked: toolsys\.testing blocked a network "
+        r"connection to api\.example\.invalid:80: ",
+        run,
     )
     assert "instead of a real endpoint" in run
     assert "ERROR test_user.py::test_a_real_client_under_scripted" not in run  # reported once

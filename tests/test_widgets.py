@@ -379,10 +379,13 @@ def test_trace_view_keeps_the_raw_json_in_a_closed_accordion() -> None:
 def test_trace_view_stats_show_status_steps_calls_tokens_and_time() -> None:
     run = scripted_run(PARALLEL_SCRIPT)
     view = TraceView(run)
-    stats = view.stats.value
+    stats = re.sub(r"<[^>]+>", "", view.stats.value)
     assert "completed · 4 steps · 4 tool calls (2 failed)" in stats
     assert f"{run.usage['total_tokens']} tokens" in stats
-    assert re.search(rf"(under 1 s|\d+ s) · event {len(run.events)}/{len(run.events)}$", stats[:-7])
+    assert re.search(rf"(under 1 s|\d+ s) · event {len(run.events)}/{len(run.events)}$", stats)
+    # A narrow view wraps the line between its parts only: each part is one unbreakable span.
+    parts = re.findall(r'<span style="white-space:nowrap">([^<]*)</span>', view.stats.value)
+    assert " · ".join(parts) == stats and parts[-1] == f"event {len(run.events)}/{len(run.events)}"
 
 
 def test_trace_view_replay_steps_back_and_forth_through_the_events() -> None:
@@ -443,7 +446,8 @@ def test_trace_view_is_fed_from_the_notebooks_own_thread_inside_a_running_loop()
 
 
 def test_trace_view_survives_events_from_many_threads_at_once() -> None:
-    events = scripted_run(PARALLEL_SCRIPT).events
+    # Without the user's message: a new run's first event would start the view over.
+    events = [e for e in scripted_run(PARALLEL_SCRIPT).events if type(e).__name__ != "UserMessage"]
     view = TraceView()
     workers = [threading.Thread(target=lambda: [view(e) for e in events]) for _ in range(4)]
     for worker in workers:
@@ -499,3 +503,33 @@ def test_importing_toolsys_does_not_import_ipywidgets() -> None:
     code = "import sys, toolsys, toolsys.loop; print('ipywidgets' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_a_live_trace_view_stops_its_clock_when_the_run_ends(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import toolsys.widgets.trace as trace
+
+    now = [1000.0]
+    monkeypatch.setattr(trace.time, "perf_counter", lambda: now[0])
+    view = TraceView()
+    for event in scripted_run(PARALLEL_SCRIPT).events:
+        now[0] += 0.5  # the run takes a while: 0.5 s per event
+        view(event)
+    took = re.sub(r"<[^>]+>", "", view.stats.value)
+    assert f"· {len(view.events) * 0.5 - 0.5:.0f} s ·" in took
+    now[0] += 3600  # an hour later, a click on ◀ and ▶: the run's time, not the time since
+    view.back.click()
+    view.forward.click()
+    assert re.sub(r"<[^>]+>", "", view.stats.value) == took
+
+
+def test_a_new_run_fed_to_a_trace_view_replaces_the_one_that_ended() -> None:
+    view = TraceView()
+    first = scripted_run(PARALLEL_SCRIPT)
+    for event in first.events:
+        view(event)
+    for event in scripted_run(PARALLEL_SCRIPT).events:
+        view(event)
+    assert len(view.events) == len(first.events)
+    assert view.summary_text() == TraceView(first).summary_text()

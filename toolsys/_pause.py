@@ -12,6 +12,12 @@ audit log sees every decision): an approval is bound to (call id, hash of tool a
 arguments), so it cannot be replayed onto changed arguments or another call; a denial runs
 nothing and the model reads the reason (APPROVAL_DENIED); an edited call is validated and
 decided again against the tool it now names. Calls nobody decided on stay pending.
+
+The paused state is signed when the run pauses (`toolsys.governance.approval.sign_paused`, an
+HMAC under a key the application holds, never saved in the JSON), and a resume first checks it
+and each pending call's argument hash: a saved run edited on disk (12.5 made 9999.5, with or
+without the hashes recomputed) is refused with a ValueError saying what changed, before anything
+runs.
 """
 
 from __future__ import annotations
@@ -27,7 +33,9 @@ from toolsys.governance.approval import (
     PendingCall,
     arguments_hash,
     ask,
+    paused_problem,
     pending_of,
+    sign_paused,
 )
 from toolsys.result import ToolResult
 from toolsys.transcript import ApprovalDecision, ToolResultEvent
@@ -66,13 +74,15 @@ async def settle(
         {i: r.to_message() for i, r in results.items() if i not in pending and i in by_id}
     )
     if pending:
-        run.transcript.paused = {
-            "run_id": run.run_id,
-            "step": step,
-            "calls": [c.to_dict() for c in calls],
-            "answered": answered,
-            "pending": [p.to_dict() for p in pending.values()],
-        }
+        run.transcript.paused = sign_paused(
+            {
+                "run_id": run.run_id,
+                "step": step,
+                "calls": [c.to_dict() for c in calls],
+                "answered": answered,
+                "pending": [p.to_dict() for p in pending.values()],
+            }
+        )
         return True
     run.transcript.paused = None
     for call in calls:
@@ -131,6 +141,12 @@ async def resume_turn(
         raise ValueError(
             f"This run is {transcript.status!r}, not awaiting approval: there is nothing to "
             "resume. Resume a transcript whose status is 'awaiting_approval'."
+        )
+    changed = paused_problem(paused, list(pending.values()))
+    if changed is not None:
+        raise ValueError(
+            f"This paused run cannot be resumed: {changed}. Nothing was run; resume the run "
+            "as it was saved, or start it again."
         )
     approve = _ids("approve", approve, pending)
     deny = dict(deny)

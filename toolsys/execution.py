@@ -493,7 +493,8 @@ class ExecutePath:
     ) -> Awaitable[ToolResult]:
         """The path's result for a call as the caller gives it (every layer guarded)."""
         tool = self._lookup(name) if type(name) is str else None
-        return self._guarded(self._begin(tool, name, arguments, context, run_id, step, call_id, key))
+        begun = self._begin(tool, name, arguments, context, run_id, step, call_id, key)
+        return self._guarded(begun)
 
     def _begin(
         self,
@@ -526,8 +527,8 @@ class ExecutePath:
             else:
                 model = valid_as_sent(tool, arguments, self._coerce)
             if model is not None:
-                fields = (name, arguments, tool, model, caller, run_id, step, call_id, 1, False, key)
-                call = tuple.__new__(Call, fields)
+                parts = (name, arguments, tool, model, caller, run_id, step, call_id, 1, False, key)
+                call = tuple.__new__(Call, parts)
                 seen = VALIDATED.get()  # a listener outside this path (inside it, none listens)
                 if seen is not None:
                     seen.append(call)
@@ -585,7 +586,7 @@ class ExecutePath:
         else:
             if type(result) is not ToolResult:
                 result = self._checked(result, shown)
-        return finished(shown, result, started)  # type: ignore[arg-type]
+        return finished(shown, result, started)
 
     def execute(
         self,
@@ -619,7 +620,7 @@ class ExecutePath:
             else:
                 if type(result) is not ToolResult:
                     result = self._checked(result, shown)
-            return finished(shown, result, started)  # type: ignore[arg-type]
+            return finished(shown, result, started)
         if tool is None or not (self._inline and tool.direct):
             return finished(shown_name(name), self._plain(name, arguments, context), started)
         model: Any = None

@@ -4,6 +4,9 @@ Why: a solution and its exercise written by hand drift apart. Authors write only
 `solutions/NN_*.ipynb` with markers; `toolsys exercises` writes `exercises/NN_*.ipynb`, and
 `toolsys exercises --check` (run by the tests) fails when a committed exercise is stale.
 
+Each code cell also gets nbgrader's metadata (`toolsys.nbgrader`): check cells are graded,
+stub cells are answers, the others are read-only; an nbgrader course can release them as is.
+
 Markers (see CONTRIBUTING.md):
 - code: `### BEGIN SOLUTION 2.1 Title` ... `### END SOLUTION`, inside a function or method body;
   the lines become `raise NotImplementedError("Exercise 2.1: Title")`.
@@ -18,6 +21,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from toolsys import nbgrader
 
 if TYPE_CHECKING:
     from nbformat import NotebookNode
@@ -180,11 +185,15 @@ def generate(
     """
     import nbformat
 
+    from toolsys._kernelspec import stamp
+
     exercise = nbformat.from_dict(nbformat.reads(nbformat.writes(solution), as_version=4))
-    cells = []
+    cells: list[NotebookNode] = []
     stubs: list[Stub] = []
+    answers: dict[int, list[str]] = {}
     for index, cell in enumerate(exercise.cells, start=1):
         where = (name, index)
+        found: list[Stub] = []
         if cell.cell_type == "code":
             cell.source, found = _code_cell(cell.source, where, chapter)
             stubs.extend(found)
@@ -194,9 +203,13 @@ def generate(
         elif cell.cell_type == "markdown":
             cell.source = _markdown_cell(cell.source, where)
         if cell.source.strip() or cell.cell_type == "raw":
+            if found:
+                answers[len(cells)] = [stub.id for stub in found]
             cells.append(cell)
     exercise.cells = cells
+    nbgrader.mark(exercise, answers)
     exercise.metadata.pop("widgets", None)
+    stamp(exercise)  # whatever the solution was saved with: JupyterLab opens it unmodified
     exercise.metadata["toolsys"] = {"generated_from": f"solutions/{name}"}
     return exercise, stubs
 

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from toolsys._lines import fit
 from toolsys._readonly import ReadOnlyDict, ReadOnlyList, freeze
 
 if TYPE_CHECKING:
@@ -72,7 +73,7 @@ class LintIssue:
     severity: Literal["error", "warning"] = "error"
 
     def __str__(self) -> str:
-        return f"{self.severity}: {self.tool} {self.path}: {self.rule}"
+        return fit(f"{self.severity}: {self.tool} {self.path}: {self.rule}")
 
 
 def export_tool(tool: Tool, target: str, *, strict: bool = False) -> dict[str, Any]:

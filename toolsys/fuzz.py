@@ -4,7 +4,11 @@ Why: "execute never raises" and "nothing leaks" are promises about *every* input
 not enough. `fuzz_tool` sends a tool thousands of seeded calls (schema-guided arguments and their
 mutations, broken and oversized JSON text, raw bytes, Python values JSON cannot hold) and checks
 each result: it is a `ToolResult`, its message is strict UTF-8 JSON, and the message holds no
-traceback, absolute path or planted secret. It needs no hypothesis: a `random.Random(seed)` makes
+traceback, absolute path or secret (planted, or known to `toolsys._redact`). Every message the
+model would read is scanned, a successful result's as well as an error envelope: a diagnostic
+tool that returns `traceback.format_exc()` leaks as much as a crash would. A leak is reported
+with what leaked (`leaks: get_x call 3: an absolute path '/home/...' in the message`).
+It needs no hypothesis: a `random.Random(seed)` makes
 the same calls every run, so a failure found once is found again.
 
     report = fuzz_tool(registry, "get_weather", calls=10_000, secrets=["sk-test-..."])
@@ -24,10 +28,12 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from toolsys._redact import secret_values
 from toolsys.registry import Registry
 from toolsys.result import ToolResult
 
 _TRACEBACK = "Traceback (most recent call last)"
+_PATH_TEXT = re.compile(r"/[^\s\"'\\,;<>]*")
 _ABSOLUTE_PATH = re.compile(r"(?<![\w.<>-])/(?:home|root|Users|etc|var|opt|srv|work|usr)/\S")
 
 
@@ -82,11 +88,28 @@ def check_message(result: object, secrets: Iterable[str], report: FuzzReport, la
     except Exception as exc:
         report.note("unsendable", f"{label}: {type(exc).__name__}: {exc}")
         return
-    if not result.ok and (_TRACEBACK in message or _ABSOLUTE_PATH.search(message)):
-        report.note("leaks", f"{label}: traceback or path in {message[:120]!r}")
-    for secret in secrets:
-        if secret and secret in message:
-            report.note("leaks", f"{label}: planted secret {secret[:6]}… in the message")
+    found = leaks(message, secrets)
+    if found:
+        where = "" if not result.ok else " (a successful result's)"
+        report.note("leaks", f"{label}: {' and '.join(found)} in the message{where}")
+
+
+def leaks(message: str, secrets: Iterable[str] = ()) -> list[str]:
+    """What `message` (a tool message, as the model reads it) leaks, each said in words: a
+    traceback, an absolute path, a planted secret or a secret `toolsys._redact` knows."""
+    found = []
+    planted = next((secret for secret in secrets if secret and secret in message), None)
+    if planted is not None:
+        found.append(f"planted secret {planted[:6]}…")
+    elif any(secret in message for secret in secret_values()):
+        found.append("a secret from the environment (or add_secret)")
+    if _TRACEBACK in message:
+        found.append(f"a traceback ({_TRACEBACK!r})")
+    path = _ABSOLUTE_PATH.search(message)
+    if path is not None:
+        shown = _PATH_TEXT.match(message, path.start())
+        found.append(f"an absolute path {(shown[0] if shown else '/')[:60]!r}")
+    return found
 
 
 def _refuse_constant(name: str) -> Any:

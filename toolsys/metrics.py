@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import statistics
+from array import array
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -123,42 +124,65 @@ class UsageTable:
 
 def usage_stats(records: Iterable[Mapping[str, Any]]) -> UsageTable:
     """Per-tool calls, ok rate, error codes by frequency, median/p95 latency, retries,
-    approvals, denials and replays, from audit records (`toolsys.governance.audit.read`)."""
-    groups: dict[str, list[Mapping[str, Any]]] = {}
+    approvals, denials and replays, from audit records (`toolsys.governance.audit.read`).
+
+    The records are tallied one at a time (only each call's duration is kept), so a stream of
+    them, e.g. a whole log read line by line, needs no more memory than the table."""
+    tallies: dict[str, _Tally] = {}
     for record in records:
         if not isinstance(record, Mapping):
             raise TypeError(
                 f"usage_stats: a record is a dict from the audit log, not {type(record).__name__}"
             )
-        groups.setdefault(str(record.get("tool")), []).append(record)
-    rows = [_row(tool, group) for tool, group in groups.items()]
+        tool = str(record.get("tool"))
+        tally = tallies.get(tool)
+        if tally is None:
+            tally = tallies[tool] = _Tally()
+        tally.add(record)
+    rows = [tally.row(tool) for tool, tally in tallies.items()]
     rows.sort(key=lambda row: (-row.calls, row.tool))
     return UsageTable(rows)
 
 
-def _row(tool: str, records: list[Mapping[str, Any]]) -> ToolUsage:
-    codes = Counter(
-        str(r.get("outcome")) for r in records if r.get("ok") is not True and r.get("outcome")
-    )
-    durations = sorted(
-        float(r["duration_ms"])
-        for r in records
-        if isinstance(r.get("duration_ms"), int | float)
-        and not isinstance(r.get("duration_ms"), bool)
-        and math.isfinite(r["duration_ms"])
-    )
-    return ToolUsage(
-        tool=tool,
-        calls=len(records),
-        ok=sum(r.get("ok") is True for r in records),
-        errors=dict(sorted(codes.items(), key=lambda item: (-item[1], item[0]))),
-        median_ms=round(statistics.median(durations), 3) if durations else None,
-        p95_ms=_percentile(durations, 95),
-        retries=sum(_count(r.get("retries")) for r in records),
-        approvals=sum(r.get("decision") == "approved" for r in records),
-        denials=sum(r.get("decision") in _DENIED for r in records),
-        replays=sum(r.get("replayed") is True for r in records),
-    )
+class _Tally:
+    """One tool's numbers so far."""
+
+    def __init__(self) -> None:
+        self.calls = self.ok = self.retries = self.approvals = self.denials = self.replays = 0
+        self.codes: Counter[str] = Counter()
+        self.durations = array("d")
+
+    def add(self, r: Mapping[str, Any]) -> None:
+        self.calls += 1
+        self.ok += r.get("ok") is True
+        if r.get("ok") is not True and r.get("outcome"):
+            self.codes[str(r.get("outcome"))] += 1
+        duration = r.get("duration_ms")
+        if (
+            isinstance(duration, int | float)
+            and not isinstance(duration, bool)
+            and math.isfinite(duration)
+        ):
+            self.durations.append(float(duration))
+        self.retries += _count(r.get("retries"))
+        self.approvals += r.get("decision") == "approved"
+        self.denials += r.get("decision") in _DENIED
+        self.replays += r.get("replayed") is True
+
+    def row(self, tool: str) -> ToolUsage:
+        durations = sorted(self.durations)
+        return ToolUsage(
+            tool=tool,
+            calls=self.calls,
+            ok=self.ok,
+            errors=dict(sorted(self.codes.items(), key=lambda item: (-item[1], item[0]))),
+            median_ms=round(statistics.median(durations), 3) if durations else None,
+            p95_ms=_percentile(durations, 95),
+            retries=self.retries,
+            approvals=self.approvals,
+            denials=self.denials,
+            replays=self.replays,
+        )
 
 
 def _percentile(ordered: list[float], percent: float) -> float | None:

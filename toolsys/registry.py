@@ -246,8 +246,15 @@ class Registry:
         return iter(list(self._tools.values()))
 
     def __repr__(self) -> str:
+        """`Registry(3 tools: a, b, c)`, names left out past 100 characters ("… and 2 more")."""
         count = f"{len(self)} tool" + ("" if len(self) == 1 else "s")
-        return f"Registry({count}: {', '.join(self._tools) or 'none'})"
+        names = list(self._tools)
+        shown = ", ".join(names) or "none"
+        for kept in range(len(names) - 1, 0, -1):
+            if len(f"Registry({count}: {shown})") <= 100:
+                break
+            shown = f"{', '.join(names[:kept])} … and {len(names) - kept} more"
+        return f"Registry({count}: {shown})"
 
     @property
     def diagnostics(self) -> builtins.list[str]:

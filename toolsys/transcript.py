@@ -14,6 +14,7 @@ import json
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import TYPE_CHECKING, Any, get_args
 
+from toolsys._lines import fit
 from toolsys._tracefile import NotATrace, read_trace
 from toolsys.result import ToolResult, redacted, redacted_json, secrets_shown
 
@@ -137,8 +138,11 @@ _WIDTH = 10  # label column of the printed trace
 
 
 def _line(label: str, text: Any, seen: frozenset[str] = frozenset()) -> str:
-    """A trace line; continuation lines are indented under the text column."""
-    return f"{label:<{_WIDTH}}" + _visible(text, seen).replace("\n", "\n" + " " * _WIDTH)
+    """A trace line; continuation lines (and a long line, wrapped between words to fit a
+    notebook's output area) are indented under the text column."""
+    lines = f"{label:<{_WIDTH}}{_visible(text, seen)}".split("\n")
+    indent = " " * _WIDTH
+    return "\n".join(fit(line if i == 0 else indent + line) for i, line in enumerate(lines))
 
 
 def _visible(value: Any, seen: frozenset[str] = frozenset()) -> str:

@@ -9,7 +9,9 @@ per exercise id with `@exercise(...)` in the chapter's package, one module per e
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import io
 import json
 import os
 import pkgutil
@@ -18,8 +20,8 @@ import textwrap
 import threading
 import traceback
 import warnings
-from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
@@ -104,7 +106,11 @@ class Exercise:
 
 @dataclass(frozen=True)
 class CheckResult:
-    """The verdict of one check; its text (repr) is what the notebook shows and nbval compares."""
+    """The verdict of one check; its text (repr) is what the notebook shows and nbval compares.
+
+    `note` says what the student's code wrote to stderr or warned while the check ran: shown
+    with the verdict (a check never writes to stderr itself), not part of `to_dict()` or the log.
+    """
 
     exercise: str
     title: str
@@ -113,6 +119,7 @@ class CheckResult:
     expected: str | None = None
     got: str | None = None
     hint: str | None = None
+    note: str | None = field(default=None, compare=False)
 
     @property
     def passed(self) -> bool:
@@ -132,10 +139,14 @@ class CheckResult:
             lines.append(f"  got:      {self.got}")
         if self.hint:
             lines.append(f"  hint:     {self.hint}")
+        if self.note:
+            lines.append(f"  note:     {self.note}")
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "status": self.status.value}
+        fields = asdict(self)
+        del fields["note"]
+        return {**fields, "status": self.status.value}
 
     def __repr__(self) -> str:
         return self.text()
@@ -144,6 +155,11 @@ class CheckResult:
 
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
         printer.text(self.text())
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str] | None:
+        from toolsys.checks._points import nbgrader_bundle  # under nbgrader only: the points
+
+        return nbgrader_bundle(self)
 
 
 @dataclass
@@ -241,10 +257,54 @@ def check(exercise_id: str, student: Any, *, timeout: float | None = None) -> Ch
         limit = timeout if timeout is not None else found.timeout or DEFAULT_TIMEOUT
         result = _run(found, student, limit)
     _log(result)
+    if found is not None:
+        from toolsys.checks._hidden import run_hidden  # only when the grader gives hidden cases
+
+        run_hidden(found, student, result)
     return result
 
 
 def _run(ex: Exercise, student: Any, timeout: float) -> CheckResult:
+    with _kept_off_stderr() as heard:
+        result = _run_thread(ex, student, timeout)
+    if not heard:
+        return result
+    said = _short(" | ".join(" ".join(part.split()) for part in heard), _MAX_REPR)
+    return replace(result, note=f"your code wrote to stderr or warned (not shown): {said}")
+
+
+@contextlib.contextmanager
+def _kept_off_stderr() -> Iterator[list[str]]:
+    """What is written to stderr or warned while a check runs, collected instead of shown.
+
+    A grader such as nbgrader scores a cell with any stderr output as 0, so the check's output
+    is its verdict only; what the student's code said goes into the verdict's note. A thread
+    the check left running (a timeout) writes to the real stderr again afterwards.
+    """
+    heard: list[str] = []
+    buffer = io.StringIO()
+    crashed: list[str] = []
+
+    def thread_crashed(args: Any) -> None:  # a thread the student's code started raised
+        name = args.thread.name if args.thread is not None else "a thread"
+        crashed.append(f"{args.exc_type.__name__} in {name}: {_text(args.exc_value)}")
+
+    hooks = threading.excepthook
+    threading.excepthook = thread_crashed
+    try:
+        with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stderr(buffer):
+            try:
+                yield heard
+            finally:
+                heard += [f"{w.category.__name__}: {_text(w.message)}" for w in caught]
+    finally:
+        threading.excepthook = hooks
+        heard += crashed
+        if buffer.getvalue().strip():
+            heard.append(buffer.getvalue().strip())
+
+
+def _run_thread(ex: Exercise, student: Any, timeout: float) -> CheckResult:
     outcome: list[CheckResult] = []
 
     def target() -> None:
@@ -370,11 +430,10 @@ def _log(result: CheckResult) -> None:
     try:
         with open(path, "a", encoding="ascii") as log:
             log.write(json.dumps(verdict, ensure_ascii=True) + "\n")
-    except OSError as exc:  # `check` never raises: the verdict is still shown in the notebook
-        warnings.warn(
-            f"{LOG_ENV}={path!r}: cannot append the verdict ({exc.strerror}); "
-            f"unset {LOG_ENV} or point it at a writable file",
-            stacklevel=3,
+    except OSError as exc:  # `check` never raises (nor writes to stderr): say it with the verdict
+        print(
+            f"note: {LOG_ENV}={path!r}: cannot append the verdict ({exc.strerror}); "
+            f"unset {LOG_ENV} or point it at a writable file"
         )
 
 

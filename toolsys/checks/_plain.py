@@ -7,11 +7,14 @@ Here the types are compared first, exactly (`type(got) is type(expected)`, recur
 runs only between values of the same trusted type, so it is the expected type's `==` that answers.
 The package's own string enums (`ErrorCode`, `Category`) count as the strings they are, and its
 read-only exports (`ReadOnlyDict`, `ReadOnlyList`) as the dicts and lists they are: a check
-accepts the package's own answers, which contain them.
+accepts the package's own answers, which contain them. So do the standard library's own dicts
+(`collections.Counter`, `OrderedDict`, `defaultdict`, exactly those types): a `Counter` of roles
+is a `{role: count}` and serialises to the same JSON.
 """
 
 from __future__ import annotations
 
+from collections import Counter, OrderedDict, defaultdict
 from typing import Any
 
 from toolsys._readonly import ReadOnlyDict, ReadOnlyList
@@ -24,6 +27,7 @@ MAX_DEPTH = 60
 _SCALARS = (str, int, float, bool, type(None))
 _NUMBERS = (int, float)
 _OUR_STRINGS = (ErrorCode, Category)
+_STDLIB_DICTS = (Counter, OrderedDict, defaultdict)
 
 
 def _unwrap(value: Any) -> Any:
@@ -31,7 +35,7 @@ def _unwrap(value: Any) -> Any:
     cls = type(value)
     if cls in _OUR_STRINGS:
         return str.__str__(value)
-    if cls is ReadOnlyDict:
+    if cls is ReadOnlyDict or cls in _STDLIB_DICTS:
         return dict(value)
     if cls is ReadOnlyList:
         return list(value)

@@ -7,10 +7,29 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
 from toolsys.cli._errors import usage_error
+
+MAX_SECONDS = 86_400.0
+"""The longest --timeout (a day): `nan`, `inf` and 1e308 are not durations."""
+
+
+class Seconds(click.ParamType):
+    """A number of seconds from 1 to a day; `nan` and `inf` are refused (nan passes `>= 1`)."""
+
+    name = "seconds"
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> float:
+        number = click.FLOAT.convert(value, param, ctx)
+        if not 1 <= number <= MAX_SECONDS:  # False for nan as well
+            shown = f"{value!r} is not a number of seconds from 1 to {MAX_SECONDS:.0f} (a day)."
+            self.fail(shown, param, ctx)
+        return float(number)
 
 
 @click.command("check")
@@ -24,7 +43,7 @@ from toolsys.cli._errors import usage_error
 )
 @click.option(
     "--timeout",
-    type=click.FloatRange(min=1),
+    type=Seconds(),
     default=120.0,
     show_default=True,
     help="Seconds each notebook may run.",
@@ -37,13 +56,25 @@ from toolsys.cli._errors import usage_error
     show_default=True,
     help="Notebooks graded at once, each in its own kernel.",
 )
-def check_command(paths: tuple[Path, ...], out: Path, timeout: float, jobs: int) -> None:
+@click.option(
+    "--hidden",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Folder of hidden-case files (2.1.py, ...) run after each check; see README.",
+)
+def check_command(
+    paths: tuple[Path, ...], out: Path, timeout: float, jobs: int, hidden: Path | None
+) -> None:
     """Grade student exercise notebooks (files or folders): a table and a gradebook.
 
     Student = the first folder (or notebook stem) under a folder given here, or the stem of a
-    notebook given as a file. Exit code 0 if every exercise passed, 1 otherwise, 2 on bad usage.
+    notebook given as a file. Writes gradebook.csv and gradebook.md, canvas.csv and moodle.csv,
+    and one feedback page per student in feedback/. Exit code 0 if every exercise (and hidden
+    case) passed, 1 otherwise, 2 on bad usage.
     """
     from toolsys import grading
+    from toolsys.grading import feedback, lms
+    from toolsys.grading import hidden as hidden_cases
 
     if not paths:
         usage_error(
@@ -55,19 +86,29 @@ def check_command(paths: tuple[Path, ...], out: Path, timeout: float, jobs: int)
         notebooks = grading.find_notebooks(paths)
     except grading.UsageError as exc:
         usage_error(str(exc))
+    try:
+        cases = hidden_cases.HiddenCases.load(hidden) if hidden is not None else None
+    except hidden_cases.HiddenCasesError as exc:
+        usage_error(f"--hidden: {exc}")
+    refusal = grading.isolation().refusal  # a root grader that could only grade as root
+    if refusal:
+        usage_error(refusal)
     try:  # before grading, so an unwritable --out does not cost a whole run
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         usage_error(f"--out {out}: cannot create the folder ({exc.strerror}); give another")
-    grades = grading.grade(notebooks, timeout=timeout, jobs=jobs)
+    grades = grading.grade(notebooks, timeout=timeout, jobs=jobs, hidden=cases)
     click.echo(grading.table(grades))
     isolation = grading.isolation().summary
     click.echo(f"isolation: {isolation}")
     try:
         written = grading.write_gradebook(grades, out, note=f"Isolation: {isolation}.")
+        written += lms.write_lms(grades, out)
+        pages = feedback.write_feedback(grades, out / "feedback")
     except OSError as exc:
         usage_error(f"cannot write the gradebook into {out}: {exc.strerror}")
     click.echo(f"gradebook: {', '.join(str(p) for p in written)}")
+    click.echo(f"feedback: {len(pages)} page(s) in {out / 'feedback'}")
     sys.exit(0 if all(g.all_passed for g in grades) and any(g.verdicts for g in grades) else 1)
 
 
@@ -128,7 +169,7 @@ def exercises_command(check_only: bool, solutions: Path, exercises_dir: Path) ->
 @click.argument("notebooks", nargs=-1, type=click.Path(path_type=Path))
 @click.option(
     "--timeout",
-    type=click.FloatRange(min=1),
+    type=Seconds(),
     default=600.0,
     show_default=True,
     help="Seconds each notebook may run.",
@@ -136,11 +177,13 @@ def exercises_command(check_only: bool, solutions: Path, exercises_dir: Path) ->
 def execute_command(notebooks: tuple[Path, ...], timeout: float) -> None:
     """Re-execute notebooks in place, deterministically (what `make notebooks` runs).
 
-    A notebook whose run fails is left untouched; the exit code is then 1.
+    A notebook whose run fails is left untouched; the exit code is then 1. The kernelspec is
+    written as the kernel's own, so JupyterLab opens the notebook unmodified.
     """
     import nbformat
 
     from toolsys import grading
+    from toolsys._kernelspec import stamp
 
     if not notebooks:
         usage_error("give one or more notebooks, e.g. `toolsys execute notebooks/*.ipynb`")
@@ -154,6 +197,7 @@ def execute_command(notebooks: tuple[Path, ...], timeout: float) -> None:
         try:
             notebook = nbformat.read(path, as_version=4)
             grading.execute(notebook, path.parent, timeout=timeout)
+            stamp(notebook)  # the kernel's own spec, as JupyterLab writes it: opens unmodified
             nbformat.write(notebook, path)
         except Exception as exc:
             first = str(exc).strip().splitlines()

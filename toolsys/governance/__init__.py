@@ -16,7 +16,12 @@ agent loop pauses on it (`t.status == "awaiting_approval"`, `t.pending`) and
 `AuditLog` writes one hash-chained JSON line per tool call (`toolsys.governance.audit`).
 """
 
-from toolsys.governance.approval import HumanDecision, PendingCall, arguments_hash
+from toolsys.governance.approval import (
+    HumanDecision,
+    PendingCall,
+    arguments_hash,
+    set_pause_key,
+)
 from toolsys.governance.audit import AuditLog
 from toolsys.governance.decisions import Allow, Decision, Deny, NeedsApproval
 from toolsys.governance.hooks import Hook, Hooks
@@ -35,4 +40,5 @@ __all__ = [
     "Policy",
     "arguments_hash",
     "decide",
+    "set_pause_key",
 ]

@@ -20,7 +20,7 @@ import os
 import threading
 from typing import IO, Any
 
-from toolsys.governance._chain import GENESIS, AuditFileError, Body, last_record
+from toolsys.governance._chain import GENESIS, AuditFileError, Body, Signer, last_record
 
 try:
     import fcntl
@@ -29,9 +29,16 @@ except ImportError:  # pragma: no cover - Windows
 
 
 class Journal:
-    """`Journal(path_or_stream, fsync=False)`: `append(body)` seals and writes one record."""
+    """`Journal(path_or_stream, fsync=False, signer=None)`: `append(body)` seals and writes one
+    record (with `signer`, its hash is an HMAC under the signer's key)."""
 
-    def __init__(self, target: str | os.PathLike[str] | IO[Any], *, fsync: bool = False) -> None:
+    def __init__(
+        self,
+        target: str | os.PathLike[str] | IO[Any],
+        *,
+        fsync: bool = False,
+        signer: Signer | None = None,
+    ) -> None:
         self.stream: IO[Any] | None = None
         self.path: str | None = None
         if hasattr(target, "write"):
@@ -44,6 +51,7 @@ class Journal:
                 "with a write() method, e.g. AuditLog('audit.jsonl')."
             )
         self.fsync = fsync
+        self.signer = signer
         self.failed: str | None = None
         """Why the last write failed; while set, the log refuses calls (see AuditLog)."""
         self._lock = threading.Lock()
@@ -76,7 +84,7 @@ class Journal:
         body = record if isinstance(record, Body) else Body.of(record)
         with self._lock:
             if self.stream is not None:
-                line, digest = body.line(self._seq + 1, self._prev)
+                line, digest = body.line(self._seq + 1, self._prev, self.signer)
                 self._emit(line)
                 return self._advance(digest)
             fd = self._fd if self._fd is not None and self._pid == _pid else self._open()
@@ -86,7 +94,7 @@ class Journal:
                 size = os.fstat(fd).st_size
                 if size != self._end:  # another writer appended since our last line
                     self._follow(fd, size)
-                line, digest = body.line(self._seq + 1, self._prev)
+                line, digest = body.line(self._seq + 1, self._prev, self.signer)
                 _write_all(fd, line)
                 if self.fsync:
                     os.fsync(fd)
@@ -95,6 +103,11 @@ class Journal:
                 if fcntl is not None:
                     fcntl.flock(fd, fcntl.LOCK_UN)
             return self._advance(digest)
+
+    def sign_with(self, signer: Signer | None) -> None:
+        """Seal the records from the next one on with `signer` (a key rotation)."""
+        with self._lock:
+            self.signer = signer
 
     def close(self) -> None:
         with self._lock:

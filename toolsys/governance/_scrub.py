@@ -1,11 +1,17 @@
 """Keeping secrets out of an audit record: by key name, by value, by the known shapes.
 
-A value under a key that names a secret (`DEFAULT_REDACT_KEYS`: any key containing one of the
-words, case, `-`, `_` and spaces ignored) is replaced whole, and that same value is then looked
-for in every other text of the record (an error message that echoes the password). So is a value
-a text shows to be secret by its context (a URL's password, a Bearer token). Then every text
-goes through `toolsys._redact.redact_secrets` (the environment's secrets, known token shapes,
-`add_secret`...).
+A value under a key that names a secret (`DEFAULT_REDACT_KEYS`) is replaced whole. How a word
+names a key: one of five or more letters anywhere in it, case, `-`, `_` and spaces ignored
+(`password` matches `db_password` and `newpassword`); a shorter one only as a whole word of the
+key (split at `_`, `-`, spaces, dots, digits and lower-to-upper case: `pin` matches `pin`,
+`card_pin`, `pinCode`, never `spinner` or `shipping`; `key` matches `api_key` and `sessionKey`,
+never `monkey` or `keyword`); a word ending in `*` any word of the key that starts with it
+(`session*` matches `session`, `sessionid`, `SessionToken`). `idempotency_key` is not a secret
+(it names a write so that a retry can be recognised: toolsys.layers.Idempotency) and is kept.
+The value taken out is then looked for in every other text of the record (an error message
+that echoes the password). So is a value a text shows to be secret by its context (a URL's
+password, a Bearer token). Then every text goes through `toolsys._redact.redact_secrets` (the
+environment's secrets, known token shapes, `add_secret`...).
 
 How, in two walks over the arguments (`Redactor.prepare`): the first turns them into plain JSON
 data (`toolsys._sendable` for anything that is not already: a pydantic model or a dataclass
@@ -21,6 +27,7 @@ environment, `add_secret`...: `toolsys._redact` notices both).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -45,6 +52,13 @@ DEFAULT_REDACT_KEYS = (
     "cvc",
     "iban",
     "ssn",
+    "pin",
+    "otp",
+    "auth",
+    "key",
+    "session*",
+    "cardnumber",
+    "creditcard",
 )
 _MIN_HIDDEN = 4  # a shorter value under a secret key is not looked for elsewhere
 _MEMO_CHARS, _MEMO_SIZE = 200, 4096  # texts this short are remembered redacted, this many
@@ -63,6 +77,9 @@ class Redactor:
                 "e.g. redact_keys=[*DEFAULT_REDACT_KEYS, 'pin']."
             )
         self.keys = tuple(_squash(str(word)) for word in keys)
+        self._anywhere = tuple(w for w in self.keys if len(w) >= _ANYWHERE and "*" not in w)
+        self._words = frozenset(w for w in self.keys if len(w) < _ANYWHERE and "*" not in w)
+        self._starts = tuple(w.rstrip("*") for w in self.keys if w.endswith("*") and len(w) > 1)
         self._known: object = None
         self._memo: dict[str, str] = {}
         self._shown: dict[str, frozenset[str]] = {}
@@ -129,7 +146,8 @@ class Redactor:
         self.refresh()
         found: set[str] = set()
         changed = False
-        secret_keys, shown, memo, words = self._secret_keys, self._shown, self._memo, self.keys
+        secret_keys, shown, memo = self._secret_keys, self._shown, self._memo
+        anywhere, whole, starts = self._anywhere, self._words, self._starts
 
         def text(node: str) -> str:
             """A text made valid, looked at for secrets shown by context and known ones."""
@@ -164,7 +182,12 @@ class Redactor:
                 if len(secret_keys) >= _MEMO_SIZE:
                     secret_keys.clear()
                 squashed = _squash(key)
-                verdict = secret_keys[key] = any(word in squashed for word in words)
+                parts = _words(key)
+                verdict = secret_keys[key] = squashed not in _NOT_SECRET and (
+                    any(word in squashed for word in anywhere)
+                    or any(part in whole for part in parts)
+                    or any(part.startswith(start) for part in parts for start in starts)
+                )
             return verdict
 
         def walk(node: Any, depth: int) -> Any:
@@ -216,6 +239,16 @@ def _cleaned(node: Any, clean: Cleaner) -> Any:
     if kind is list:
         return [_cleaned(item, clean) for item in node]
     return node
+
+
+_ANYWHERE = 5  # a word this long names a key wherever it appears in it; a shorter one, as a word
+_NOT_SECRET = frozenset({"idempotencykey"})
+_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+
+
+def _words(key: str) -> list[str]:
+    """The words of a key, lower case: `api_key`, `apiKey`, `API-KEY` give ["api", "key"]."""
+    return [word.lower() for word in _WORD.findall(key)]
 
 
 def _squash(word: str) -> str:

@@ -10,6 +10,17 @@ that needs a new approval.
 The person's decisions reach the `Policy` layer through a context variable set around the
 re-executed calls (`human_decisions(...)`), never through the model's messages or arguments:
 nothing a model writes can approve a call.
+
+A paused run is signed (`sign_paused`): its saved state (the turn's calls, the answers so far,
+the pending calls with their arguments and hashes) carries an HMAC-SHA256 under a key the
+application holds (`set_pause_key`, or the environment's `TOOLSYS_PAUSE_KEY`; without either,
+a random key of this process, so a run resumes only in the process that paused it). The key is
+never written into the saved JSON. `paused_problem` tells a resume what was changed: a pending
+call whose arguments no longer match the hash taken at the pause, or a state whose signature
+fails (edited, with the hashes recomputed or not, or signed with another key). What it cannot
+protect against: a leaked key (whoever holds it can sign anything), and an approver who
+approves what they are shown (the signature proves the state is the one paused, not that the
+call is wise).
 """
 
 from __future__ import annotations
@@ -17,13 +28,17 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import hashlib
+import hmac
 import inspect
 import json
+import os
+import secrets
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from toolsys._sendable import sendable
 from toolsys.result import ToolResult
 
 Approver = Callable[["PendingCall"], Any]
@@ -195,3 +210,66 @@ async def ask(approver: Approver, pending: PendingCall) -> HumanDecision:
     if answer is False:
         return HumanDecision(False, reason="the approver declined it")
     return HumanDecision(False, reason=f"the approver answered {answer!r}, not True or a reason")
+
+
+PAUSE_KEY_ENV = "TOOLSYS_PAUSE_KEY"
+"""The environment variable that holds the key paused runs are signed with (16+ characters)."""
+_MIN_KEY = 16
+_pause_key: list[bytes] = []  # set_pause_key's key
+_process_key = secrets.token_bytes(32)  # when neither is set: a run resumes in this process only
+
+
+def set_pause_key(key: bytes | str | None) -> None:
+    """Sign paused runs with `key` from now on (None: back to the environment's or this
+    process's own). Give every process that pauses or resumes runs the same key, from a secret
+    store: a run saved in one process resumes in another only if both hold it."""
+    _pause_key.clear()
+    if key is None:
+        return
+    data = key.encode("utf-8") if isinstance(key, str) else key
+    if not isinstance(data, bytes) or len(data) < _MIN_KEY:
+        raise ValueError(
+            f"set_pause_key: give at least {_MIN_KEY} bytes (bytes or text), e.g. "
+            "secrets.token_hex(32) kept in a secret store; a short key can be guessed."
+        )
+    _pause_key.append(data)
+
+
+def _key() -> bytes:
+    if _pause_key:
+        return _pause_key[0]
+    text = os.environ.get(PAUSE_KEY_ENV, "")
+    return text.encode("utf-8") if len(text) >= _MIN_KEY else _process_key
+
+
+def _signed_text(state: Mapping[str, Any]) -> bytes:
+    body = {key: value for key, value in state.items() if key != "signature"}
+    text = json.dumps(sendable(body), sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return text.encode("ascii")
+
+
+def sign_paused(state: Mapping[str, Any]) -> dict[str, Any]:
+    """`state` with its `signature`: the HMAC of its canonical JSON under the pause key."""
+    signature = hmac.new(_key(), _signed_text(state), hashlib.sha256).hexdigest()
+    return {**state, "signature": signature}
+
+
+def paused_problem(state: Mapping[str, Any], pending: list[PendingCall]) -> str | None:
+    """What was changed in a paused run since it paused, or None when it is as it was."""
+    for call in pending:
+        if arguments_hash(call.tool, call.arguments) != call.hash:
+            return (
+                f"the arguments of the pending call {call.id!r} ({call.tool}) no longer match "
+                "the hash taken when the run paused: they were edited"
+            )
+    signature = state.get("signature")
+    if not isinstance(signature, str):
+        return "its paused state carries no signature (it was not saved by this version)"
+    expected = hmac.new(_key(), _signed_text(state), hashlib.sha256).hexdigest()
+    if not hmac.compare_digest(signature, expected):
+        return (
+            "its paused state does not match its signature: it was edited after the pause, or "
+            "signed with another key (set the same key in every process that pauses or resumes "
+            f"runs: toolsys.governance.set_pause_key(...) or {PAUSE_KEY_ENV})"
+        )
+    return None

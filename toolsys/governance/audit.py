@@ -17,12 +17,19 @@ prev, hash`. `decision` is what a policy layer put in `result.meta["decision"]` 
 or the error code. The chain (`seq`, `prev`, `hash`) is described in `toolsys.governance._chain`.
 
 What is kept out (see `toolsys.governance._scrub`): the value under an argument key that names
-a secret (`redact_keys`: password, token, api_key, card...: any key containing one of them,
-case and `-`/`_` ignored), and that same value wherever else it appears in the record; every
+a secret (`redact_keys`: password, token, card, pin, otp, auth, key, session*...: a long word
+anywhere in the key, a short one as a whole word of it, so `api_key` but never `monkey`), and
+that same value wherever else it appears in the record; every
 secret `toolsys._redact` knows (the environment's, known token shapes, `add_secret`...).
 Results are not recorded, only the error code and (redacted) message of a failure. Arguments
 whose canonical JSON (as in the record: sorted keys, no spaces, ASCII) is longer than
 `max_argument_chars` are kept as that text's length and SHA-256.
+
+A keyed chain: `AuditLog(path, key=..., key_id="2026-12")` makes each record's `hash` an
+HMAC-SHA256 under a key kept outside the log (a secret store, the environment), and names the key
+in the record's `signer`; `verify(path, keys={"2026-12": key})` (`toolsys audit verify FILE
+--key-file KEYS`) checks it, and nobody without the key can rebuild the chain after an edit.
+`rotate_key(new_key, key_id=...)` signs the following records with a new key, the chain going on.
 
 Threads, parallel async calls, several AuditLog objects and several processes may write one
 file: each record is one whole line and the chain never forks (see `toolsys.governance._journal`).
@@ -56,7 +63,7 @@ from toolsys._redact import redact_secrets
 from toolsys._sendable import sendable, text_of, valid_text
 from toolsys.errors import ErrorCode, ErrorInfo
 from toolsys.execution import VALIDATED, Call, Next
-from toolsys.governance._chain import Body, VerifyResult, encoded, read, verify
+from toolsys.governance._chain import Body, Signer, VerifyResult, encoded, read, verify
 from toolsys.governance._journal import Journal
 from toolsys.governance._scrub import DEFAULT_REDACT_KEYS, Redactor
 from toolsys.result import ToolResult
@@ -69,7 +76,7 @@ _log = logging.getLogger("toolsys")
 
 
 class AuditLog:
-    """`AuditLog(path_or_stream, *, redact_keys=DEFAULT_REDACT_KEYS, fsync=False)`.
+    """`AuditLog(path_or_stream, *, redact_keys=DEFAULT_REDACT_KEYS, fsync=False, key=None)`.
 
     A path is opened in append mode at the first call and its chain continued; a stream (an
     open file, `io.StringIO`, `sys.stdout`) starts a new chain. `fsync=True` forces each record
@@ -89,15 +96,19 @@ class AuditLog:
         max_argument_chars: int = 8000,
         clock: Any = time.time,
         timer: Any = time.perf_counter,
+        key: bytes | str | None = None,
+        key_id: str = "key-1",
     ) -> None:
         self._redactor = Redactor(redact_keys)
+        signer = None if key is None else Signer.of(key, key_id)
+        self._keys = {} if signer is None else {signer.key_id: signer.key}
         if type(max_argument_chars) is not int or max_argument_chars < 100:
             raise ValueError(
                 f"AuditLog(max_argument_chars={max_argument_chars!r}): give a whole number >= 100."
             )
         self.max_argument_chars = max_argument_chars
         self.clock, self.timer = clock, timer
-        self._journal = Journal(target, fsync=fsync)
+        self._journal = Journal(target, fsync=fsync, signer=signer)
 
     def __repr__(self) -> str:
         return f"AuditLog({self._journal.path or self._journal.stream!r})"
@@ -108,10 +119,24 @@ class AuditLog:
         return self._journal.path
 
     def verify(self) -> VerifyResult:
-        """`verify(self.path)`: check this log's file."""
+        """`verify(self.path)`: check this log's file (with every key this object has used)."""
         if self.path is None:
             raise ValueError("This AuditLog writes to a stream; verify the file it was saved to.")
-        return verify(self.path)
+        return verify(self.path, keys=self._keys or None)
+
+    def rotate_key(self, key: bytes | str, *, key_id: str) -> None:
+        """Sign the records from the next call on with a new key; the chain continues.
+
+        Keep the old key for verifying: `verify(path, keys={old_id: old, key_id: key})`.
+        """
+        signer = Signer.of(key, key_id)
+        if signer.key_id in self._keys and self._keys[signer.key_id] != signer.key:
+            raise ValueError(
+                f"rotate_key(key_id={key_id!r}): that id already names another key in this log; "
+                "give the new key a new id, e.g. the month it starts."
+            )
+        self._keys[signer.key_id] = signer.key
+        self._journal.sign_with(signer)
 
     def records(self) -> list[dict[str, Any]]:
         """`read(self.path)`: every record of this log's file."""

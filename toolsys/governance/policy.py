@@ -14,6 +14,13 @@ How a call is decided, in order (the first answer wins):
     5. the category's default: READ Allow, WRITE and EXECUTE NeedsApproval, unless a role
        the caller has is granted that category (`grants={"support": {Category.WRITE}}`)
 
+A rule that must decide and act in one step (count the refunds already made, then make this
+one, with no other refund deciding in between) returns a context manager that gives the
+decision: `with rule(...) as decision:` is held while the allowed call runs, and left normally
+when the call succeeded, with an exception (so a transaction rolls back) when it did not run or
+failed. The capstone's split-proof refund rule holds a `BEGIN IMMEDIATE` transaction this way
+(toolsys/checks/ch12/ex4.py).
+
 Anything that raises or answers nonsense along the way (a rule, `available`, a malformed
 `roles` in the context) is a Deny that says what failed: a policy never fails open. Steps 1-3
 are the tool's own checks (`toolsys.access`).
@@ -36,10 +43,12 @@ Chapter 08 builds a category policy by hand first: notebooks/08_governance.ipynb
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from contextlib import AbstractContextManager, suppress
 from types import MappingProxyType
 from typing import Any
 
 from toolsys.access import screen
+from toolsys.errors import ErrorCode, ErrorInfo
 from toolsys.execution import Call, Next
 from toolsys.governance import approval
 from toolsys.governance._envelopes import decided, denied, required
@@ -48,7 +57,13 @@ from toolsys.result import ToolResult
 from toolsys.spec import Category
 from toolsys.tool import Tool
 
-Rule = Decision | Callable[[Tool, Mapping[str, Any] | None, Mapping[str, Any]], Decision]
+Rule = (
+    Decision
+    | Callable[
+        [Tool, Mapping[str, Any] | None, Mapping[str, Any]],
+        Decision | AbstractContextManager[Decision],
+    ]
+)
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 _ASK = NeedsApproval()
 
@@ -104,10 +119,23 @@ class Policy:
     ) -> Decision:
         """Allow, Deny or NeedsApproval for `tool` with these arguments (None: for the tool in
         general, what a listing asks) and caller; never raises."""
+        held: list[AbstractContextManager[Any]] = []
+        try:
+            return self._decided(tool, call_or_arguments, context, held)
+        finally:
+            _release(held, ok=False)  # nothing ran: a held transaction rolls back
+
+    def _decided(
+        self,
+        tool: Tool,
+        call_or_arguments: Call | Mapping[str, Any] | None,
+        context: Mapping[str, Any] | None,
+        held: list[AbstractContextManager[Any]],
+    ) -> Decision:
         if context is None and isinstance(call_or_arguments, Call):
             context = call_or_arguments.context
         try:
-            return self._decide(tool, call_or_arguments, context or _EMPTY)
+            return self._decide(tool, call_or_arguments, context or _EMPTY, held=held)
         except Exception as exc:
             return _failed(tool, "the policy", exc)
 
@@ -137,6 +165,7 @@ class Policy:
         context: Mapping[str, Any],
         *,
         ask: bool = True,
+        held: list[AbstractContextManager[Any]] | None = None,
     ) -> Decision:
         name = tool.name
         refused, roles = screen(tool, context)
@@ -155,7 +184,11 @@ class Policy:
                 else call_or_arguments
             )
             try:
-                rule = rule(tool, arguments, context)
+                answer: Any = rule(tool, arguments, context)
+                if _holds(answer) and held is not None:  # held while the call runs
+                    manager, answer = answer, answer.__enter__()
+                    held.append(manager)
+                rule = answer
             except Exception as exc:
                 return _failed(tool, "its rule", exc)
             if not isinstance(rule, DECISIONS):
@@ -179,9 +212,24 @@ class Policy:
         return decision
 
     async def __call__(self, call: Call, call_next: Next) -> ToolResult:
+        held: list[AbstractContextManager[Any]] = []
+        try:
+            result = await self._enforce(call, call_next, held)
+        except BaseException:
+            _release(held, ok=False)
+            raise
+        try:
+            _release(held, ok=result.ok)
+        except Exception as exc:
+            return _unsettled(call, exc)
+        return result
+
+    async def _enforce(
+        self, call: Call, call_next: Next, held: list[AbstractContextManager[Any]]
+    ) -> ToolResult:
         tool = call.tool
         assert tool is not None
-        decision = self.decide(tool, call)
+        decision = self._decided(tool, call, None, held)
         if isinstance(decision, Allow):
             with approval.deciding(tool.name, call.call_id, "allow"):
                 return decided(await call_next(call), "allow")
@@ -214,6 +262,38 @@ def decide(
 ) -> Decision:
     """The decision of `policy` (the default `Policy()` when None) for one call; never raises."""
     return (policy or _DEFAULT).decide(tool, call_or_arguments, context)
+
+
+class _NotDone(Exception):
+    """Thrown into a held rule when its call did not run or failed: roll back."""
+
+
+def _holds(value: Any) -> bool:
+    return hasattr(value, "__enter__") and hasattr(value, "__exit__")
+
+
+def _release(held: list[AbstractContextManager[Any]], *, ok: bool) -> None:
+    """Leave the held rules: normally after a success (a failure to commit raises), with
+    _NotDone otherwise (a failure to roll back is left to the connection's close)."""
+    while held:
+        manager = held.pop()
+        if ok:
+            manager.__exit__(None, None, None)
+            continue
+        with suppress(Exception):
+            manager.__exit__(_NotDone, _NotDone(), None)
+
+
+def _unsettled(call: Call, exc: BaseException) -> ToolResult:
+    """The call ran, but its rule could not finish what it held (a commit failed)."""
+    return ToolResult.failure(
+        ErrorInfo(
+            ErrorCode.EXECUTION_ERROR,
+            f"{call.name!r} ran, but its policy rule could not finish its transaction "
+            f"({type(exc).__name__}), so nothing it wrote was kept.",
+            "Check the current state before calling again.",
+        )
+    )
 
 
 def _failed(tool: Any, what: str, exc: BaseException) -> Deny:

@@ -5,11 +5,13 @@ trust, whatever a submission does. The pieces, each in its own module:
 
 - `submissions`: which notebooks, whose, and reading one safely;
 - `_sandbox` and `_jail`: each submission runs on its own copy in its own temp folder, with a
-  scrubbed environment, resource limits and, when the grader is root, as `nobody` in its own
-  namespaces; every process it started is killed when its grading ends;
+  scrubbed environment, resource limits and, when the grader is root, as a user of its own in
+  its own namespaces and file system; every process it started is killed when its grading ends;
 - `_kernel`: the kernel (started with a generous timeout and one noted retry) and nbclient;
 - `_verdicts`: the verdict log, every line validated and signed with a per-notebook key;
-- `grades`: one notebook's grade, never raising; `gradebook`: the table, CSV and Markdown.
+- `grades`: one notebook's grade, never raising; `hidden`: the instructor's hidden cases;
+  `scores`: points; `gradebook`: the table, CSV and Markdown; `feedback`: a page per student;
+  `lms`: Canvas and Moodle CSVs; `gradescope`: the Gradescope autograder.
 
 What grading can and cannot guarantee is in the README ("For instructors").
 """

@@ -6,17 +6,23 @@ limits) cannot run safely inside the grader's threads. So the kernel command is
 `python -I -S _jail.py CONFIG -- python -m ipykernel_launcher -f CONN`; this file imports
 only the standard library (never toolsys) and must stay runnable as a plain script.
 
-With `isolate` (the grader is root and its probe succeeded) the jail unshares the mount, PID,
-IPC and network namespaces; covers the temp folders, the instructor's home and the submission
-folders with empty tmpfs mounts; binds back, read-only, only what the kernel needs (the Python
-installation, sys.path) and, writable, the submission's own temp folder; then runs the kernel
-as PID 2 under a tiny init (PID 1) as an unprivileged user. When init ends, Linux kills every
+With `isolate` (the grader is root and its probe succeeded) the jail unshares the PID, IPC and
+network namespaces and starts a tiny init (PID 1 of the new PID namespace). Init unshares the
+mount namespace and builds a new root file system from nothing: an empty tmpfs into which it
+binds, read-only, only what the grader listed (the system's /usr, /bin, /lib and /etc, the
+Python installation and the folders the kernel imports from), a fresh /proc, /tmp and /dev
+(null, zero, full, random, urandom) and, writable, the submission's own temp folder; then it
+pivots into it and detaches the old root, so no other path of the machine can be named. The
+kernel runs as PID 2 as the submission's own unprivileged user (a uid no one else uses, so
+per-user limits such as RLIMIT_NPROC are per submission). When init ends, Linux kills every
 process in the namespace: nothing a submission starts (background jobs, double forks, `setsid`)
-outlives its kernel. Without `isolate`, the kernel runs as the grader's user in its own session,
-with the same resource limits; the jail is a subreaper (orphans of the kernel become its
-children, even after `setsid`) and kills all its descendants and its session when the kernel
-ends. Either way the jail watches the grader: if the grader dies, the submission dies with it.
-The grader uses `end_family` too, to end a submission while its jail is still alive.
+outlives its kernel. Without `isolate`, the kernel runs in its own session, as its own user when
+the config names one (a root grader without namespaces) or else as the grader's user, with the
+same resource limits; the jail is a subreaper (orphans of the kernel become its children, even
+after `setsid`) and kills all its descendants and its session when the kernel ends. Either way
+the jail watches the grader (if the grader dies, the submission dies with it) and the memory
+all the submission's processes hold together: past the limit it ends them all and says so on
+stderr. The grader uses `end_family` too, to end a submission while its jail is still alive.
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ import time
 CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWPID, CLONE_NEWNET = 0x20000, 0x8000000, 0x20000000, 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
+MNT_DETACH = 2
 PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 1, 36, 38
 LIMITS = {
     "AS": resource.RLIMIT_AS,
@@ -41,7 +48,10 @@ LIMITS = {
     "NPROC": resource.RLIMIT_NPROC,
     "CORE": resource.RLIMIT_CORE,
 }
-POLL = 0.2
+POLL = 0.1
+"""Seconds between two looks at the grader and at the memory the submission holds."""
+SAYS = "toolsys jail:"
+"""How every line the jail writes for the grader starts."""
 
 
 def _libc() -> ctypes.CDLL:
@@ -59,37 +69,54 @@ def _mount(source: str | None, target: str, fstype: str | None, flags: int, data
     _call("mount", encode(source), encode(target), encode(fstype), flags, encode(data or None))
 
 
-def _depth(path: str) -> int:
-    return len([part for part in path.split("/") if part])
+def _bind(source: str, target: str, flags: int) -> None:
+    """Bind `source` on `target`, then apply `flags` (a bind's own flags need a remount)."""
+    _mount(source, target, None, MS_BIND)
+    _mount(None, target, None, MS_BIND | MS_REMOUNT | flags)
 
 
-def _build_view(config: dict) -> None:
-    """Cover, then bind back what is kept, shallowest path first (so deeper mounts win)."""
+def _build_root(fs: dict) -> None:
+    """Make the new root at fs["root"] from fs["steps"], then switch to it for good.
+
+    Steps come sorted, shallowest first: ("ro"|"rw"|"dev", target, source) bind a folder or
+    file, ("tmpfs", target, options), ("proc", target, "") and ("link", target, text).
+    """
+    root = fs["root"]
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
-    keep = {path: False for path in config["keep_ro"]} | {p: True for p in config["keep_rw"]}
-    handles = {path: os.open(path, os.O_PATH | os.O_DIRECTORY) for path in keep}
-    steps = [(_depth(p), 0, p, kind) for kind, paths in config["covers"].items() for p in paths]
-    steps += [(_depth(p), 1, p, "keep") for p in keep]
-    for _, _, path, kind in sorted(steps):
-        if kind == "keep":
-            os.makedirs(path, exist_ok=True)  # inside a cover, the mount point must exist
-            _mount(f"/proc/self/fd/{handles[path]}", path, None, MS_BIND)
-            if not keep[path]:
-                flags = MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV
-                _mount(None, path, None, flags)
-        elif path not in keep and os.path.isdir(path):  # absent once a shallower cover hid it
-            options = "mode=1777,size=64m" if kind == "tmp" else "mode=0755,size=1m"
-            _mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, options)
-    for handle in handles.values():
-        os.close(handle)
+    _mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=1m")
+    for kind, target, source in fs["steps"]:
+        where = root + target
+        os.makedirs(os.path.dirname(where), exist_ok=True)
+        if kind == "link":
+            os.symlink(source, where)
+            continue
+        if kind in ("ro", "rw", "dev") and not os.path.isdir(source):
+            with open(where, "a"):  # a file to bind a file (or a device) onto
+                pass
+        else:
+            os.makedirs(where, exist_ok=True)
+        if kind == "tmpfs":
+            _mount("tmpfs", where, "tmpfs", MS_NOSUID | MS_NODEV, source)
+        elif kind == "proc":
+            _mount("proc", where, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+        elif kind == "dev":
+            _bind(source, where, MS_NOSUID | MS_NOEXEC)
+        else:
+            _bind(source, where, MS_NOSUID | MS_NODEV | (MS_RDONLY if kind == "ro" else 0))
+    os.mkdir(root + "/.old")
+    _call("pivot_root", root.encode(), (root + "/.old").encode())
+    os.chdir("/")
+    _call("umount2", b"/.old", MNT_DETACH)
+    os.rmdir("/.old")
+    _mount(None, "/", None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
 
 
 def _become_kernel(config: dict, command: list[str]) -> None:
-    """In the child: limits, then (isolated) the unprivileged user, then exec the kernel."""
+    """In the child: limits, then the submission's own user (if any), then exec the kernel."""
     try:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a too-big write fails, not the kernel
-        if config["isolate"]:
+        if config["uid"] >= 0:
             os.setgroups([])
             os.setresgid(config["gid"], config["gid"], config["gid"])
             os.setresuid(config["uid"], config["uid"], config["uid"])
@@ -102,7 +129,7 @@ def _become_kernel(config: dict, command: list[str]) -> None:
         env = {k: v for k, v in os.environ.items() if k != "JPY_PARENT_PID"}
         os.execve(command[0], command, env)
     except BaseException as exc:  # report any failure, then end this child only
-        print(f"toolsys jail: cannot start the kernel: {exc}", file=sys.stderr, flush=True)
+        _say(f"cannot start the kernel: {exc}")
     os._exit(127)
 
 
@@ -111,7 +138,8 @@ def _init(config: dict, command: list[str]) -> None:
     code = 1
     try:
         _call("prctl", PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
-        _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+        _call("unshare", CLONE_NEWNS)
+        _build_root(config["fs"])
         kernel = os.fork()
         if kernel == 0:
             _become_kernel(config, command)
@@ -121,8 +149,12 @@ def _init(config: dict, command: list[str]) -> None:
                 code = os.waitstatus_to_exitcode(status)
                 break
     except BaseException as exc:  # report it; the namespace ends with this process
-        print(f"toolsys jail: init failed: {exc}", file=sys.stderr, flush=True)
+        _say(f"init failed: {exc}")
     os._exit(code if code >= 0 else 128 - code)
+
+
+def _say(text: str) -> None:
+    print(f"{SAYS} {text}", file=sys.stderr, flush=True)
 
 
 def _processes() -> dict[int, tuple[int, int]]:
@@ -174,8 +206,28 @@ def end_family(leader: int) -> set[int]:
     return left
 
 
-def _supervise(child: int, grader: int) -> int:
-    """Wait for the child; if the grader dies first, end the child and all it started.
+def resident(pids: set[int]) -> int:
+    """Bytes of memory the processes `pids` hold together: their proportional set sizes (a page
+    shared by n of them counts 1/n in each, so forked workers are not counted n times), or their
+    resident sizes where Linux has no `smaps_rollup` (before 4.14)."""
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/smaps_rollup", "rb") as handle:
+                found = [line for line in handle if line.startswith(b"Pss:")]
+            total += int(found[0].split()[1]) * 1024
+        except (OSError, IndexError, ValueError):  # no smaps_rollup, or the process ended
+            try:
+                with open(f"/proc/{pid}/statm", "rb") as handle:
+                    total += int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+            except (OSError, IndexError, ValueError):
+                continue
+    return total
+
+
+def _supervise(child: int, grader: int, memory: int) -> int:
+    """Wait for the child; if the grader dies first, or the submission's processes together
+    hold more than `memory` bytes, end the child and all it started.
 
     As a subreaper the jail inherits whatever its descendants orphan (a double fork), so
     `end_family` finds them all, even those that left the session.
@@ -189,6 +241,13 @@ def _supervise(child: int, grader: int) -> int:
         if os.getppid() != grader:
             break
         if pid == 0:
+            if memory and resident(family(os.getpid())) > memory:
+                _say(
+                    f"the submission's processes held more than {memory / 2**30:g} GiB of "
+                    "memory together; all of them were stopped"
+                )
+                code = -int(signal.SIGKILL)
+                break
             time.sleep(POLL)
     end_family(os.getpid())
     return code if code >= 0 else 128 - code
@@ -201,22 +260,21 @@ def main(argv: list[str]) -> int:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # interrupts are for the kernel only
     if sys.platform.startswith("linux"):
         _call("prctl", PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-    if config["isolate"]:
-        try:
-            _call("unshare", CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWNET)
-            _build_view(config)
-            for path in config["chown"]:
-                if os.path.exists(path):
-                    os.chown(path, config["uid"], config["gid"])
-        except OSError as exc:
-            print(f"toolsys jail: cannot isolate the kernel: {exc}", file=sys.stderr, flush=True)
-            return 70
+    try:
+        if config["isolate"]:
+            _call("unshare", CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWNET)
+        for path in config["chown"] if config["uid"] >= 0 else []:
+            if os.path.exists(path):
+                os.chown(path, config["uid"], config["gid"])
+    except OSError as exc:
+        _say(f"cannot isolate the kernel: {exc}")
+        return 70
     child = os.fork()
     if child == 0:
         if config["isolate"]:
             _init(config, command)
         _become_kernel(config, command)
-    return _supervise(child, grader)
+    return _supervise(child, grader, config["memory"])
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from toolsys.grading._jail import SAYS
 from toolsys.grading._sandbox import Sandbox
 
 if TYPE_CHECKING:
@@ -85,6 +86,8 @@ def run_graded(notebook: NotebookNode, box: Sandbox, *, timeout: float) -> tuple
         problem = f"stopped after {timeout:g} s: the notebook did not finish in time"
     except DeadKernelError:
         status, problem = "crashed", "the kernel died while running the notebook"
+        said = _jail_says(box)
+        problem += f" ({said})" if said else ""
     except Exception as exc:  # whatever nbclient meets: report it, grade the others
         status, problem = "crashed", f"{type(exc).__name__}: {exc}"
     finally:
@@ -152,6 +155,15 @@ def _reason(exc: Exception, box: Sandbox) -> str:
     box.diagnostics.seek(max(0, box.diagnostics.tell() - 2000))
     lines = box.diagnostics.read().decode("utf-8", "replace").strip().splitlines()
     return f"{text} ({lines[-1][:300]})" if lines else text
+
+
+def _jail_says(box: Sandbox) -> str:
+    """The last thing the jail said (why it stopped the submission), or ""."""
+    box.diagnostics.seek(0, os.SEEK_END)
+    box.diagnostics.seek(max(0, box.diagnostics.tell() - 4000))
+    lines = box.diagnostics.read().decode("utf-8", "replace").splitlines()
+    said = [line.removeprefix(SAYS).strip() for line in lines if line.startswith(SAYS)]
+    return said[-1][:300] if said else ""
 
 
 def _stop(client: NotebookClient, manager: Any, box: Sandbox) -> None:

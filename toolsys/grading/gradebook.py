@@ -1,5 +1,9 @@
 """The grades as a terminal table, `gradebook.csv` and `gradebook.md`, safe whatever the text.
 
+The table has one row per student, a column per exercise, the visible score and, when the
+instructor gave hidden cases, the hidden score apart; the CSV has a row per student and exercise
+(visible check) or hidden case, with its points.
+
 Why: every text here can come from a student (names are file names, messages are their
 exceptions' texts). A CSV cell starting with `=`, `+`, `-` or `@` is a formula to a spreadsheet
 (`=HYPERLINK(...)`), so it gets a leading `'`; Markdown cells lose their newlines and escape `|`
@@ -19,6 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from toolsys.grading import scores
 from toolsys.grading.grades import NotebookGrade
 
 _MARKS = {
@@ -32,7 +37,8 @@ _MARKS = {
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _FORMULA = ("=", "+", "-", "@", "\t", "\r")
 _MARKDOWN = re.compile(r"([\\`|<>\[\]])")
-COLUMNS = ["student", "notebook", "exercise", "status", "message", "expected", "got", "hint"]
+VERDICT = ["status", "message", "expected", "got", "hint"]
+COLUMNS = ["student", "notebook", "exercise", "case", *VERDICT, "points", "max_points", "notes"]
 
 
 def _plain(value: Any) -> str:
@@ -59,18 +65,6 @@ def markdown_cell(value: Any) -> str:
     return _MARKDOWN.sub(r"\\\1", _one_line(value))
 
 
-def _exercise_ids(grades: Sequence[NotebookGrade]) -> list[str]:
-    ids = {v["exercise"] for g in grades for v in g.verdicts}
-    return sorted(ids, key=lambda i: tuple(int(p) for p in i.split(".")))
-
-
-def _students(grades: Sequence[NotebookGrade]) -> dict[str, list[NotebookGrade]]:
-    by_student: dict[str, list[NotebookGrade]] = {}
-    for g in grades:
-        by_student.setdefault(g.student, []).append(g)
-    return dict(sorted(by_student.items()))
-
-
 def _about(g: NotebookGrade) -> str:
     """What the notebooks column says about one notebook."""
     text = f"{g.path.name}: {g.status}" + (f" ({g.problem})" if g.problem else "")
@@ -80,13 +74,17 @@ def _about(g: NotebookGrade) -> str:
 
 
 def _rows(grades: Sequence[NotebookGrade]) -> tuple[list[str], list[list[str]]]:
-    ids = _exercise_ids(grades)
-    header = ["student", *ids, "notebooks"]
+    ids = scores.exercise_ids(grades)
+    with_hidden = any(g.hidden for g in grades)
+    header = ["student", *ids, "score", *(["hidden"] if with_hidden else []), "notebooks"]
     rows = []
-    for student, own in _students(grades).items():
-        statuses = {v["exercise"]: v["status"] for g in own for v in g.verdicts}
+    for student, own in scores.by_student(grades).items():
+        statuses = {
+            v["exercise"]: v["status"] for v in scores.best(v for g in own for v in g.verdicts)
+        }
+        points = [scores.visible(own).text(), *([scores.hidden(own).text()] if with_hidden else [])]
         notes = "; ".join(_about(g) for g in own)
-        rows.append([student, *(_MARKS.get(statuses.get(i, ""), "") for i in ids), notes])
+        rows.append([student, *(_MARKS.get(statuses.get(i, ""), "") for i in ids), *points, notes])
     return header, rows
 
 
@@ -117,16 +115,16 @@ def write_gradebook(grades: Sequence[NotebookGrade], out: Path, *, note: str = "
 def _csv(grades: Sequence[NotebookGrade]) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer)
-    writer.writerow([*COLUMNS, "notes"])
+    writer.writerow(COLUMNS)
     for g in grades:
         notes = "; ".join([*g.rejected, *g.notes])
         if not g.verdicts:
-            writer.writerow(
-                [csv_cell(c) for c in [g.student, g.path, "", g.status, g.problem, "", "", ""]]
-                + [csv_cell(notes)]
-            )
-        for v in g.verdicts:
-            cells = [g.student, g.path, *(v.get(c) for c in COLUMNS[2:]), notes]
+            cells = [g.student, g.path, "", "", g.status, g.problem, "", "", "", "", "", notes]
+            writer.writerow([csv_cell(c) for c in cells])
+        for v in [*g.verdicts, *g.hidden]:
+            score = scores.of(v)
+            cells = [g.student, g.path, v["exercise"], v.get("case"), *(v.get(c) for c in VERDICT)]
+            cells += [f"{score.earned:g}", f"{score.possible:g}", notes]
             writer.writerow([csv_cell(c) for c in cells])
     return buffer.getvalue()
 
@@ -138,7 +136,7 @@ def _markdown(grades: Sequence[NotebookGrade], note: str) -> str:
     md += [_md_row(header), _md_row(["---"] * len(header))]
     md += [_md_row(row) for row in rows]
     md += ["", "## Feedback", ""]
-    for student, own in _students(grades).items():
+    for student, own in scores.by_student(grades).items():
         md += [f"### {markdown_cell(student)}", ""]
         for g in own:
             name = markdown_cell(g.path.name)
@@ -149,9 +147,12 @@ def _markdown(grades: Sequence[NotebookGrade], note: str) -> str:
                 details = "; ".join(
                     f"{key}: {v[key]}" for key in ("expected", "got", "hint") if v.get(key)
                 )
-                line = f"{v['exercise']} {v['status']}"
+                line = f"{v['exercise']} {v['status']} ({scores.of(v).text()})"
                 line += f": {v['message']}" if v.get("message") else ""
                 md.append("- " + markdown_cell(line + (f" ({details})" if details else "")))
+            for v in g.hidden:
+                line = f"{v['exercise']} hidden case {v['case']!r}: {v['status']}"
+                md.append("- " + markdown_cell(f"{line} ({scores.of(v).text()})"))
         md.append("")
     return "\n".join(md)
 

@@ -10,6 +10,10 @@ anything is sent to the server.
 
 One repair first: a value that arrived as stringified JSON where the schema wants an object or an
 array (`"filter": "{\"a\": 1}"`, a mistake models and some hosts make) is decoded.
+
+An untrusted server's schema is checked in bounded time (toolsys/mcp/_patterns.py): its regular
+expressions run on RE2, its size is capped, and one validation stops after
+`VALIDATION_SECONDS`, refused as invalid arguments.
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
+
+from toolsys.mcp import _patterns
 
 if TYPE_CHECKING:
     from jsonschema import ValidationError as Violation  # type: ignore[import-untyped]
@@ -51,13 +57,23 @@ _WORDS = {
 }
 
 
-def arguments_model(name: str, schema: Mapping[str, Any]) -> type[BaseModel]:
-    """A model that accepts exactly what `schema` accepts, and says why not in our words."""
+def arguments_model(
+    name: str, schema: Mapping[str, Any], *, trusted: bool = False
+) -> type[BaseModel]:
+    """A model that accepts exactly what `schema` accepts, and says why not in our words.
+
+    Untrusted (the default): patterns on RE2 and the time bounded (toolsys/mcp/_patterns.py).
+    """
     # heavy to import: only when a server is imported
     from jsonschema.validators import validator_for  # type: ignore[import-untyped]
 
     plain = json.loads(json.dumps(schema))
-    checker = validator_for(plain)(plain)
+    kind = validator_for(plain)
+    checker = kind(plain) if trusted else _patterns.bounded(kind)(plain)
+
+    def problems_of(data: Any) -> list[InitErrorDetails]:
+        errors = sorted(checker.iter_errors(data), key=lambda e: [str(p) for p in e.path])
+        return [line for error in errors for line in _lines(error)]
 
     class Arguments(BaseModel):
         model_config = ConfigDict(extra="allow", title=name, frozen=True)
@@ -67,8 +83,11 @@ def arguments_model(name: str, schema: Mapping[str, Any]) -> type[BaseModel]:
         def _check(cls, data: Any) -> Any:
             if isinstance(data, Mapping):
                 data = decode_stringified(dict(data), plain)
-            errors = sorted(checker.iter_errors(data), key=lambda e: [str(p) for p in e.path])
-            problems = [*_not_finite(data, ()), *(line for e in errors for line in _lines(e))]
+            try:
+                problems = _patterns.run_bounded(lambda: problems_of(data), trusted)
+            except _patterns.Overtime:
+                problems = [_overtime(data)]
+            problems = [*_not_finite(data, ()), *problems]
             if problems:
                 raise ValidationError.from_exception_data(name, problems[:_MAX_PROBLEMS])
             return data
@@ -77,15 +96,22 @@ def arguments_model(name: str, schema: Mapping[str, Any]) -> type[BaseModel]:
     return Arguments
 
 
-def schema_problem(schema: Mapping[str, Any]) -> str | None:
+def schema_problem(
+    schema: Mapping[str, Any], output: Mapping[str, Any] | None = None, *, trusted: bool = False
+) -> str | None:
     """Why `schema` cannot be shown to a model as a tool's arguments, or None when it can.
 
-    (That it is an object schema, MCP itself checks: the SDK refuses any other listing.)
+    (That it is an object schema, MCP itself checks: the SDK refuses any other listing.) For an
+    untrusted server, also the bounds of toolsys/mcp/_patterns.py, on `output` too.
     """
     from jsonschema.exceptions import SchemaError  # type: ignore[import-untyped]
     from jsonschema.validators import validator_for
 
     plain = json.loads(json.dumps(schema))
+    if not trusted:
+        bounded = _patterns.problem(plain, output)
+        if bounded is not None:
+            return bounded
     try:
         validator_for(plain).check_schema(plain)
     except SchemaError as exc:
@@ -111,6 +137,17 @@ def decode_stringified(data: dict[str, Any], schema: Mapping[str, Any]) -> dict[
         ):
             data[key] = decoded
     return data
+
+
+def _overtime(data: Any) -> InitErrorDetails:
+    seconds = f"{_patterns.VALIDATION_SECONDS:g}"
+    custom = PydanticCustomError(
+        "mcp_schema",
+        "Input should be checkable in {seconds} s against the server's schema; these arguments "
+        "took longer: send shorter values",
+        {"seconds": seconds},
+    )
+    return {"type": custom, "loc": (), "input": data}
 
 
 def _listed(value: Any) -> list[Any]:

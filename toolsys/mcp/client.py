@@ -14,7 +14,9 @@ and every failure comes back as an envelope:
 
 A trusted server's annotations decide the category, and an error envelope it sends in
 `_meta["toolsys/error"]` (a toolsys server does) is restored as it was; an untrusted server's
-tools are all EXECUTE (toolsys/mcp/annotations.py) and its errors are MCP_TOOL_ERROR.
+tools are all EXECUTE (toolsys/mcp/annotations.py) and its errors are MCP_TOOL_ERROR. An
+untrusted server's schemas are checked in bounded time (RE2 for their patterns, capped sizes:
+toolsys/mcp/_patterns.py); a tool whose schema cannot be is skipped, named in `skipped`.
 
 `source` is an `MCPServer` (in process), `StdioServerParameters` or a command list (a child
 process over stdio), or a `mcp.Client` not yet connected. The session stays open for later
@@ -148,7 +150,12 @@ async def import_server(
     skipped = {
         remote.name: problem
         for remote in listed
-        if (problem := schema_problem(remote.input_schema)) is not None
+        if (
+            problem := schema_problem(
+                remote.input_schema, remote.output_schema, trusted=trust == "trusted"
+            )
+        )
+        is not None
     }
     try:
         tools = [
@@ -246,7 +253,7 @@ def _tool(
         description=(remote.description or "").strip(),
         parameters=freeze(json.loads(json.dumps(schema))),
         fn=_caller(remote, connection, imported, trust == "trusted"),
-        model=arguments_model(name, schema),
+        model=arguments_model(name, schema, trusted=trust == "trusted"),
         category=imported.category,
         tags=imported.tags,
         diagnostics=tuple(diagnostics),

@@ -24,10 +24,20 @@ from toolsys.models.config import FIXED_NOW
 
 _LOWER_NAMES = {"min", "minimum", "low", "lower", "start", "from", "lo", "floor", "least", "begin"}
 _UPPER_NAMES = {"max", "maximum", "high", "upper", "end", "to", "hi", "ceil", "ceiling", "most"}
-_FROM_WORDS = {"from", "origin", "source", "depart", "departure", "departing", "leaving"}
-_TO_WORDS = {"to", "destination", "dest", "target", "arrival", "into"}
+_FROM_WORDS = {
+    "from",
+    "origin",
+    "source",
+    "depart",
+    "departure",
+    "departing",
+    "leaving",
+    "pickup",
+    "pick",
+}
+_TO_WORDS = {"to", "destination", "dest", "target", "arrival", "into", "dropoff", "drop"}
 _NOT_SYMBOLS = {"AM", "PM", "OK", "ID"}
-_TEXT_CUES = ("about", "called", "named", "titled", "saying", "that says", "regarding", "say")
+_TEXT_CUES = ("about", "called", "named", "titled", "regarding")
 
 
 @dataclass(frozen=True)
@@ -52,23 +62,46 @@ class Ask:
 
 
 def _enum(a: Ask) -> Found | None:
+    """An allowed value named (or a word meaning it), else one the description glosses.
+
+    With two parameters from the same list ('from_unit', 'to_unit'), the cues decide: 'to',
+    'into', 'in' before a value mark the target, 'from' or a number right before it the source.
+    """
     values = enum_values(a.schema)
-    mentions = [(s, v, "named") for s, v in a.fresh(ev.enum_mentions(a.text, values))]
-    if not mentions:
-        glossed = ev.gloss_mentions(a.text, str(a.schema.get("description", "")), values)
-        mentions = [(s, v, f"by the description's gloss '{g}'") for s, v, g in glossed]
-        mentions = [m for m in mentions if ev.free(m[0], a.used)]
+    quotes = [span for span, _ in ev.quoted(a.text)]
+    mentions = [
+        (span, value, how)
+        for span, value, how in ev.enum_mentions(a.text, values)
+        if not how.startswith("meant")
+        or not (concept(a.quote(span)) in a.tool_words or not ev.free(span, set(quotes)))
+    ]  # 'Schedule' is the tool's own verb, and a quoted title means nothing: neither is a value
+    glossed = ev.gloss_mentions(a.text, str(a.schema.get("description", "")), values)
+    named = {m[0] for m in mentions}
+    mentions += [
+        (s, v, f"by the description's gloss '{g}'") for s, v, g in glossed if s not in named
+    ]
+    mentions = sorted((m for m in mentions if ev.free(m[0], a.used)), key=lambda m: m[0])
     side = _side(a.name) or ("upper" if re.search(r"target|into|dest", a.name) else None)
+
+    def cue_side(span: Span) -> str | None:
+        cue = before(a.text, span, 2)
+        if cue[-1:] and cue[-1] in ("to", "into", "in"):
+            return "upper"
+        if cue[-1:] == ["from"] or re.search(r"\d\s*$", a.text[: span[0]]):
+            return "lower"
+        if cue == ["how", "many"]:
+            return "upper"
+        return None
+
     for span, value, how in mentions:
-        cue = before(a.text, span, 1)
-        cue_side = {"to": "upper", "into": "upper", "in": "upper", "from": "lower"}.get(
-            cue[0] if cue else ""
-        )
-        if side and cue_side == side:
-            return Found(span, value, f"allowed value {how}, after '{cue[0]}'")
+        cue = cue_side(span)
+        if side and cue == side:
+            where = " (after a number)" if re.search(r"\d\s*$", a.text[: span[0]]) else ""
+            words = before(a.text, span, 1)
+            after = f", after '{words[0]}'" if words and not where else where
+            return Found(span, value, f"allowed value {how}{after}")
     for span, value, how in mentions:
-        cue = before(a.text, span, 1)
-        if not (cue and cue[0] in ("to", "into") and side == "lower"):
+        if not (side and cue_side(span) and cue_side(span) != side):
             return Found(span, value, f"allowed value {how}")
     return None
 
@@ -109,17 +142,62 @@ def _as_type(value: Any) -> Any:
     return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
+def _wanted_unit(name: str, description: str) -> str:
+    """The unit a number parameter is counted in, from its name and description ('' if none)."""
+    words = re.findall(r"[a-z%]+", f"{name.replace('_', ' ')} {description}".lower())
+    for word in words:
+        unit = ev.UNITS.get(word) or ev.UNITS.get(word.rstrip("s"))
+        if unit and (len(word) >= 4 or word == "%"):
+            return unit
+    return ""
+
+
+def _fits(schema: dict[str, Any], value: float) -> bool:
+    """The value is of the schema's type and within its bounds."""
+    if schema.get("type") == "integer" and not float(value).is_integer():
+        return False
+    low, high = schema.get("minimum"), schema.get("maximum")
+    low_x, high_x = schema.get("exclusiveMinimum"), schema.get("exclusiveMaximum")
+    return not (
+        (isinstance(low, int | float) and value < low)
+        or (isinstance(high, int | float) and value > high)
+        or (isinstance(low_x, int | float) and value <= low_x)
+        or (isinstance(high_x, int | float) and value >= high_x)
+    )
+
+
 def _number(a: Ask) -> Found | None:
-    candidates = a.fresh(ev.numbers(a.text))
+    """A number tied to the parameter by a cue or its unit, of its type and within its bounds.
+
+    '2 hours' for a parameter counted in minutes is 120; a number the schema refuses (a
+    fraction for an integer, one out of bounds) is not a candidate.
+    """
+    wanted = _wanted_unit(a.name, str(a.schema.get("description", "")))
     side = _side(a.name)
     rules = {"named": "number next to a word of its name or description"}
     rules |= {"lower": "number after a lower-bound cue", "upper": "number after an upper-bound cue"}
-    for span, value in candidates:
+    candidates = []
+    for span, value, unit in ev.quantities(a.text):
+        if not ev.free(span, a.used):
+            continue
+        how = ""
+        if wanted in ev.SECONDS and unit in ev.SECONDS:
+            value, how = value * ev.SECONDS[unit] / ev.SECONDS[wanted], f"{unit}s as {wanted}s"
+        elif wanted and unit == wanted:
+            how = f"in {wanted}" + ("" if wanted == "percent" else "s")
+        elif unit and wanted and (unit == "percent" or wanted == "percent"):
+            continue  # '30%' is no number of minutes
+        if _fits(a.schema, value):
+            candidates.append((span, _as_type(value), how))
+    for span, value, how in candidates:
         cue = _number_cue(a.name, a.schema.get("description", ""), a.text, span)
         if cue == "named" or (cue and cue == side):
-            return Found(span, _as_type(value), rules[cue])
+            return Found(span, value, rules[cue] + (f" ({how})" if how else ""))
+        if how:
+            return Found(span, value, f"number with its unit ({how})")
     if side is None and a.required and candidates:
-        return Found(candidates[0][0], _as_type(candidates[0][1]), "first free number (required)")
+        span, value, how = candidates[0]
+        return Found(span, value, "first free number that fits (required)")
     return None
 
 
@@ -189,7 +267,7 @@ def _id(a: Ask) -> Found | None:
 
 def _boolean(a: Ask) -> Found | None:
     word = re.escape(a.name.split("_")[-1])
-    m = re.search(rf"\b(no|without|don't|do not|not)?\s*\b{word}", a.text, re.I)
+    m = re.search(rf"\b(no|without|don't|do not|not)?\s*\b{word}\w*", a.text, re.I)
     if not m:
         return None
     return Found(m.span(), not m.group(1), "its name, negated" if m.group(1) else "its name")
@@ -232,11 +310,71 @@ def _directed(
     return Found(span, value, f"{what}, {how}")
 
 
+_VERBS_BEFORE_TO = {
+    "going",
+    "want",
+    "wants",
+    "need",
+    "needs",
+    "have",
+    "has",
+    "like",
+    "love",
+    "able",
+}
+
+
+def _directed_place(a: Ask, found: list[tuple[Span, Any]]) -> Found | None:
+    """An origin or a destination: the place after its own cue ('from' / 'to'), as written.
+
+    The place runs to its natural end (the next preposition, date or punctuation), so 'from
+    221B Baker Street to ...' gives '221B Baker Street' and 'the next bus from Leiden' gives
+    'Leiden'; with no cue, a required one takes a name no cue gives the other way.
+    """
+    direction = _direction(a.name)
+    cues = ("from",) if direction == "from" else ("to", "into")
+    other = ("to", "into") if direction == "from" else ("from",)
+    quoted = a.fresh(ev.quoted(a.text))
+    for m in re.finditer(rf"\b(?:{'|'.join(cues)})\s+", a.text, re.I):
+        if before(a.text, m.span(), 1) and before(a.text, m.span(), 1)[0] in _VERBS_BEFORE_TO:
+            continue  # 'going to snow' names no place
+        named = [(s, v) for s, v in quoted + found if s[0] == m.end()]
+        if named:
+            return Found(named[0][0], named[0][1], f"capitalised name after '{m.group().strip()}'")
+        phrase = ev.phrase_after(a.text, m.end(), a.used)
+        if phrase and _content(a, phrase):
+            return Found(phrase, a.quote(phrase), f"place after '{m.group().strip()}'")
+    if not a.required:
+        return None
+    plain = [
+        (s, v) for s, v in found if not (before(a.text, s, 1) and before(a.text, s, 1)[0] in other)
+    ]
+    if plain:
+        return Found(plain[0][0], plain[0][1], "capitalised name, no 'from'/'to' cue (required)")
+    return None
+
+
+def _content(a: Ask, span: Span) -> bool:
+    """A phrase that can be a value: it does not start with a verb or one of the tool's words."""
+    first = re.match(r"[\w'’-]+", a.text[span[0] : span[1]])
+    word = first.group().lower() if first else ""
+    return (
+        bool(word)
+        and word not in ev.COMMON_VERBS
+        and word not in ("here", "there", "it", "me")
+        and concept(word) not in a.tool_words
+    )
+
+
 def _place_or_person(a: Ask, kind: Kind) -> Found | None:
     found = a.fresh(ev.names(a.text, a.tool_words))
     what = "capitalised name"
     if kind == Kind.PLACE and _direction(a.name):
-        return _directed(a, found, ("to", "into"), what, cued_only=not a.required)
+        return _directed_place(a, found)
+    for span, value in a.fresh(ev.quoted(a.text)) if kind == Kind.PLACE else []:
+        cue = before(a.text, span, 1)
+        if cue and cue[0] in ("in", "at", "to", "from", "into"):  # 'in "Saint-Malo"'
+            return Found(span, value, f"quoted place after '{cue[0]}'")
     preferred = (
         ("in", "at", "for", "from", "to")
         if kind == Kind.PLACE
@@ -248,7 +386,45 @@ def _place_or_person(a: Ask, kind: Kind) -> Found | None:
             return Found(span, value, f"{what} after '{words[0]}'")
     if a.required and found:
         return Found(found[0][0], found[0][1], f"first {what} (required)")
-    return None
+    return _lower_case_place(a) if kind == Kind.PLACE else None
+
+
+_PROPER_PLACES = (
+    r"city|cities|country|town|location|destination|origin|airport|address|station|place|where"
+)
+
+
+def _lower_case_place(a: Ask) -> Found | None:
+    """A place written in lower case: 'in the living room', 'the bedroom', 'the kitchen lights'.
+
+    After 'in'/'at' it is the phrase up to its end; a word that contains the parameter's own
+    name ('bedroom' for `room`) is one; a required place is otherwise what no other parameter
+    took, without the tool's own words ('turn off the kitchen lights' -> 'kitchen'). A city,
+    a country, an address is a name: in lower case it is not one ('in fahrenheit').
+    """
+    described = f"{a.name} {a.schema.get('description', '')}"
+    if re.search(_PROPER_PLACES, described, re.I):
+        return None
+    for m in re.finditer(r"\b(?:in|at)\s+", a.text, re.I):
+        phrase = ev.phrase_after(a.text, m.end(), a.used, limit=3)
+        if phrase and _content(a, phrase) and not re.search(r"\d", a.quote(phrase)):
+            return Found(phrase, a.quote(phrase), f"place after '{m.group().strip()}'")
+    own = a.name.split("_")[-1].lower()
+    for m in re.finditer(rf"\b(?:(\w+)\s+)?(\w*{re.escape(own)})\b", a.text, re.I):
+        lead, word = m.group(1), m.group(2)
+        if word.lower() == own and (not lead or lead.lower() in ev.FUNCTION_WORDS):
+            continue  # 'the room' says nothing about which
+        span = m.span() if word.lower() == own else m.span(2)
+        if ev.free(span, a.used):
+            return Found(span, a.quote(span), f"a word of its name, '{own}'")
+    if not a.required:
+        return None
+    left = [ev.trimmed(a.text, r, a.tool_words) for r in ev.regions(a.text, a.used)]
+    spans = [s for s in left if s and not re.search(r"\d", a.quote(s))]
+    if not spans:
+        return None
+    longest = max(spans, key=lambda s: s[1] - s[0])
+    return Found(longest, a.quote(longest), "the words no other parameter took")
 
 
 def _place(a: Ask) -> Found | None:
@@ -298,46 +474,81 @@ def _timezone(a: Ask) -> Found | None:
 
 
 def _query(a: Ask) -> Found | None:
-    """Search words: a quoted string, the words after 'about/for/called', or the content words."""
+    """Search words: a quoted string, the words after 'about/for/by/called', or the content words.
+
+    After a cue it is the phrase as written ('the history of Rome' -> 'history of Rome'); with
+    no cue, the request's content words without the tool's own ('How do I add a tool to the
+    registry?' -> 'add tool registry'), or the tool's words if there is nothing else ('jazz').
+    """
     if not a.required:
         return None
     for span, value in a.fresh(ev.quoted(a.text)):
         return Found(span, value, "quoted string")
-    cues = r"about|for|on|called|named|titled|saying|that says|regarding"
-    m = re.search(rf"\b(?:{cues})\s+(.+)$", a.text, re.I)
-    start = m.start(1) if m else 0
-    end = min([s for s, _ in a.used if s > start] + [len(a.text)])
+    named = _named_after_cue(a)
+    if named:
+        return named
+    cues = r"about|for|on|regarding"
+    for m in re.finditer(rf"\b(?:{cues})\s+", a.text, re.I):
+        for region in ev.regions(a.text, a.used, m.end())[:2]:
+            found = ev.trimmed(a.text, region, a.tool_words)
+            if found and _content(a, found):
+                return Found(found, a.quote(found), f"words after '{m.group().strip()}'")
+    regions = [ev.trimmed(a.text, r, a.tool_words) for r in ev.regions(a.text, a.used, commas=True)]
+    spans = [r for r in regions if r]
+    if not spans:
+        return None
+    span = max(spans, key=lambda r: r[1] - r[0])
+    if any(w[0].isupper() and w != "I" for w in re.findall(r"[\w'-]+", a.quote(span))):
+        return Found(span, a.quote(span), "the words no other parameter took (a name)")
     kept = [
         w
-        for w in re.findall(r"[\w'-]+", a.text[start:end])
+        for w in re.findall(r"[\w'-]+", a.quote(span))
         if w.lower() not in STOP_WORDS and concept(w) not in a.tool_words
-    ]
-    if not kept:
-        return None
-    rule = f"content words after '{m.group().split()[0]}'" if m else "content words"
-    return Found((start, end), " ".join(kept), rule)
+    ] or [a.quote(span)]
+    return Found(span, " ".join(kept), "content words")
+
+
+def _named_after_cue(a: Ask) -> Found | None:
+    """'a book called Dune in the library' -> 'Dune': after 'called', 'named' or 'titled' comes
+    a name, which ends where the phrase does."""
+    for m in re.finditer(r"\b(?:called|named|titled)\s+", a.text, re.I):
+        phrase = ev.phrase_after(a.text, m.end(), a.used, limit=8)
+        if phrase:
+            return Found(phrase, a.quote(phrase), f"the name after '{m.group().strip()}'")
+    return None
+
+
+_SENTENCE_CUES = r"saying|that says|say|tell (?:him|her|them|me)|let (?:him|her|them) know"
 
 
 def _text(a: Ask) -> Found | None:
-    """Free text: a quoted string, the words after a cue ('called', its own name), or the rest."""
+    """Free text: a quoted string, the words after a cue ('called', its own name), or the rest.
+
+    What follows 'saying', 'tell her' or a colon is a sentence and is passed on as written;
+    what follows 'called', 'about' or the parameter's name is a name, without its article.
+    """
     if not a.required:
         return None
     for span, value in a.fresh(ev.quoted(a.text)):
         return Found(span, value, "quoted string")
     own = [w for w in re.split(r"[_\W]+", a.name.lower()) if w]
-    cues = [
-        m
+    message = bool(set(own) & {"message", "body", "text", "content", "note"})
+    sentence = _SENTENCE_CUES + ("|that" if message else "")
+    cues = [(m, True) for m in re.finditer(rf"\b(?:{sentence})\b:?\s*|:\s+", a.text, re.I)] + [
+        (m, m.group().rstrip().endswith(":"))  # "task: book the car service" is a sentence
         for c in own + list(_TEXT_CUES)
         for m in re.finditer(rf"\b{re.escape(c)}\b:?\s*", a.text, re.I)
     ]
-    stops = {m.start() for m in cues}
-    for cue in cues:
+    cues.sort(key=lambda c: (c[1] != message, c[0].start()))  # a message takes the sentence
+    stops = {m.start() for m, _ in cues}
+    for cue, is_sentence in cues:
         for region in ev.regions(a.text, a.used, cue.end())[:1]:
             end = min([s for s in stops if s > region[0]] + [region[1]])
-            after = ev.trimmed(a.text, (region[0], end), a.tool_words)
+            after = ev.trimmed(a.text, (region[0], end), a.tool_words, sentence=is_sentence)
             if after:
-                return Found(after, a.quote(after), f"words after '{cue.group().strip()}'")
-    left = [ev.trimmed(a.text, r, a.tool_words) for r in ev.regions(a.text, a.used)]
+                name = cue.group().strip() or ":"
+                return Found(after, a.quote(after), f"words after '{name}'")
+    left = [ev.trimmed(a.text, r, a.tool_words) for r in ev.regions(a.text, a.used, commas=True)]
     spans = [s for s in left if s]
     if not spans:
         return None

@@ -14,6 +14,11 @@ from typing import Any, NamedTuple
 from toolsys.models._evidence import Span
 
 _SYMBOL_WORDS = r"\b(ticker|symbol|(currency|airport|country|language|iata) code|iso ?4217)\b"
+_PLACE_WORDS = (
+    r"\b(city|cities|location|place|country|town|destination|where|station|airport|venue|room)\b"
+)
+_PLACE_NAMES = {"origin", "destination", "pickup", "dropoff", "location", "city", "town", "room"}
+_TIME_NAMES = {"time", "when", "at", "start", "end", "due", "deadline", "datetime"}
 
 
 class Kind(StrEnum):
@@ -77,6 +82,12 @@ def param_kind(name: str, schema: dict[str, Any]) -> Kind:
         return Kind.EMAIL
     if fmt == "date-time" or re.search(r"date-?time|yyyy-mm-ddthh", described):
         return Kind.DATETIME
+    if re.search(r"iso[ -]?8601", described) and (
+        nwords & _TIME_NAMES
+        or re.search(r"\btime\b|hh:mm", described)
+        or not re.search(r"yyyy-mm-dd|\bdate\b|\bday\b", described)
+    ):  # "time: Reservation time, ISO 8601" wants a date and a time; "Arrival day" a date
+        return Kind.DATETIME
     if (
         fmt == "date"
         or nwords & {"date", "day", "when"}
@@ -95,7 +106,7 @@ def param_kind(name: str, schema: dict[str, Any]) -> Kind:
         return Kind.SYMBOL
     if nwords & {"id", "number", "code", "sku"} or re.search(r"\bid\b|identifier", described):
         return Kind.ID
-    if re.search(r"\b(city|cities|location|place|country|town|destination|where)\b", described):
+    if nwords & _PLACE_NAMES or re.search(_PLACE_WORDS, described):
         return Kind.PLACE
     if re.search(r"\b(person|name|recipient|user|customer|who)\b", described) and not nwords & {
         "title",
@@ -140,7 +151,7 @@ LOOKS_FOR: dict[Kind, str] = {
     Kind.EXPRESSION: "arithmetic ('17 * 38', '2 plus 2')",
     Kind.SYMBOL: "an upper-case symbol such as AAPL, or a name the description gives a code for",
     Kind.ID: "an identifier (a token with a digit)",
-    Kind.PLACE: "a capitalised name (a place)",
+    Kind.PLACE: "a place: a capitalised name, or the words after 'from', 'to' or 'in'",
     Kind.PERSON: "a capitalised name (a person)",
     Kind.QUERY: "search words (required only)",
     Kind.TEXT: "quoted text or words left after a cue (required only)",

@@ -1,11 +1,60 @@
-"""Reading a chat request: the user's text, the tool turns since, and the tools offered.
+"""Reading a request: the user's text, the tool turns since, and the tools offered.
 
-The offline model keeps no memory: everything it decides comes from these, every request.
+The offline model keeps no memory: everything it decides comes from these, every request. They
+are gathered into a `Conversation`, which knows no wire shape: `from_chat` reads one from a
+chat completions request, and another API's shape needs only its own reader, never a second
+copy of the decision (`OfflineModel.decide`).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+
+class Call(NamedTuple):
+    """A tool call the assistant made: its id, the tool's name, the arguments as sent (text)."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+Turn = tuple[list[Call], dict[str, str]]
+"""The calls of one assistant turn, and {call id: the result's text} for those answered."""
+
+
+@dataclass(frozen=True)
+class Conversation:
+    """What the model decides from, in no wire shape.
+
+    `text`: the last user message; `turns`: the tool turns after it; `functions`: the tools
+    offered, each `{"name", "description", "parameters"}`; `tool_choice`: "auto", "none",
+    "required" or `{"function": {"name": ...}}`; `parallel`: several calls in one turn allowed.
+    """
+
+    text: str
+    functions: list[dict[str, Any]]
+    turns: list[Turn] = field(default_factory=list)
+    tool_choice: Any = "auto"
+    parallel: bool = True
+
+
+def from_chat(request: dict[str, Any]) -> Conversation:
+    """The conversation in a chat completions request (`messages`, `tools`, `tool_choice`)."""
+    messages = request["messages"]
+    start = max((i for i, m in enumerate(messages) if m["role"] == "user"), default=-1)
+    text = content_text(messages[start]["content"]) if start >= 0 else ""
+    choice = request.get("tool_choice") or "auto"
+    if isinstance(choice, dict):
+        choice = {"function": {"name": choice.get("function", {}).get("name")}}
+    return Conversation(
+        text=text,
+        functions=[t["function"] for t in request.get("tools") or []],
+        turns=tool_turns(messages[start + 1 :]),
+        tool_choice=choice,
+        parallel=request.get("parallel_tool_calls", True),
+    )
 
 
 def content_text(content: Any) -> str:
@@ -15,12 +64,16 @@ def content_text(content: Any) -> str:
     return content or ""
 
 
-def tool_turns(messages: list[dict[str, Any]]) -> list[tuple[list[dict[str, Any]], dict[str, str]]]:
-    """(tool calls, {call id: result text}) for each assistant turn with calls."""
-    found: list[tuple[list[dict[str, Any]], dict[str, str]]] = []
+def tool_turns(messages: list[dict[str, Any]]) -> list[Turn]:
+    """(tool calls, {call id: result text}) for each assistant turn with calls (chat shape)."""
+    found: list[Turn] = []
     for message in messages:
         if message["role"] == "assistant" and message.get("tool_calls"):
-            found.append((message["tool_calls"], {}))
+            calls = [
+                Call(c["id"], c["function"]["name"], c["function"]["arguments"])
+                for c in message["tool_calls"]
+            ]
+            found.append((calls, {}))
         elif message["role"] == "tool" and found:
             found[-1][1][message["tool_call_id"]] = content_text(message.get("content"))
     return found

@@ -51,6 +51,18 @@ def read_result(content: str) -> tuple[bool, Any, str]:
     return True, data, ""
 
 
+def failure(content: str) -> tuple[str, str]:
+    """(code, message) of a failed result: its envelope's, or ('', the text) of a plain one."""
+    try:
+        data = json.loads(content)
+    except (json.JSONDecodeError, TypeError):
+        return "", (content or "").strip()
+    error = data.get("error") if isinstance(data, dict) else None
+    if isinstance(error, dict):
+        return str(error.get("code") or ""), str(error.get("message") or "").strip()
+    return "", str(error if error is not None else content).strip()
+
+
 def lenient_json(raw: str) -> dict[str, Any] | None:
     """Parse arguments, also when the model dropped a closing brace or quote."""
     for candidate in (raw, raw + "}", raw + '"}'):

@@ -17,6 +17,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from toolsys.models._messages import Turn
 from toolsys.models.explanation import Step
 from toolsys.search.bm25 import tokenize
 
@@ -24,7 +25,7 @@ SEARCH_TOOL = "search_tools"  # the name toolsys.search's deferred session gives
 _UNCOVERED = "no tool reaches the threshold"
 _GLUED = "it does not complete"
 
-Turns = list[tuple[list[dict[str, Any]], dict[str, str]]]
+Turns = list[Turn]
 Plan = Callable[..., Any]
 
 
@@ -40,10 +41,10 @@ def split(
     kept: Turns = []
     searched = False
     for calls, results in turns:
-        rest = [c for c in calls if c.get("function", {}).get("name") != SEARCH_TOOL]
+        rest = [c for c in calls if c.name != SEARCH_TOOL]
         searched = searched or len(rest) < len(calls)
         if rest:
-            kept.append((rest, {c["id"]: results[c["id"]] for c in rest if c["id"] in results}))
+            kept.append((rest, {c.id: results[c.id] for c in rest if c.id in results}))
     return others, kept, searched
 
 

@@ -7,7 +7,9 @@ stemming ("cities" -> "city", "booking" -> "book"), are matched against each too
 names split at underscores and camelCase. A word found in several tools counts less (divided by
 how many tools contain it). Everyday synonyms and a few phrases map to one concept ("fly" ->
 flight, "... in French" -> translate; see `_synonyms`), and a sentence that contains arithmetic
-("17 * 38", "2 plus 2") favours tools about calculating. A tool is chosen when its score
+("17 * 38", "2 plus 2") favours tools about calculating (and arithmetic synonyms meet only
+tools that take numbers). In a date, "next" is the date's word, not a tool's ("next Saturday").
+A tool is chosen when its score, with the points `_shapes` adds for values of the right shape,
 reaches `THRESHOLD`. `score_tools` keeps the evidence: which word met which, where, and why.
 
 This is why good tool names and descriptions matter even to a toy model, and it is the first
@@ -16,10 +18,13 @@ thing chapter 02 lets a student break on purpose.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
+from toolsys.models._dates import find_dates
 from toolsys.models._synonyms import CONCEPTS, PHRASES, STOP_WORDS
 
 THRESHOLD = 1.5
@@ -70,6 +75,17 @@ class Match:
 
 
 @dataclass(frozen=True)
+class Shape:
+    """A value in the request that fits one of the tool's parameters: a tracking number that its
+    `pattern` accepts, '10 km' for a parameter whose allowed values are units (see `_shapes`)."""
+
+    parameter: str
+    excerpt: str
+    why: str
+    points: float
+
+
+@dataclass(frozen=True)
 class ToolScore:
     """A tool's score for a request, with the evidence it is the sum of."""
 
@@ -77,6 +93,7 @@ class ToolScore:
     score: float
     matches: tuple[Match, ...]
     bonus: float = 0.0  # ARITHMETIC_BONUS when the request calculates and the tool does
+    shapes: tuple[Shape, ...] = ()
 
 
 def _strip(w: str) -> str:
@@ -92,14 +109,18 @@ def _strip(w: str) -> str:
     return w
 
 
-def _forms(word: str) -> list[str]:
+@lru_cache(maxsize=8192)
+def _forms(word: str) -> tuple[str, ...]:
     """The word and its shorter forms, longest first: 'bookings' -> bookings, booking, book."""
     forms = [word.lower().removesuffix("'s")]
     if _strip(forms[-1]) != forms[-1]:
         forms.append(_strip(forms[-1]))
     if forms[0].endswith("ings") and _strip(forms[-1]) != forms[-1]:  # 'meetings' -> 'meet'
         forms.append(_strip(forms[-1]))
-    return forms
+    last = forms[-1]
+    if len(last) >= 4 and last.endswith("e") and not last.endswith("ee"):  # 'shuffle' ~ 'shuffled'
+        forms.append(last[:-1])
+    return tuple(forms)
 
 
 def stem(word: str) -> str:
@@ -107,6 +128,7 @@ def stem(word: str) -> str:
     return _forms(word)[-1]
 
 
+@lru_cache(maxsize=8192)
 def _term(word: str) -> Term:
     forms = _forms(word)
     known = next((CONCEPTS[f] for f in [word.lower(), *forms] if f in CONCEPTS), None)
@@ -138,8 +160,27 @@ def _spaced(name: str) -> str:
     return name.replace("_", " ").replace("-", " ").replace(".", " ")
 
 
+_NEXT_SPAN = re.compile(
+    r"\b(?:next|coming|past|last)"
+    r"(?=\s+(?:\d+|few|couple of|two|three)\s+(?:days?|weeks?|hours?|months?)\b)",
+    re.I,
+)
+
+
 def request_terms(text: str) -> list[Term]:
-    """The request's terms, each concept once (first mention), then the phrases' concepts."""
+    """The request's terms, each concept once (first mention), then the phrases' concepts.
+
+    In a date, 'next' is about the date: 'next Saturday' does not ask for `next_departure`.
+    """
+    text = _NEXT_SPAN.sub(lambda m: " " * len(m.group()), text)  # 'the next 3 days'
+    for start, end, _ in find_dates(text):
+        blanked = re.sub(
+            r"\b(?:next|this|coming|over)\b",
+            lambda m: " " * len(m.group()),
+            text[start:end],
+            flags=re.I,
+        )
+        text = text[:start] + blanked + text[end:]
     found = terms(text) + [
         Term(m.group(), name, "phrase") for pattern, name in PHRASES for m in pattern.finditer(text)
     ]
@@ -178,6 +219,8 @@ def expression(text: str) -> str | None:
             best = tokens
     while best and best[-1] in "+-*/%(":
         best.pop()
+    while best and best[0] in "+*/%":  # '+44 7700 900123' is a phone number, not a sum
+        best.pop(0)
     if len(best) < 2 or all(t[0].isdigit() for t in best):
         return None
     out = " ".join(best)
@@ -194,6 +237,12 @@ def has_arithmetic(text: str) -> bool:
 
 def tool_vocabulary(function: dict[str, Any]) -> dict[str, Source]:
     """Concept -> where it appears in one tool, at the best weight it appears with."""
+    return dict(_vocabulary(json.dumps(function, sort_keys=True, default=str)))
+
+
+@lru_cache(maxsize=512)  # a tool is scored once per clause of every request it is offered for
+def _vocabulary(definition: str) -> tuple[tuple[str, Source], ...]:
+    function = json.loads(definition)
     vocab: dict[str, Source] = {}
 
     def add(text: str, weight: float, where: str) -> None:
@@ -209,7 +258,7 @@ def tool_vocabulary(function: dict[str, Any]) -> dict[str, Source]:
     add(function.get("description", "") or "", DESCRIPTION_WEIGHT, "description")
     for term in terms(_spaced(function["name"])):
         vocab[term.concept] = Source(term.word, "name", NAME_WEIGHT)
-    return vocab
+    return tuple(vocab.items())
 
 
 def score_tools(text: str, functions: list[dict[str, Any]]) -> list[ToolScore]:
@@ -218,17 +267,42 @@ def score_tools(text: str, functions: list[dict[str, Any]]) -> list[ToolScore]:
     wanted = request_terms(text)
     arithmetic = has_arithmetic(text)
     ranked = []
+    numeric = {f["name"]: _takes_numbers(f) for f in functions}
     for index, (name, vocab) in enumerate(vocabs.items()):
         matches = tuple(
             Match(t, vocab[t.concept], sum(t.concept in v for v in vocabs.values()))
             for t in wanted
             if t.concept in vocab
+            and (numeric[name] or t.via != "synonym" or t.concept not in ARITHMETIC)
         )
         bonus = ARITHMETIC_BONUS if arithmetic and "calculate" in vocab else 0.0
         score = round(sum(m.points for m in matches) + bonus, 3)
         ranked.append((score, -index, ToolScore(name, score, matches, bonus)))
     ranked.sort(key=lambda r: r[:2], reverse=True)
     return [r[2] for r in ranked]
+
+
+ARITHMETIC = frozenset({"multiply", "add", "subtract", "divide", "calculate"})
+"""Concepts whose synonyms ('plus', 'times') meet only tools that take numbers: '2 plus 2' is
+no request for `add_todo`."""
+
+
+def _takes_numbers(function: dict[str, Any]) -> bool:
+    properties = (function.get("parameters") or {}).get("properties", {})
+    return any(
+        _unwrapped_type(schema) in ("number", "integer")
+        or re.search(r"expression|formula|arithmetic", str(schema.get("description", "")), re.I)
+        for schema in properties.values()
+        if isinstance(schema, dict)
+    )
+
+
+def _unwrapped_type(schema: dict[str, Any]) -> Any:
+    options = [
+        o for o in schema.get("anyOf", []) if isinstance(o, dict) and o.get("type") != "null"
+    ]
+    kind = options[0].get("type") if options else schema.get("type")
+    return next((t for t in kind if t != "null"), None) if isinstance(kind, list) else kind
 
 
 def rank_tools(text: str, functions: list[dict[str, Any]]) -> list[tuple[float, str]]:

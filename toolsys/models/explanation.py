@@ -110,6 +110,11 @@ def _step_lines(step: Step, number: int, total: int) -> list[str]:
             lines.append(
                 f"    + {_points(score.bonus)}  the request calculates, and so does the tool"
             )
+        for shape in score.shapes:
+            lines.append(
+                f"    + {_points(shape.points)}  {json.dumps(shape.excerpt, ensure_ascii=False)} "
+                f"fits parameter {shape.parameter}: {shape.why} (argument shape)"
+            )
     if silent:
         lines.append(f"  0, no word in common: {', '.join(silent)}")
     lines.append(f"  -> {step.outcome}")

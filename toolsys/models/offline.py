@@ -8,22 +8,33 @@ ends with "(offline teaching model)".
 How it decides, each request, from the messages and tools alone (it keeps no memory):
 
 1. **Plan.** The last user message is split into clauses ("weather in Paris and in Tokyo"). Each
-   clause picks the tool whose name, description and parameters share most words with it, a few
-   everyday synonyms included ("fly" -> flight; `_text.score_tools`); a clause that matches no
-   tool but completes the previous clause's tool ("... and in Tokyo") repeats that tool; one
-   that completes nothing is glued back ("between 1 and 100"), and so is one that names the same
-   tool but only adds new arguments or cannot stand alone ("open orders, newest first").
-   Arguments are filled from the clause by the schema (`_arguments.fill`): numbers, quoted text,
-   dates, e-mails, names, symbols, and enum values named outright or by the meaning the
-   description gives them ("desc: newest first" lets "the newest first" pick "desc"). No tool
-   fits -> a plain-text answer saying so. A required argument the text does not give -> it asks
-   (it never guesses one). This step is `_plan.plan`.
+   clause picks the tool whose name, description and parameters share most words with it,
+   everyday synonyms and a few question frames included ("spin" -> play, "what does X mean" ->
+   define; `_text.score_tools`), plus points for values of the right shape: a tracking number
+   a parameter's `pattern` accepts, '10 km' for a parameter whose values are units, a place
+   after 'from' for an origin (`_shapes`). A clause that matches no tool but completes the
+   previous clause's tool ("... and in Tokyo") repeats that tool; one that completes nothing,
+   only adds a value (", high priority") or continues a list ("'A-1' and 'A-2'") is glued back;
+   a leading clause with no tool that holds arguments ("I need to get from Rotterdam to Delft,
+   what leaves next?") is read with the first call. Arguments are filled from the clause by the
+   schema (`_arguments.fill`): numbers of the parameter's type, within its bounds and in its
+   unit ("2 hours" for `minutes` is 120), quoted text, dates and ISO 8601 date-times, e-mails,
+   what a `pattern` accepts, names and places up to their natural end ("the next bus from
+   Leiden" -> "Leiden"), and enum values named outright or by meaning ("urgent" -> "high",
+   "miles" -> "mi" by the description's gloss). No tool fits -> a plain-text answer saying so.
+   A required argument the text does not give -> it asks (it never guesses one). This step is
+   `_plan.plan`.
 2. **Replay.** The assistant turns and tool results since that user message are matched to the
    plan, task by task, in the order the model itself would have sent them.
 3. **Act.** A failed result whose text says how to fix the call (`_repair`) is retried with the
    corrected arguments, at most `max_retries` times per task; tasks not started yet are called
    (all at once, or one per turn when `parallel_tool_calls` is false); when nothing is left, it
-   answers with a short sentence quoting each result, and names what failed and why (`_answers`).
+   answers with a short sentence per task: the value it returned, what happened to a failed
+   call in the words of its code (an EXECUTION_ERROR "ran and failed", an APPROVAL_DENIED was
+   "declined by a person"), which items of a partial success failed (`_answers`).
+
+The decision knows no wire shape: `decide(Conversation)` (`_messages`) takes the user's text,
+the tool turns and the tools; `reply(request)` reads a chat completions request into one.
 
 `tool_choice`: "none" -> text; "required" -> a call even when no tool matches well; a named
 function -> that function. As with real models, a forced choice forces a call on *every*
@@ -47,14 +58,15 @@ from typing import TYPE_CHECKING, Any
 from toolsys.models import _answers, _imperfect, _search, transport
 from toolsys.models._arguments import missing_required
 from toolsys.models._messages import (
+    Conversation,
+    Turn,
     by_name,
-    content_text,
+    from_chat,
     functions_of,
     request_text,
-    tool_turns,
 )
 from toolsys.models._plan import Task, plan
-from toolsys.models._repair import read_result, repair
+from toolsys.models._repair import failure, read_result, repair
 from toolsys.models.config import OFFLINE_MARK, OFFLINE_MODEL
 from toolsys.models.explanation import Explanation, Step, planned_call
 
@@ -127,7 +139,7 @@ class OfflineModel:
     def _replay(
         self,
         tasks: list[Task],
-        turns: list[tuple[list[dict], dict[str, str]]],
+        turns: list[Turn],
         functions: list[dict[str, Any]],
         user_text: str,
         parallel: bool,
@@ -135,26 +147,30 @@ class OfflineModel:
         for calls, results in turns:
             expected = self._expected(tasks, parallel)
             for i, call in enumerate(calls):
-                fn = call["function"]
                 if i < len(expected):
                     task = expected[i]
                 else:  # a call the model would not have made (e.g. scripted history)
-                    task = Task(fn["name"], {})
+                    task = Task(call.name, {})
                     tasks.append(task)
                 task.attempts += 1
-                task.sent = (fn["name"], fn["arguments"])
-                ok, value, error = read_result(results.get(call["id"], ""))
+                task.sent = (call.name, call.arguments)
+                content = results.get(call.id, "")
+                ok, value, error = read_result(content)
                 if ok:
                     task.status, task.value = "done", value
                     continue
                 task.error = error
-                fixed = repair(fn["name"], fn["arguments"], error, functions, user_text)
+                task.code, task.message = failure(content)
+                fixed = repair(call.name, call.arguments, error, functions, user_text)
                 if fixed is None:
                     task.status = "failed"
-                    task.notes.append("the error did not say how to fix the call")
+                    task.notes.append(
+                        "I did not retry: I could not work out a corrected call from the error"
+                    )
                 elif task.attempts > self.max_retries:
                     task.status = "failed"
-                    task.notes.append(f"gave up after {task.attempts} attempts")
+                    tries = "attempt" if task.attempts == 1 else "attempts"
+                    task.notes.append(f"I gave up after {task.attempts} {tries}")
                 else:
                     task.status, task.next_call = "retry", (fixed[0], json.dumps(fixed[1]))
 
@@ -170,12 +186,13 @@ class OfflineModel:
 
     def reply(self, request: dict[str, Any]) -> dict[str, Any]:
         """Decide the next assistant message for a chat completions request."""
-        functions = [t["function"] for t in request.get("tools") or []]
-        messages = request["messages"]
-        start = max((i for i, m in enumerate(messages) if m["role"] == "user"), default=-1)
-        user_text = content_text(messages[start]["content"]) if start >= 0 else ""
-        turns = tool_turns(messages[start + 1 :])
-        choice = request.get("tool_choice") or "auto"
+        return self.decide(from_chat(request))
+
+    def decide(self, conversation: Conversation) -> dict[str, Any]:
+        """The next assistant message for a conversation, in no wire shape:
+        `{"content": str | None, "tool_calls": [{"name": ..., "arguments": ...}]}`."""
+        user_text, functions = conversation.text, conversation.functions
+        turns, choice = conversation.turns, conversation.tool_choice
         if _search.offers_search(functions):  # deferred export: search for what is missing
             functions, turns, searched = _search.split(functions, turns)
             found = [] if searched else _search.search_calls(self.plan, user_text, functions)
@@ -185,7 +202,7 @@ class OfflineModel:
             return _answers.text(
                 _answers.without_tools(self.plan(user_text, functions) if functions else [], turns)
             )
-        parallel = request.get("parallel_tool_calls", True)
+        parallel = conversation.parallel
         tasks = self.plan(user_text, functions, choice)
         self._replay(tasks, turns, functions, user_text, parallel)
         _ask_for_missing(tasks, functions, choice)

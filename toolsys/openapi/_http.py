@@ -3,6 +3,10 @@
 The validated arguments are split back into path, query, header and body (kept apart since the
 spec was read), sent with the injected httpx2 client, and the response read: 2xx gives the JSON
 (or text), anything else a `ToolError` with the status, the API's own message and what to do.
+Each argument stays in its place: a path value is percent-encoded whole (`/` too) and may not be
+empty, `.` or `..` (a client removes dot segments: `customer_id=".."` on
+`/customers/{customer_id}/orders` would ask for `/orders`, everyone's); a header value may not hold
+a line break, a control character or non-ASCII text; query values are encoded by the client.
 429 and 503 are retryable, with `retry_after` from the Retry-After header; a network failure is
 retryable only for a READ operation, because a WRITE may already have reached the server.
 """
@@ -67,11 +71,11 @@ class Route:
                 continue
             value = values[slot.key]
             if slot.location == "path":
-                path = path.replace("{" + slot.wire + "}", quote(_text(value), safe=""))
+                path = path.replace("{" + slot.wire + "}", quote(_segment(slot, value), safe=""))
             elif slot.location == "query":
                 params[slot.wire] = value if isinstance(value, list) else _text(value)
             elif slot.location == "header":
-                headers[slot.wire] = _text(value)
+                headers[slot.wire] = _header(slot, value)
             else:
                 body = value
         request: dict[str, Any] = {
@@ -139,6 +143,44 @@ def is_network_error(exc: BaseException) -> bool:
     return any(
         cls.__name__ == "TransportError" and cls.__module__.startswith("httpx")
         for cls in type(exc).__mro__
+    )
+
+
+def _segment(slot: Slot, value: Any) -> str:
+    """A path value that names one segment, never an empty one or a step up (`..`)."""
+    text = _text(value)
+    if text in ("", ".", ".."):
+        raise _misplaced(
+            slot,
+            value,
+            "a path parameter cannot be empty, '.' or '..': the URL would name another resource",
+            "Send the identifier itself (look it up first if you do not have it).",
+        )
+    return text
+
+
+def _header(slot: Slot, value: Any) -> str:
+    """A header value on one line, in ASCII: no line break can add a header of its own."""
+    text = _text(value)
+    if not text.isascii() or any((ord(c) < 32 and c != "\t") or ord(c) == 127 for c in text):
+        raise _misplaced(
+            slot,
+            None,  # not echoed: a header is where credentials go
+            "a header value must be printable ASCII on one line (no line breaks, control "
+            "characters or non-ASCII letters)",
+            "Send the value without line breaks, in plain ASCII.",
+        )
+    return text
+
+
+def _misplaced(slot: Slot, value: Any, problem: str, suggestion: str) -> ToolError:
+    """INVALID_ARGUMENTS naming the parameter (and its value, unless None: not to be echoed)."""
+    shown = "" if value is None else f"={_text(value)[:60]!r}"
+    return ToolError(
+        ErrorCode.INVALID_ARGUMENTS,
+        f"{slot.key}{shown}: {problem}.",
+        suggestion=suggestion,
+        details={"parameter": slot.key, "in": slot.location},
     )
 
 

@@ -18,7 +18,7 @@ import ipywidgets as widgets
 from toolsys.shop.db import Shop
 from toolsys.transcript import Transcript
 from toolsys.widgets import ApprovalPanel
-from toolsys.widgets._render import SummaryBox, esc
+from toolsys.widgets._render import SummaryBox, esc, text_lines
 
 _ORDERS = (
     "SELECT o.id, o.customer_id, o.status, p.amount_cents / 100.0 AS paid, "
@@ -117,7 +117,7 @@ class ShopDashboard(SummaryBox):
         for name, rows in self.tables().items():
             lines.append(f"{name}:")
             lines += [f"  {row}" for row in rows] or ["  (none)"]
-        return "\n".join(lines)
+        return text_lines(lines)
 
 
 def _table(rows: list[dict[str, object]]) -> str:

@@ -8,6 +8,7 @@ tool's change is all or nothing; amounts are integer cents, so "refunded <= paid
 
 from __future__ import annotations
 
+import contextvars
 import random
 import sqlite3
 import time
@@ -120,6 +121,11 @@ class Shop:
     One connection per use (not one shared connection) because tools may run on worker threads,
     and SQLite connections are not to be shared across threads without care.
 
+    A transaction opened inside another on the same file, in the same call (a policy rule that
+    decided inside `transaction()` and holds it while the tool runs), joins it as a savepoint:
+    the rule's read and the tool's write are one `BEGIN IMMEDIATE` transaction, so no other
+    writer can decide in between (two concurrent refunds cannot both pass a limit).
+
     Inside a call with a deadline (`toolsys.layers.deadline()`, set by `Timeout` for the
     cooperative shop tools) a connection keeps it: a query still running at the deadline is
     interrupted (a progress handler), and waiting for a lock stops there too.
@@ -130,7 +136,11 @@ class Shop:
     def connect(self) -> sqlite3.Connection:
         end = deadline()
         wait = 5.0 if end is None else max(0.0, min(5.0, end - time.monotonic()))
-        conn = sqlite3.connect(self.path, isolation_level=None, timeout=wait)
+        # a transaction held by a policy rule may be joined by a tool on a worker thread; its
+        # uses are one after the other, never at once
+        conn = sqlite3.connect(
+            self.path, isolation_level=None, timeout=wait, check_same_thread=False
+        )
         conn.row_factory = sqlite3.Row
         conn.execute("PRAGMA foreign_keys = ON")
         if end is not None:
@@ -139,8 +149,16 @@ class Shop:
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        """A connection inside BEGIN IMMEDIATE ... COMMIT; any exception rolls everything back."""
+        """A connection inside BEGIN IMMEDIATE ... COMMIT; any exception rolls everything back.
+
+        Inside an open transaction on this file (same context), a savepoint of it instead.
+        """
+        joined = _OPEN.get()
+        if joined is not None and joined[0] == self.path:
+            yield from _savepoint(joined[1])
+            return
         conn = self.connect()
+        token = _OPEN.set((self.path, conn))
         try:
             conn.execute("BEGIN IMMEDIATE")
             try:
@@ -151,6 +169,7 @@ class Shop:
                 raise
             conn.execute("COMMIT")
         finally:
+            _OPEN.reset(token)
             conn.close()
 
     @contextmanager
@@ -165,6 +184,24 @@ class Shop:
         """Plain dicts for a query: what the lesson prints and the scenarios compare."""
         with self.reading() as conn:
             return [dict(row) for row in conn.execute(sql, params)]
+
+
+_OPEN: contextvars.ContextVar[tuple[Path, sqlite3.Connection] | None] = contextvars.ContextVar(
+    "toolsys_shop_transaction", default=None
+)
+
+
+def _savepoint(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """A nested part of an open transaction: undone alone when it raises."""
+    conn.execute("SAVEPOINT joined")
+    try:
+        yield conn
+    except BaseException:
+        conn.set_progress_handler(None, 0)
+        conn.execute("ROLLBACK TO joined")
+        conn.execute("RELEASE joined")
+        raise
+    conn.execute("RELEASE joined")
 
 
 def create(path: str | Path, *, seed: int = 12, customers: int = 8, orders: int = 24) -> Shop:

@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from toolsys._lines import fit
 from toolsys.errors import ErrorCode
 from toolsys.execution import validate
 from toolsys.export import export_tool
@@ -69,7 +70,7 @@ class ToolAgreement:
         line = f"{self.name}: {self.samples} samples accepted; mutations refused: {kinds or 'none'}"
         if self.recursive:
             line += f" (recursive {', '.join(self.recursive)}: unrolled {UNROLL} levels deep)"
-        return line
+        return fit(line)
 
 
 @dataclass

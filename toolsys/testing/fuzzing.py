@@ -2,10 +2,11 @@
 
 `toolsys.fuzz` sends seeded hostile calls (schema-guided arguments and their mutations, broken
 JSON, bytes, values JSON cannot hold) and reports every broken promise: an exception escaped
-`execute`, a message that is not strict JSON, a traceback, absolute path or planted secret in a
-message. This wrapper adds what a test needs: any tool, registry or function as the target,
-a canary *planted* in the environment for the run (a tool that echoes `os.environ` into a
-message is caught), and an AssertionError with the first bad call's arguments and what came back.
+`execute`, a message that is not strict JSON, a traceback, absolute path or secret in any message
+the model would read (a successful result's too), each failure saying what leaked. This wrapper
+adds what a test needs: any tool, registry or function as the target, a canary *planted* in
+the environment for the run (a tool that echoes `os.environ` into a message is caught), and an
+AssertionError with the first bad call's arguments and what came back.
 The canary is shaped like no key and named like no secret on purpose: redaction
 (toolsys/_redact.py) removes what looks like a secret, and the canary stands for the secrets
 that do not look like one (a database URL, an internal host name), which only a tool that never

@@ -2,12 +2,17 @@
 
 Why: a test that quietly reaches a real endpoint passes on a laptop with a key and breaks
 offline, in CI, or on a student's machine (chapter 11 shows one break). Inside `no_network()`
-every attempt to resolve a host name or open an internet socket raises `NetworkBlocked`, naming
-where it tried to go, and is recorded on the guard. `NetworkBlocked` is a BaseException, like
-KeyboardInterrupt, so the `except Exception` of an SDK's retry loop or of an agent loop does not
-turn it into a polite error: the test stops at the line that tried. The pytest fixtures also
-fail the test afterwards if an attempt was recorded but swallowed (a tool's own
-`except BaseException`, or `Registry.execute`, which never raises).
+every attempt to resolve a host name or open an internet connection raises `NetworkBlocked`,
+naming where it tried to go, and is recorded on the guard. It is enforced by an audit hook
+(`sys.addaudithook`, PEP 578), so the interpreter itself reports each attempt, whatever the route:
+`socket.socket.connect`, `_socket.socket().connect` (no wrapper to get around), UDP `sendto` and
+`sendmsg` to an address, `getaddrinfo`, `gethostbyname`, `gethostbyaddr`, `getnameinfo`, and
+the same calls made by C extensions through Python's socket module. (A C library that opens its
+own sockets without Python is beyond any in-process guard: run such tests without a network.)
+`NetworkBlocked` is a BaseException, like KeyboardInterrupt, so the `except Exception` of an SDK's
+retry loop or of an agent loop does not turn it into a polite error: the test stops at the line
+that tried. The pytest fixtures also fail the test afterwards if an attempt was recorded but
+swallowed (a tool's own `except BaseException`, or `Registry.execute`, which never raises).
 
 Unix sockets (local IPC, a Jupyter kernel's plumbing) are not the network and stay open.
 
@@ -19,8 +24,9 @@ Unix sockets (local IPC, a Jupyter kernel's plumbing) are not the network and st
 from __future__ import annotations
 
 import socket
+import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -68,63 +74,54 @@ def _refuse(where: str) -> NetworkBlocked:
     return NetworkBlocked(_BLOCKED.format(where=where))
 
 
-def _is_unix(sock: socket.socket) -> bool:
-    return getattr(socket, "AF_UNIX", None) is not None and sock.family == socket.AF_UNIX
+_LOOKUPS = {
+    "socket.getaddrinfo": lambda args: _where(args[:2]),
+    "socket.gethostbyname": lambda args: str(args[0]),
+    "socket.gethostbyaddr": lambda args: str(args[0]),
+    "socket.getnameinfo": lambda args: _where(args[0]),
+}
+"""Name resolution, audited with these arguments: always blocked."""
+_SENDS = ("socket.connect", "socket.sendto", "socket.sendmsg")
+"""Audited with (socket, address): blocked unless the socket is a Unix one."""
 
 
-def _connect(original: Callable[..., Any]) -> Callable[..., Any]:
-    def connect(self: socket.socket, address: Any) -> Any:
-        __tracebackhide__ = True
-        if _is_unix(self):
-            return original(self, address)
+def _audit(event: str, args: tuple[Any, ...]) -> None:
+    """The audit hook: every socket operation of the interpreter reports here, also those of
+    `_socket` itself and of C code, so no wrapper or saved reference gets around it."""
+    if not _active or not event.startswith("socket."):
+        return
+    __tracebackhide__ = True
+    lookup = _LOOKUPS.get(event)
+    if lookup is not None:
+        raise _refuse(lookup(args))
+    if event in _SENDS:
+        sock, address = args[0], args[-1]
+        if address is None or getattr(sock, "family", None) == getattr(socket, "AF_UNIX", None):
+            return
         raise _refuse(_where(address))
 
-    return connect
+
+_installed: list[bool] = []
 
 
-def _getaddrinfo(host: Any, port: Any, *args: Any, **kwargs: Any) -> Any:
-    __tracebackhide__ = True
-    raise _refuse(_where((host, port)))
-
-
-def _create_connection(address: Any, *args: Any, **kwargs: Any) -> Any:
-    __tracebackhide__ = True
-    raise _refuse(_where(address))
-
-
-def _block() -> None:
-    _saved.update(
-        connect=socket.socket.connect,
-        connect_ex=socket.socket.connect_ex,
-        getaddrinfo=socket.getaddrinfo,
-        create_connection=socket.create_connection,
-    )
-    socket.socket.connect = _connect(_saved["connect"])  # type: ignore[method-assign]
-    socket.socket.connect_ex = _connect(_saved["connect_ex"])  # type: ignore[method-assign]
-    socket.getaddrinfo = _getaddrinfo
-    socket.create_connection = _create_connection
-
-
-def _unblock() -> None:
-    socket.socket.connect = _saved["connect"]  # type: ignore[method-assign]
-    socket.socket.connect_ex = _saved["connect_ex"]  # type: ignore[method-assign]
-    socket.getaddrinfo = _saved["getaddrinfo"]
-    socket.create_connection = _saved["create_connection"]
-    _saved.clear()
+def _install() -> None:
+    """Add the audit hook once per process (an audit hook cannot be removed; while no
+    `no_network()` block is active it returns at once)."""
+    if not _installed:
+        sys.addaudithook(_audit)
+        _installed.append(True)
 
 
 @contextmanager
 def no_network() -> Iterator[NetworkGuard]:
-    """Block internet sockets and name resolution inside the block (nesting is fine)."""
+    """Block internet sockets and name resolution inside the block (nesting is fine; the block
+    is process-wide: other threads are blocked too while it lasts)."""
     guard = NetworkGuard()
     with _lock:
-        if not _active:
-            _block()
+        _install()
         _active.append(guard)
     try:
         yield guard
     finally:
         with _lock:
             _active.remove(guard)
-            if not _active:
-                _unblock()

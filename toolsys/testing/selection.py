@@ -31,6 +31,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
+from toolsys._lines import fit
 from toolsys.evals import Case, Variant, run_episode
 from toolsys.evals.harness import Client
 from toolsys.registry import Registry
@@ -103,9 +104,8 @@ class SelectionReport:
         lines.append(f"  calls/task   {self.calls_per_task:.2f}")
         for row in self.misses():
             what = "wrong tool" if not row.top1 else "wrong arguments"
-            lines.append(
-                f"  ✗ {what}: {row.prompt!r} -> {row.chosen} {row.sent}; expected {row.expected}"
-            )
+            line = f"  ✗ {what}: {row.prompt!r} -> {row.chosen} {row.sent}; expected {row.expected}"
+            lines.append(fit(line))
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:

@@ -153,6 +153,12 @@ def calculator(expression: str) -> int | float:
             f"The expression has {len(expression)} characters; the limit is {MAX_LENGTH}.",
             suggestion="Split the calculation into smaller steps.",
         )
+    if not expression.strip():
+        raise ToolError(
+            "INVALID_EXPRESSION",
+            "The expression is empty: there is nothing to calculate.",
+            suggestion="Send the calculation itself, e.g. '17 * 38'.",
+        )
     try:
         tree = ast.parse(expression.strip(), mode="eval")
     except SyntaxError as exc:

@@ -15,6 +15,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
+from toolsys._lines import fit
 from toolsys.errors import ErrorInfo
 from toolsys.result import ToolResult, to_json
 
@@ -41,6 +42,12 @@ def call_text(name: str, arguments: Any) -> str:
         inner = ", ".join(f"{key}={to_json(value)}" for key, value in arguments.items())
         return f"{name}({inner})"
     return f"{name}({compact(arguments, 60)})"
+
+
+def text_lines(lines: list[str]) -> str:
+    """Lines for a text summary, each long one wrapped between words to fit a notebook's output
+    area (JupyterLab would break it anywhere, mid-word), its continuation indented."""
+    return "\n".join(fit(line) for text in lines for line in text.split("\n"))
 
 
 def plural(count: int, word: str) -> str:

@@ -27,6 +27,16 @@ from toolsys.transcript import (
 from toolsys.widgets._render import plural
 
 
+def starts_run(event: Event) -> bool:
+    """The first event of a run (its user message)."""
+    return isinstance(event, UserMessage)
+
+
+def ends_run(event: Event) -> bool:
+    """The last event of a run (or of its part before a pause for approval)."""
+    return isinstance(event, RunFinished)
+
+
 @dataclass
 class Call:
     id: str

@@ -3,6 +3,8 @@
 A run that needs a person's approval stops (`status == "awaiting_approval"`) instead of
 blocking the kernel, so the buttons work in any notebook: each click calls `resume_agent` with
 that one call id, and the panel then shows what the run is waiting on next, or how it ended.
+The resumed run executes where a cell would run it (the kernel's main thread, see `_cell`), so
+its tools find what the cells made (a database connection), click after click.
 The run's trace (a `TraceView`) is shown below; approvals and denials appear in it as results
 (APPROVAL_REQUIRED, then the tool's result or APPROVAL_DENIED).
 
@@ -12,7 +14,7 @@ The run's trace (a `TraceView`) is shown below; approvals and denials appear in 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import ipywidgets as widgets
@@ -20,7 +22,17 @@ import ipywidgets as widgets
 from toolsys.governance.approval import PendingCall
 from toolsys.loop import resume_agent
 from toolsys.transcript import Transcript
-from toolsys.widgets._render import ERROR_COLOR, MUTED_COLOR, SummaryBox, esc, pre, pretty
+from toolsys.widgets._cell import CellThread
+from toolsys.widgets._render import (
+    ERROR_COLOR,
+    MUTED_COLOR,
+    SummaryBox,
+    call_text,
+    esc,
+    pre,
+    pretty,
+    text_lines,
+)
 from toolsys.widgets.trace import TraceView
 
 
@@ -51,6 +63,7 @@ class ApprovalPanel(SummaryBox):
         self.cards = widgets.VBox()
         self.trace = TraceView(run)
         self.error = ""
+        self._cell = CellThread()
         self.children = (self.status, self.cards, self.trace)
         self.add_class("toolsys-approval-panel")
         self._draw()
@@ -80,6 +93,23 @@ class ApprovalPanel(SummaryBox):
         self.trace.load(self.transcript)
         self._draw()
 
+    def _click(self, controls: tuple[widgets.DOMWidget, ...], decide: Callable[[], None]) -> None:
+        """A button's decision: its card is disabled at once (one decision per call), and the
+        run resumes on the cell's thread. What goes wrong is shown here: a click has no cell
+        to print a traceback in."""
+        for control in controls:
+            control.disabled = True
+        self.status.value = pre("Resuming the run…", MUTED_COLOR)
+
+        def resume() -> None:
+            try:
+                decide()
+            except Exception as exc:
+                self.error = f"The run could not resume: {type(exc).__name__}: {exc}"
+                self._draw()
+
+        self._cell.call(resume)
+
     def _draw(self) -> None:
         t = self.transcript
         pending = t.pending
@@ -101,9 +131,15 @@ class ApprovalPanel(SummaryBox):
         approve = widgets.Button(description="Approve", button_style="success")
         deny = widgets.Button(description="Deny", button_style="danger")
         reason = widgets.Text(placeholder="Reason for denying (the model reads it)")
-        approve.on_click(lambda _: self.approve(pending.id))
-        deny.on_click(lambda _: self.deny(pending.id, reason.value))
-        card = widgets.VBox([info, widgets.HBox([approve, deny, reason])])
+        controls = (approve, deny, reason)
+
+        def denied(_: Any) -> None:
+            text = reason.value  # as typed when Deny was clicked
+            self._click(controls, lambda: self.deny(pending.id, text))
+
+        approve.on_click(lambda _: self._click(controls, lambda: self.approve(pending.id)))
+        deny.on_click(denied)
+        card = widgets.VBox([info, widgets.HBox(list(controls))])
         card.add_class("toolsys-approval")
         return card
 
@@ -111,9 +147,9 @@ class ApprovalPanel(SummaryBox):
         t = self.transcript
         lines = [f"ApprovalPanel · run {t.status}"]
         lines += [
-            f"  {p.id}: {p.tool} ({p.category}) {pretty(p.arguments)} · {p.reason}"
+            f"  {p.id}: {call_text(p.tool, p.arguments)} ({p.category}) · {p.reason}"
             for p in t.pending
         ]
         if t.answer and not t.pending:
             lines.append(f"  answer: {t.answer}")
-        return "\n".join(lines)
+        return text_lines(lines)

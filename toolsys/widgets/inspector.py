@@ -20,6 +20,7 @@ from toolsys.widgets._render import (
     pre,
     pretty,
     table_html,
+    text_lines,
 )
 
 FORMATS: tuple[tuple[str, str, bool], ...] = (
@@ -125,10 +126,19 @@ class Inspector(SummaryBox):
 
     @staticmethod
     def _diagnostics_html(tool: Tool) -> str:
-        if not tool.diagnostics:
+        """Registration warnings, and strict mode's refusal if it refuses: "none ✓" only when
+        there is nothing at all to fix (never under a red refusal in the strict tab)."""
+        items = [esc(d) for d in tool.diagnostics]
+        _, strict_ok = export_text(tool, "openai", True)
+        if not strict_ok:
+            items.append(
+                f'<span style="color:{ERROR_COLOR}">✗ openai strict mode refuses this tool: '
+                "its tab says why</span>"
+            )
+        if not items:
             return f"<b>diagnostics for {esc(tool.name)}</b>: none ✓"
-        items = "".join(f"<li>{esc(d)}</li>" for d in tool.diagnostics)
-        return f"<b>diagnostics for {esc(tool.name)}</b> ({len(tool.diagnostics)}):<ul>{items}</ul>"
+        listed = "".join(f"<li>{item}</li>" for item in items)
+        return f"<b>diagnostics for {esc(tool.name)}</b> ({len(items)}):<ul>{listed}</ul>"
 
     def _shown(self, tool: Tool) -> tuple[str, bool]:
         """The selected tab's text for `tool`, and whether the export worked."""
@@ -138,11 +148,12 @@ class Inspector(SummaryBox):
     def summary_text(self) -> str:
         rows = [_HEADER] + [_row(t) for t in self.registry.list()]
         widths = [max(len(row[i]) for row in rows) for i in range(len(_HEADER))]
-        lines = [f"Inspector: {plural(len(self.registry), 'tool')}"]
-        lines += [
+        table = [f"Inspector: {plural(len(self.registry), 'tool')}"]
+        table += [
             "  " + "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
             for row in rows
         ]
+        lines: list[str] = []  # below the table (whose rows stay whole), long lines wrap
         if self.tool.value is not None:
             tool = self.registry.get(self.tool.value)
             lines.append(f"selected: {tool.name}")
@@ -152,7 +163,7 @@ class Inspector(SummaryBox):
             if self.tab != TABS[0]:
                 lines.append(f"shown: {self.tab}")
                 lines += [f"  {line}" for line in self._shown(tool)[0].splitlines()]
-        return "\n".join(lines)
+        return "\n".join(table + ([text_lines(lines)] if lines else []))
 
     def summary_html(self) -> str:
         html = f"<b>Inspector: {plural(len(self.registry), 'tool')}</b>" + self.table.value

@@ -14,6 +14,7 @@ import ipywidgets as widgets
 
 from toolsys.registry import Registry
 from toolsys.result import ToolResult, to_json
+from toolsys.widgets._cell import CellThread
 from toolsys.widgets._render import (
     ERROR_COLOR,
     SummaryBox,
@@ -22,6 +23,7 @@ from toolsys.widgets._render import (
     plural,
     pre,
     result_html,
+    text_lines,
     wrapped,
 )
 
@@ -154,7 +156,8 @@ class Playground(SummaryBox):
         self.add_class("toolsys-playground")
         self.tool.observe(lambda _: self._build_form(), names="value")
         self.mode.observe(self._switch_mode, names="value")
-        self.run_button.on_click(lambda _: self.run())
+        self._cell = CellThread()  # a click runs the tool where a cell would (see _cell)
+        self.run_button.on_click(lambda _: self._cell.call(self.run))
         self._build_form()
 
     def _build_form(self) -> None:
@@ -230,7 +233,7 @@ class Playground(SummaryBox):
         lines = [f"Playground: {tools}; selected: {self.tool.value or 'none'}"]
         if self.last_result is not None:
             lines += [f"  call: {self._call_line()}", f"  → {self.last_result.to_message()}"]
-        return "\n".join(lines)
+        return text_lines(lines)
 
     def summary_html(self) -> str:
         head = pre(self.summary_text().splitlines()[0])

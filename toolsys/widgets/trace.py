@@ -33,6 +33,7 @@ from toolsys.widgets._render import (
     esc,
     pre,
     result_text,
+    text_lines,
     wrapped,
 )
 from toolsys.widgets._trace_html import (
@@ -44,7 +45,7 @@ from toolsys.widgets._trace_html import (
     step_notes,
     step_title,
 )
-from toolsys.widgets._trace_run import Call, Run, Step
+from toolsys.widgets._trace_run import Call, Run, Step, ends_run, starts_run
 
 # -- the widget ----------------------------------------------------------------------------------
 
@@ -99,8 +100,10 @@ class TraceView(SummaryBox):
         self._lock = threading.RLock()
         self._run = Run()
         self._shown = 0
-        self._started: float | None = None
-        self._duration: float | None = None
+        # Live time: the run's time so far, and since when it is running (None: it is not).
+        self._elapsed = 0.0
+        self._running_since: float | None = None
+        self._duration: float | None = None  # a loaded transcript's own
         self._status: str | None = None
         self._step_boxes: dict[int, _StepBox] = {}
         self._cards: dict[str, _CallCard] = {}
@@ -108,13 +111,16 @@ class TraceView(SummaryBox):
         self.body = widgets.VBox()
         self.answer = widgets.HTML()
         self.stats = widgets.HTML()
+        self.stats.add_class("toolsys-trace-stats")
         self.back = widgets.Button(description="◀", layout=widgets.Layout(width="40px"))
         self.forward = widgets.Button(description="▶", layout=widgets.Layout(width="40px"))
         self.slider = widgets.IntSlider(min=0, max=0, description="event", readout=True)
         self.play = widgets.Play(min=0, max=0, interval=700, description="Play")
         widgets.jslink((self.play, "value"), (self.slider, "value"))
         controls = widgets.HBox([self.back, self.play, self.slider, self.forward])
-        super().__init__([self.request, self.body, self.answer, self.stats, controls])
+        controls.add_class("toolsys-trace-controls")
+        # Numbers and controls first: a long run must not push them below the fold.
+        super().__init__([self.stats, controls, self.request, self.body, self.answer])
         self.add_class("toolsys-trace")
         self.back.on_click(lambda _: self._move(-1))
         self.forward.on_click(lambda _: self._move(1))
@@ -127,12 +133,23 @@ class TraceView(SummaryBox):
     # -- feeding events ------------------------------------------------------------------------
 
     def __call__(self, event: Event) -> None:
-        """Record one event (the loop's `on_event`); drawn at once unless replay is rewound."""
+        """Record one event (the loop's `on_event`); drawn at once unless replay is rewound.
+
+        A new run fed to a view whose run has ended replaces it; the clock runs from a run's
+        first event to its last (and again while a paused run is resumed), never after.
+        """
         with self._lock:
-            if self._started is None:
-                self._started = time.perf_counter()
+            now = time.perf_counter()
+            if self.events and ends_run(self.events[-1]) and starts_run(event):
+                self._reset()
+                self.events, self._elapsed, self._duration, self._status = [], 0.0, None, None
+            if self._running_since is None:
+                self._running_since = now
             following = self._shown == len(self.events)
             self.events.append(event)
+            if ends_run(event):
+                self._elapsed += now - self._running_since
+                self._running_since = None
             self._set_range()
             if following:
                 self.show(len(self.events))
@@ -196,6 +213,7 @@ class TraceView(SummaryBox):
         self.slider.max = self.play.max = len(self.events)
 
     def _move(self, delta: int) -> None:
+        self.play.playing = False  # a step by hand takes over from Play
         self.slider.value = min(max(self.slider.value + delta, 0), len(self.events))
 
     def show(self, count: int) -> None:
@@ -260,15 +278,16 @@ class TraceView(SummaryBox):
     def _draw_stats(self) -> None:
         if self._duration is not None:
             seconds = self._duration
-        elif self._started is not None:
-            seconds = time.perf_counter() - self._started
         else:
-            seconds = 0.0
+            running = self._running_since
+            seconds = self._elapsed + (time.perf_counter() - running if running else 0.0)
         # Whole seconds only: a saved notebook must not change because a run took 0.1 s longer.
         took = "under 1 s" if seconds < 1 else f"{seconds:.0f} s"
-        text = f"{self._run.stats(self.status)} · {took} · "
-        text += f"event {self._shown}/{len(self.events)}"
-        self.stats.value = f'<span style="color:{MUTED_COLOR}">{esc(text)}</span>'
+        parts = [*self._run.stats(self.status).split(" · "), took]
+        parts.append(f"event {self._shown}/{len(self.events)}")
+        # A narrow view wraps the line between its parts, never inside one ("event / 16/16").
+        whole = " · ".join(f'<span style="white-space:nowrap">{esc(p)}</span>' for p in parts)
+        self.stats.value = f'<span style="color:{MUTED_COLOR}">{whole}</span>'
 
     # -- static representation (stable: no timings, no ids) ------------------------------------
 
@@ -292,7 +311,7 @@ class TraceView(SummaryBox):
         lines += [f"warning {w}" for w in run.warnings]
         if run.answer is not None:
             lines.append(f"answer  {run.answer}")
-        return "\n".join(lines)
+        return text_lines(lines)
 
     def summary_html(self) -> str:
         run = self._run

@@ -59,6 +59,21 @@ def _table() -> dict[str, Callable[..., Any]]:
     }
 
 
+def _noting_table() -> tuple[dict[str, Callable[..., Any]], list[str]]:
+    """A table with one tool that acts (it files a note), and the notes it has filed.
+
+    Dispatching one call must run the tool once: a tool books a table or sends a mail, and a
+    dispatcher that calls it twice does it twice.
+    """
+    notes: list[str] = []
+
+    def file_note(text: str) -> str:
+        notes.append(text)
+        return f"note {len(notes)} filed"
+
+    return {**_table(), "file_note": file_note}, notes
+
+
 # name, arguments, what the tool returns
 _CALLS: list[tuple[str, Any, Any]] = [
     ("shout", {"text": "hello"}, "HELLO!"),

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from toolsys.checks import exercise, expect_equal, expect_raises
-from toolsys.checks.ch01._shared import _CALLS, _decode, _table
+from toolsys.checks.ch01._shared import _CALLS, _decode, _noting_table, _table
 
 
 def dispatch(table: dict[str, Callable[..., Any]], name: str, arguments: Any = None) -> Any:
@@ -61,6 +61,17 @@ def _check_dispatch(student: Any) -> None:
         what="the table's names after dispatching",
         hint="Dispatching must not add or remove tools.",
     )
+    noting, notes = _noting_table()
+    what = "dispatch(table, 'file_note', {'text': 'call the bank'})"
+    got = student(noting, "file_note", {"text": "call the bank"})
+    expect_equal(
+        notes,
+        ["call the bank"],
+        what=f"the notes filed by one {what}",
+        hint="Call the tool once and return that result: a tool that books or sends would do "
+        "it twice.",
+    )
+    expect_equal(got, "note 1 filed", what=what, hint=_dispatch_hint(got, "note 1 filed"))
     expect_raises(
         KeyError,
         student,

@@ -112,6 +112,13 @@ _DRIFT_CASES: list[tuple[str, dict[str, Any], str, bool, set[tuple[str, str]]]] 
         {("unit", "not_in_schema")},
     ),
     (
+        "a parameter the schema never mentions, before one whose type drifted",
+        _definition({"limit": "string"}, ["limit"]),
+        "def search(query: str, limit: int) -> list:\n    return []\n",
+        False,
+        {("query", "not_in_schema"), ("limit", "type_mismatch")},
+    ),
+    (
         "required in the schema but has a default in the function, and the reverse",
         _definition({"query": "string", "limit": "integer"}, ["limit"]),
         "def search(query: str, limit: int = 10) -> list:\n    return []\n",
@@ -182,6 +189,13 @@ _DRIFT_CASES: list[tuple[str, dict[str, Any], str, bool, set[tuple[str, str]]]] 
         set(),
     ),
     (
+        "a function that also takes *args and **kwargs (no arguments a model sends by name)",
+        _definition({"message": "string"}, ["message"]),
+        "def log(message: str, *args: str, **kwargs: int) -> None:\n    pass\n",
+        False,
+        set(),
+    ),
+    (
         "annotations written as strings (a module with `from __future__ import annotations`)",
         _definition({"city": "string", "days": "string"}, ["city", "days"]),
         "def forecast(city: str, days: int) -> list:\n    return []\n",
@@ -195,7 +209,8 @@ _DRIFT_HINTS = {
     "not_in_function": "Compare the two sets of names: the schema's properties and "
     "inspect.signature(fn).parameters.",
     "not_in_schema": "Compare the two sets of names: the schema's properties and "
-    "inspect.signature(fn).parameters.",
+    "inspect.signature(fn).parameters, without *args and **kwargs (parameter.kind tells "
+    "them).",
     "required_mismatch": "A parameter is required when it has no default (parameter.default is "
     "inspect.Parameter.empty); compare with the schema's 'required' list (absent means []), "
     "both ways.",

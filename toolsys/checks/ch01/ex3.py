@@ -18,7 +18,7 @@ from toolsys.checks import (
     expect_plain,
     expect_true,
 )
-from toolsys.checks.ch01._shared import _CALLS, _decode, _table
+from toolsys.checks.ch01._shared import _CALLS, _decode, _noting_table, _table
 
 
 def safe_dispatch(table: dict[str, Callable[..., Any]], name: str, arguments: Any = None) -> str:
@@ -121,6 +121,16 @@ def _check_safe_dispatch(student: Any) -> None:
     table = _table()
     for name, arguments, value in _CALLS:
         _expect_result(student, table, name, arguments, value)
+    noting, notes = _noting_table()
+    text, what = _safe_call(student, noting, "file_note", '{"text": "call the bank"}')
+    expect_equal(
+        notes,
+        ["call the bank"],
+        what=f"the notes filed by one {what}",
+        hint="Call the tool once and keep its result: a tool that books or sends would do it "
+        "twice.",
+    )
+    expect_equal(text, "note 1 filed", what=what, hint="A string result is returned as it is.")
     text, what = _safe_call(student, table, "launch_rocket", {})
     _expect_error(
         text,

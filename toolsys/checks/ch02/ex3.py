@@ -148,34 +148,76 @@ def _check_execute(student: Any) -> None:
         what="execute(tools, 'get_weather', {'city': 'Paris'})",
         hint="A known tool runs: {'ok': True, 'value': fn(**arguments)}.",
     )
+    _expect_one_run(student)
     for name, pinned, unrelated in _UNKNOWN:
-        error = _unknown(student, tools, name)
-        close = error["details"]["did_you_mean"]
-        expected = _close(name, tools)
-        where = f"execute(tools, {name!r}, {{}})['error']['details']['did_you_mean']"
-        if pinned:
-            expect_equal(
-                close,
-                expected,
-                what=where,
-                hint="Every close name (at most 3), best first, as registered: what "
-                "difflib.get_close_matches finds among the normalised names.",
-            )
-        else:
-            expect_true(
-                0 < len(close) <= 3 and close[0] == expected[0],
-                f"{where} must list at most 3 close names, {expected[0]!r} first; got {close!r}.",
-            )
-        wrong = [n for n in unrelated if n in close]
-        expect_true(
-            not wrong,
-            f"{where} includes unrelated {wrong}; suggest only close names.",
-            hint="Use difflib's default cutoff (0.6).",
-        )
-        _expect_suggestion(error["suggestion"], name, expected[:1], tools)
+        _expect_unknown(student, tools, name, pinned, unrelated)
     expect_equal(
         sorted(tools),
         sorted(_tools()),
         what="the tool names after execute",
         hint="execute must not change the tools dict.",
     )
+    # Three close names (at most three are suggested), and one registered in upper case.
+    many = {name: _get_weather for name in _MANY}
+    for name, unrelated in [("get_forcast", ["list_items"]), ("list_order", ["get_forecast"])]:
+        _expect_unknown(student, many, name, True, unrelated)
+
+
+_MANY = (
+    "get_forecast",
+    "get_forecasts",
+    "set_forecast",
+    "forecast_report",
+    "LIST-ORDERS",
+    "list_items",
+)
+
+
+def _expect_one_run(student: Any) -> None:
+    """A known tool runs once: a tool that books or sends must not do it twice."""
+    notes: list[str] = []
+
+    def file_note(text: str) -> int:
+        notes.append(text)
+        return len(notes)
+
+    what = "execute({'file_note': ...}, 'file_note', {'text': 'call the bank'})"
+    got = student({"file_note": file_note}, "file_note", {"text": "call the bank"})
+    expect_equal(
+        notes,
+        ["call the bank"],
+        what=f"the notes filed by one {what}",
+        hint="Call the tool once and keep its result: a tool that books or sends would do it "
+        "twice.",
+    )
+    expect_equal(got, {"ok": True, "value": 1}, what=what)
+
+
+def _expect_unknown(
+    student: Any, tools: dict[str, Any], name: str, pinned: bool, unrelated: list[str]
+) -> None:
+    error = _unknown(student, tools, name)
+    close = error["details"]["did_you_mean"]
+    expected = _close(name, tools)
+    where = f"execute(tools, {name!r}, {{}})['error']['details']['did_you_mean']"
+    if pinned:
+        expect_equal(
+            close,
+            expected,
+            what=where,
+            hint="Every close name (at most 3), best first, as registered: what "
+            "difflib.get_close_matches finds among the normalised names (the registered ones "
+            "normalised too).",
+        )
+    else:
+        expect_true(
+            0 < len(close) <= 3 and close[0] == expected[0],
+            f"{where} must list at most 3 close names, {expected[0]!r} first; got {close!r}.",
+        )
+    wrong = [n for n in unrelated if n in close]
+    expect_true(
+        not wrong,
+        f"{where} includes unrelated {wrong}; suggest only close names.",
+        hint="Use difflib's default cutoff (0.6).",
+    )
+    _expect_suggestion(error["suggestion"], name, expected[:1], tools)

@@ -121,6 +121,12 @@ _STRICT_CASES: list[tuple[str, dict[str, Any], str]] = [
         "Recurse into 'items' whatever they are: items that are arrays have items of their own.",
     ),
     (
+        "an optional closed object without properties",
+        _obj({"options": {"type": "object", "additionalProperties": False}}, []),
+        "An object that says additionalProperties: false is closed, even with no properties: it "
+        "is not free-form. Only True, a schema, or no properties and no false are.",
+    ),
+    (
         "an object that is already strict",
         _obj({"q": {"type": "string"}}, ["q"], additionalProperties=False),
         "An already strict schema comes back unchanged.",
@@ -161,6 +167,23 @@ _FREE_FORM_CASES: list[tuple[str, dict[str, Any], tuple[str, ...]]] = [
         ("rows",),
     ),
     (
+        "an object with properties that also allows any other key (additionalProperties: true)",
+        _obj({"filters": _obj({"q": {"type": "string"}}, ["q"], additionalProperties=True)}, []),
+        ("filters",),
+    ),
+    (
+        "an object with properties and a schema for any other key",
+        _obj(
+            {
+                "tags": _obj(
+                    {"main": {"type": "string"}}, [], additionalProperties={"type": "string"}
+                )
+            },
+            [],
+        ),
+        ("tags",),
+    ),
+    (
         "a root object that is itself free-form",
         {"type": "object", "additionalProperties": True},
         (),
@@ -194,7 +217,17 @@ def make_strict(schema: dict[str, Any]) -> dict[str, Any]:
 def _check_make_strict(student: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
     for label, schema, hint in _STRICT_CASES:
         original = copy.deepcopy(schema)
-        got = student(schema)
+        try:
+            got = student(schema)
+        except ValueError as exc:
+            raise CheckFailed(
+                f"make_strict({label}) raised ValueError ({text(exc)}), but every object in it "
+                "is closed: strict mode accepts it.",
+                expected=make_strict(original),
+                got=exc,
+                hint="Free-form means additionalProperties is True or a schema, or there are no "
+                "properties and no additionalProperties: false. " + hint,
+            ) from None
         changed = difference(schema, original, "the input")
         if changed is not None:
             raise CheckFailed(

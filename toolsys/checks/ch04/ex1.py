@@ -247,3 +247,31 @@ def _check_safe_execute(student: Callable[..., Any]) -> None:
         ("add",),
         "Calling add(x=1) raises TypeError: that is a failure like any other.",
     )
+    _expect_one_run(student)
+
+
+def _expect_one_run(student: Callable[..., Any]) -> None:
+    """A tool runs once per call: one that books or sends must not do it twice."""
+    notes: list[str] = []
+
+    def file_note(text: str) -> int:
+        notes.append(text)
+        return len(notes)
+
+    what = "safe_execute({'file_note': ...}, 'file_note', '{\"text\": \"call the bank\"}')"
+    got = call_student(
+        student,
+        {"file_note": file_note},
+        "file_note",
+        '{"text": "call the bank"}',
+        what=what,
+        returns="an envelope",
+    )
+    expect_equal(
+        notes,
+        ["call the bank"],
+        what=f"the notes filed by one {what}",
+        hint="Call the tool once and keep its result: a tool that books or sends would do it "
+        "twice.",
+    )
+    expect_equal(got, {"ok": True, "value": 1}, what=what)

@@ -22,6 +22,14 @@ _REDACT_CASES: list[tuple[str, dict[str, str], str, tuple[str, ...], str]] = [
         "PASSWORD with [redacted].",
     ),
     (
+        "user alice (language forecast-v2) sent sk-fake-eeee5555",
+        {"USER": "alice", "LANGUAGE": "forecast-v2", "API_KEY": "sk-fake-eeee5555"},
+        "user alice (language forecast-v2) sent [redacted]",
+        ("sk-fake-eeee5555",),
+        "Only variables whose NAME contains KEY, TOKEN, SECRET or PASSWORD are secret: USER and "
+        "LANGUAGE are not, so their values stay.",
+    ),
+    (
         "db login with hunter2hunter2 as client cl-fake-5555",
         {"DB_PASSWORD": "hunter2hunter2", "CLIENT_SECRET": "cl-fake-5555"},
         "db login with [redacted] as client [redacted]",
@@ -99,6 +107,21 @@ _REDACT_CASES: list[tuple[str, dict[str, str], str, tuple[str, ...], str]] = [
         "copied <path>/a.csv,<path>/b.csv",
         ("/data",),
         "A comma ends a path, and the next path starts after it.",
+    ),
+    (
+        "Zoë's export to /srv/données/été.csv failed with clé-fake-ünï-9",
+        {"EXPORT_SECRET": "clé-fake-ünï-9", "USER": "Zoë"},
+        "Zoë's export to <path>/été.csv failed with [redacted]",
+        ("données", "clé-fake-ünï-9"),
+        "Paths and secrets may hold any letter, not only ASCII: a segment is anything but the "
+        "characters that end a path.",
+    ),
+    (
+        "",
+        {"API_KEY": "sk-fake-ffff6666"},
+        "",
+        (),
+        "An empty text stays empty.",
     ),
     (
         "see data/orders.csv and/or the 1/2 split",

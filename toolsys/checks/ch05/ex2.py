@@ -28,6 +28,7 @@ _FINE = [
     ("2025-01-16T15:00:00", "2025-01-16T16:00:00", "an hour later"),
     ("2025-01-16T15:00:00+01:00", "2025-01-16T14:30:00+00:00", "14:30 UTC is 15:30 in Paris"),
     ("2025-01-16T15:00:00", "2025-01-16T14:30:00Z", "a start without a zone is Paris time"),
+    ("2025-01-16T14:00:00Z", "2025-01-16T15:30:00", "14:00 UTC is 15:00 in Paris"),
 ]
 _REFUSED = [
     ("2025-01-16T15:00:00", "2025-01-16T14:30:00", "the end is before the start"),
@@ -35,6 +36,12 @@ _REFUSED = [
     ("2025-01-16T15:00:00+01:00", "2025-01-16T14:30:00+01:00", "the end is before the start"),
     ("2025-01-16T15:00:00", "2025-01-15T16:00:00", "the end is the day before"),
     ("2025-01-16T15:00:00", "2025-01-16T13:30:00Z", "13:30 UTC is 14:30 in Paris"),
+    (
+        "2025-01-16T14:00:00Z",
+        "2025-01-16T14:30:00",
+        "14:00 UTC is 15:00 in Paris, after an end at 14:30 without a zone (Paris time): keep "
+        "the zone a time has, give HOME only to the one without",
+    ),
 ]
 
 

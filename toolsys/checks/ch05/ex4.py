@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from toolsys.checks import CheckFailed, Described, call_student, exercise
-from toolsys.checks._plain import text
+from toolsys.checks._plain import as_plain, text
 from toolsys.evals import Case, EvalReport, Variant, run_episode, run_eval
 from toolsys.registry import Registry
 
@@ -127,6 +127,36 @@ def _example(report: EvalReport, metric: str, registry: Registry) -> str:
     )
 
 
+_SEATINGS = ("inside", "terrace", "bar")
+
+
+def _expect_every_seating(registry: Registry) -> None:
+    """A closed set of seatings offers all three: a request for the one left out fails."""
+    properties = as_plain(registry.get("book_table").parameters).get("properties", {})
+    for name, schema in properties.items():
+        allowed = _allowed(schema)
+        if allowed and set(allowed) & set(_SEATINGS) and not set(_SEATINGS) <= set(allowed):
+            missing = [s for s in _SEATINGS if s not in allowed]
+            raise CheckFailed(
+                f"book_table's {name!r} allows {allowed}, which leaves out "
+                f"{', '.join(map(repr, missing))}: a request for that seating cannot be booked.",
+                expected=Described("the seatings 'inside', 'terrace' and 'bar'"),
+                got=allowed,
+                hint="The booking system stores inside, terrace or bar: offer all three, e.g. "
+                "Literal['inside', 'terrace', 'bar'] = 'inside'.",
+            )
+
+
+def _allowed(schema: Any) -> list[Any]:
+    """The values a property's schema allows (its enum, or those of its anyOf branches)."""
+    if type(schema) is not dict:
+        return []
+    values = list(schema.get("enum") or [])
+    for branch in schema.get("anyOf") or []:
+        values += _allowed(branch)
+    return values
+
+
 @exercise(
     "5.4",
     title="Redesign a loose tool",
@@ -159,6 +189,7 @@ def _check_redesign(student: Callable[[], Any]) -> None:
             got=registry.names(),
             hint="Register only your redesigned tool, under the name book_table.",
         )
+    _expect_every_seating(registry)
     report = run_eval(table_cases(), [Variant("yours", registry)], seeds=TABLE_SEEDS,
                       client="offline")  # fmt: skip
     n = len(report.episodes)

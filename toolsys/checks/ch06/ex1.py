@@ -34,9 +34,14 @@ _WAIT = 2.0  # seconds a tool waits for its siblings before it gives up
 _FINISH = {"alpha": 0.06, "beta": 0.0, "gamma": 0.03}  # after meeting: beta, gamma, alpha
 
 
-def _parallel_registry() -> Any:
-    """Three async tools that finish only if all three run at once, each at its own pace."""
+def _parallel_registry(ran: list[str] | None = None) -> Any:
+    """Three async tools that finish only if all three run at once, each at its own pace.
+
+    Every tool that runs appends its name to `ran`: each call must run once.
+    """
     from toolsys import Registry
+
+    ran = [] if ran is None else ran
 
     registry = Registry()
     barrier: asyncio.Barrier | None = None
@@ -44,6 +49,7 @@ def _parallel_registry() -> Any:
     def tool(name: str) -> Any:
         async def fetch(city: str) -> str:
             nonlocal barrier
+            ran.append(name)
             barrier = barrier or asyncio.Barrier(len(_FINISH))
             try:
                 await asyncio.wait_for(barrier.wait(), _WAIT)
@@ -66,11 +72,13 @@ def _parallel_registry() -> Any:
         Args:
             city: Any city.
         """
+        ran.append("boom")
         raise RuntimeError(f"the {city} service is down")
 
     @registry.tool
     def tick() -> str:
         """A tool that answers at once."""
+        ran.append("tick")
         return "tick"
 
     return registry
@@ -105,12 +113,15 @@ def _canonical(messages: Any, what: str) -> list[tuple[Any, ...]]:
     return shaped
 
 
-def _run_loop(student: Any, script: list[dict], prompt: str, max_steps: int) -> tuple[Any, Any]:
-    """The student's messages and the scripted model (its requests), for one script."""
+def _run_loop(
+    student: Any, script: list[dict], prompt: str, max_steps: int, ran: list[str]
+) -> tuple[Any, Any, Any]:
+    """The student's messages, the scripted model (its requests) and the registry, for one
+    script; the tools that ran are appended to `ran`."""
     from toolsys.models import ScriptedModel
 
     model = ScriptedModel(script)
-    registry = _parallel_registry()
+    registry = _parallel_registry(ran)
     what = f"agent_loop(client, registry, {prompt!r}, max_steps={max_steps})"
     coroutine = call_student(
         student,
@@ -142,14 +153,14 @@ def _run_loop(student: Any, script: list[dict], prompt: str, max_steps: int) -> 
             hint="Answer every call of a turn with exactly one tool message, and stop after "
             "max_steps requests: the API refuses anything else.",
         ) from None
-    return messages, model
+    return messages, model, registry
 
 
-def _expected(script: list[dict], prompt: str, max_steps: int) -> list[dict]:
+def _expected(script: list[dict], prompt: str, max_steps: int, ran: list[str]) -> list[dict]:
     from toolsys.models import ScriptedModel
 
     return asyncio.run(
-        agent_loop(ScriptedModel(script).client(), _parallel_registry(), prompt, max_steps)
+        agent_loop(ScriptedModel(script).client(), _parallel_registry(ran), prompt, max_steps)
     )
 
 
@@ -187,9 +198,11 @@ def _check_agent_loop(student: Any) -> None:
     ]
     for label, script, max_steps in cases:
         prompt = f"Test: {label}"
-        messages, model = _run_loop(student, script, prompt, max_steps)
+        ran: list[str] = []
+        messages, model, registry = _run_loop(student, script, prompt, max_steps, ran)
         got = _canonical(messages, f"agent_loop(...) for {label}")
-        expected = _canonical(_expected(script, prompt, max_steps), "the reference")
+        should_run: list[str] = []
+        expected = _canonical(_expected(script, prompt, max_steps, should_run), "the reference")
         requests = len(model.requests)
         expected_requests = min(max_steps, len(script))
         if requests != expected_requests:
@@ -200,7 +213,36 @@ def _check_agent_loop(student: Any) -> None:
                 hint="Stop after the first text answer, and never make more than max_steps "
                 "requests: the loop's bound is what stops a model that never stops calling.",
             )
+        _expect_requests(model.requests, registry, prompt, label)
+        expect_equal(
+            sorted(ran),
+            sorted(should_run),
+            what=f"the tools that ran for {label}",
+            hint="Run each call of a turn exactly once: gather the calls once, then write one "
+            "tool message per result.",
+        )
         _compare(got, expected, label)
+
+
+def _expect_requests(requests: list[dict], registry: Any, prompt: str, label: str) -> None:
+    """Each request sends the conversation from the prompt on, and the tools."""
+    names = registry.names()
+    for number, request in enumerate(requests, start=1):
+        where = f"request {number} for {label}"
+        sent = [t.get("function", {}).get("name") for t in request.get("tools") or []]
+        expect_equal(
+            sent,
+            names,
+            what=f"the tools sent with {where}",
+            hint="Send tools=registry.export() with every request: without them the model "
+            "cannot call any tool.",
+        )
+        expect_equal(
+            (request.get("messages") or [None])[0],
+            {"role": "user", "content": prompt},
+            what=f"the first message of {where}",
+            hint='Start the conversation with {"role": "user", "content": prompt}.',
+        )
 
 
 def _compare(got: list[tuple[Any, ...]], expected: list[tuple[Any, ...]], label: str) -> None:

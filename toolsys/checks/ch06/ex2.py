@@ -129,6 +129,30 @@ def _check_too_large(got: Any, result: Any, budget: int, label: str) -> None:
         "least half of the budget.",
         hint="Start from a preview as long as the budget and shorten it only by what is over.",
     )
+    _expect_longest(got, original, preview, budget, what)
+
+
+def _expect_longest(got: Any, original: str, preview: str, budget: int, what: str) -> None:
+    """The preview is as long as it can be: one more character of the original would not fit."""
+    from dataclasses import replace
+
+    kept = preview[:-1] if preview.endswith("…") else preview
+    if len(kept) >= len(original):
+        return
+    longer = original[: len(kept) + 1] + preview[len(kept) :]
+    error = replace(got.error, details={**got.error.details, "preview": longer})
+    size = len(replace(got, error=error).to_message())
+    if size <= budget:
+        raise CheckFailed(
+            f"{what}: the preview keeps {len(kept):,} characters of the original, but one more "
+            f"still fits ({size:,} of {budget:,}): the preview must be as long as it can be.",
+            expected=Described(
+                f"a preview whose next character would take the message over {budget:,}"
+            ),
+            got=Described(f"a message of {len(got.to_message()):,} characters"),
+            hint="Shorten the preview only while the message is over the budget (compare with "
+            ">, not >=), by at most half of what is over: an escaped character takes 2.",
+        )
 
 
 def _check_in_a_run(student: Any) -> None:

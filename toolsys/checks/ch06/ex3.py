@@ -120,16 +120,21 @@ def _check_answer_within(student: Any) -> None:
 
 
 def _judge(answer: str, client: _Counting, seen: list[str], what: str) -> None:
-    request, reply = client.exchanges[-1]
-    message = reply.choices[0].message
-    natural = request.get("tool_choice") in (None, "auto") and not message.tool_calls
-    if natural:
-        if answer != message.content:
+    natural = _first_own_answer(client)
+    if natural is not None:
+        if answer != natural:
+            late = client.exchanges[-1][0].get("tool_choice") not in (None, "auto")
             raise CheckFailed(
-                f"{what}: the model answered on its own, so its answer is complete.",
-                expected=message.content,
+                f"{what}: the model answered on its own, so its answer is complete"
+                + (
+                    ", yet another request forced a second answer and it was returned as partial."
+                    if late
+                    else "."
+                ),
+                expected=natural,
                 got=answer,
-                hint="Return a completed run's answer unchanged; only a cut run is partial.",
+                hint="Check transcript.status first: a completed run's answer is returned as it "
+                "is; only a run cut by the limit needs the last request and the label.",
             )
         return
     if not answer.startswith("Partial answer"):
@@ -141,10 +146,33 @@ def _judge(answer: str, client: _Counting, seen: list[str], what: str) -> None:
         )
     missing = [value for value in seen if value not in answer]
     if missing:
+        request = client.exchanges[-1][0]
+        sent = " ".join(str(m.get("content")) for m in request.get("messages") or [])
+        blind = request.get("tool_choice") == "none" and missing[0] not in sent
         raise CheckFailed(
-            f"{what}: the partial answer leaves out what the tools found.",
+            f"{what}: the partial answer leaves out what the tools found"
+            + (
+                ": the last request (tool_choice='none') did not carry the tool results, so the "
+                "model answered without them."
+                if blind
+                else "."
+            ),
             expected=Described(f"a text that contains {missing[0]!r}"),
             got=answer,
-            hint="Ask the model to answer from what it has (tool_choice='none'), or list the "
+            hint="Make the last request on the cut run's conversation: run_agent(client, "
+            "registry, transcript.messages, max_steps=1, tool_choice='none'), not the prompt "
+            "again."
+            if blind
+            else "Ask the model to answer from what it has (tool_choice='none'), or list the "
             "successful results yourself.",
         )
+
+
+def _first_own_answer(client: _Counting) -> str | None:
+    """The text of the first reply in which the model answered on its own (tools offered, no
+    call made), or None if it never did: then every answer it gave was forced or cut."""
+    for request, reply in client.exchanges:
+        message = reply.choices[0].message
+        if request.get("tool_choice") in (None, "auto") and not message.tool_calls:
+            return message.content
+    return None

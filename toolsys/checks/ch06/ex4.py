@@ -72,8 +72,36 @@ def _transcripts() -> list[tuple[str, Any]]:
         calls(("read_status", {"service": "billing"}), ("get_weather", {"city": "Lima"})),
         text("Billing is in maintenance; Lima is unknown."),
     ]
+    # A conversation continued from messages written by hand (as in exercise 0.1): one tool
+    # message is plain text, one is JSON that is not an object, one a failure after both.
+    earlier: list[dict[str, Any]] = [
+        {"role": "user", "content": "Weather in Paris, a number, and Lima?"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": f"call_{i}", "type": "function", "function": {"name": n, "arguments": a}}
+                for i, (n, a) in enumerate(
+                    [
+                        ("get_weather", '{"city": "Paris"}'),
+                        ("read_status", '{"service": "count"}'),
+                        ("get_weather", '{"city": "Lima"}'),
+                    ]
+                )
+            ],
+        },
+        {"role": "tool", "tool_call_id": "call_0", "content": "18 °C and sunny"},
+        {"role": "tool", "tool_call_id": "call_1", "content": "42"},
+        {
+            "role": "tool",
+            "tool_call_id": "call_2",
+            "content": '{"ok": false, "error": {"code": "CITY_NOT_FOUND", "message": "No Lima."}}',
+        },
+    ]
+    continued = run_agent(ScriptedModel([text("Sunny in Paris.")]).client(), registry, earlier)
     return [
         ("an imperfect run with a system prompt", imperfect),
+        ("a conversation continued from hand-written messages", continued),
         ("a scripted run", run_agent(ScriptedModel(script).client(), registry, "Billing? Lima?")),
         ("a run cut by max_steps", run_agent(models.client(), registry, _PROMPT, max_steps=1)),
         (
@@ -119,7 +147,9 @@ def _check_summarize(student: Any) -> None:
 _SUMMARY_HINTS = {
     "messages": "Count the messages of the conversation, not the events of the run.",
     "tokens": "total_tokens of transcript.usage; None when usage is None.",
-    "failed_calls": "json.loads the tool message's content and test envelope.get('ok') is False.",
+    "failed_calls": "json.loads the tool message's content and test envelope.get('ok') is False; "
+    "a content that is not JSON, or JSON that is not an object, is no failure: skip it and go "
+    "on with the next message.",
     "largest_message": "len(message.get('content') or '') over all messages: characters of "
     "the content only.",
     "by_role": "Count every role that occurs, the system message too.",

@@ -50,6 +50,8 @@ _WHY = {
     "one": "max_attempts=1 means no retries at all.",
     "missing": "An error without 'retryable' has not said a repeat can succeed: treat it as False.",
     "string": "Only the boolean True counts: the string 'false' is truthy. Compare with `is True`.",
+    "int": "Only the boolean True counts: 1 == True in Python, so `== True` lets 1 through. "
+    "Compare with `is True`.",
     "empty": "An empty string is no key: test bool(key), not `key is not None`.",
     "timeout": "A write that timed out may have happened (retryable False): even a key does not "
     "make a non-retryable error retryable.",
@@ -67,6 +69,7 @@ _GATE_CASES: list[tuple[dict[str, Any], int, int, bool, str | None, bool, str]] 
     (_LIMITED, 1, 1, True, None, False, "one"),
     (_failure("UPSTREAM_ERROR"), 1, 3, True, None, False, "missing"),
     (_failure("RATE_LIMITED", "false"), 1, 3, True, None, False, "string"),
+    (_failure("RATE_LIMITED", 1), 1, 3, True, None, False, "int"),
     (_LIMITED, 1, 3, False, "", False, "empty"),
     (_failure("TIMEOUT", False), 1, 3, False, _KEY, False, "timeout"),
     (_failure("IN_PROGRESS", True), 2, 4, False, _KEY, True, "busy"),

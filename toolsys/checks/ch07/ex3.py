@@ -39,6 +39,13 @@ _KEY_WHY = {
     "run": "The same refund in another run (another conversation) is a new request: put the run "
     "id in the key.",
     "tool": "Another tool with the same arguments is another call: put the tool name in the key.",
+    "glued": "Keep the parts apart: run 'run-7' with tool 'refund' and run 'run-7r' with tool "
+    "'efund' are the same text once glued together. Hash a JSON list [run_id, tool, arguments], "
+    "or join the parts with a separator.",
+    "list": "The order of a list's items is part of the arguments: sort_keys sorts the keys of "
+    "objects, never the items of lists. Do not sort the lists.",
+    "unicode": "Non-ASCII text is text too: json.dumps escapes it (ensure_ascii=True, the "
+    "default), or encode the text as UTF-8. Never drop or replace characters.",
 }
 
 
@@ -52,6 +59,9 @@ def _reversed(value: Any) -> Any:
 
 
 _BASKET_CALL = ("run-7", "call_1", "refund", _BASKET)
+_NOTE = {"order_id": "A-7", "note": "Zoë's parcel, colis abîmé"}
+_NOTE_CALL = ("run-7", "call_1", "send_note", _NOTE)
+_SWAPPED_ITEMS = {**_BASKET, "items": list(reversed(_BASKET["items"]))}
 # the call compared with, the call, whether they are the same call, why
 _KEY_CASES: list[tuple[tuple[Any, ...], tuple[Any, ...], bool, str]] = [
     (_FIRST, ("run-7", "call_2", "refund", _ORDER), True, "call_id"),
@@ -60,6 +70,15 @@ _KEY_CASES: list[tuple[tuple[Any, ...], tuple[Any, ...], bool, str]] = [
     (_FIRST, ("run-7", "call_1", "refund", {**_ORDER, "amount": 30.0}), False, "arguments"),
     (_FIRST, ("run-8", "call_1", "refund", _ORDER), False, "run"),
     (_FIRST, ("run-7", "call_1", "charge", _ORDER), False, "tool"),
+    (_FIRST, ("run-7r", "call_1", "efund", _ORDER), False, "glued"),
+    (_BASKET_CALL, ("run-7", "call_1", "refund", _SWAPPED_ITEMS), False, "list"),
+    (_NOTE_CALL, ("run-7", "call_4", "send_note", _reversed(_NOTE)), True, "unicode"),
+    (
+        _NOTE_CALL,
+        ("run-7", "call_1", "send_note", {**_NOTE, "note": "Zoé's parcel, colis abîmé"}),
+        False,
+        "unicode",
+    ),
 ]
 
 

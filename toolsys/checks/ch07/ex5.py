@@ -43,6 +43,9 @@ def with_deadline(fn: Callable[[], Any], seconds: float, idempotent: bool) -> di
     return envelope
 
 
+_SLACK = 1.0
+"""Seconds past the deadline a wrapper may take to return (thread start and join on a loaded
+machine): far less than the hanging function waits, far more than a join(seconds) needs."""
 _TIMEOUT_SHAPE = (
     '{"ok": False, "abandoned_thread": True, "error": {"code": "TIMEOUT", "message": ..., '
     '"retryable": ..., "details": {"side_effects": "unknown"}}}'
@@ -78,6 +81,34 @@ def _raises() -> Any:
     raise ValueError("order A-7 is locked")
 
 
+def _not_found() -> Any:
+    raise KeyError("A-7")
+
+
+def _expect_execution_error(student: Callable[..., Any], fn: Callable[[], Any], kind: str) -> None:
+    got, what = _deadline(student, fn, f"a function raising {kind}", 5.0, True)
+    error = got.get("error") if type(got) is dict else None
+    message = error.get("message") if type(error) is dict else None
+    if (
+        type(got) is not dict
+        or got.get("ok") is not False
+        or as_str(error.get("code") if type(error) is dict else None) != "EXECUTION_ERROR"
+        or type(message) is not str
+        or kind not in message
+        or sorted(got) != ["error", "ok"]
+    ):
+        raise CheckFailed(
+            f"{what} should report EXECUTION_ERROR naming {kind}.",
+            expected=Described(
+                f'{{"ok": False, "error": {{"code": "EXECUTION_ERROR", "message": "{kind}: ..."}}}}'
+            ),
+            got=got,
+            hint="Catch every exception (except Exception) inside the thread and keep it; after "
+            "join, report it with its type: f'{type(exc).__name__}: {exc}'. An exception is not a "
+            "timeout, and the thread has ended: nothing was abandoned.",
+        )
+
+
 def _expect_timeout(student: Callable[..., Any], idempotent: bool) -> None:
     release, finished = threading.Event(), threading.Event()
 
@@ -87,10 +118,15 @@ def _expect_timeout(student: Callable[..., Any], idempotent: bool) -> None:
         return "too late"
 
     try:
+        start = time.monotonic()
         got, what = _deadline(student, hangs, "a function that hangs", 0.2, idempotent)
-        if finished.is_set():
+        waited = time.monotonic() - start
+        if finished.is_set() or waited > 0.2 + _SLACK:
             raise CheckFailed(
-                f"{what} waited for the function to end instead of returning at the deadline.",
+                f"{what} waited for the function to end instead of returning at the deadline."
+                if finished.is_set()
+                else f"{what} returned {waited:.1f} s after it was called: it must return at the "
+                "deadline (0.2 s), at once.",
                 expected=Described("TIMEOUT after about 0.2 s, the function still running"),
                 got=got,
                 hint="worker.join(seconds), then worker.is_alive(); not join() without a limit, "
@@ -107,6 +143,7 @@ def _expect_timeout(student: Callable[..., Any], idempotent: bool) -> None:
         or type(error) is not dict
         or as_str(error.get("code")) != "TIMEOUT"
         or type(error.get("message")) is not str
+        or not error["message"].strip()
         or type(details) is not dict
         or as_str(details.get("side_effects")) != "unknown"
     ):
@@ -127,6 +164,59 @@ def _expect_timeout(student: Callable[..., Any], idempotent: bool) -> None:
     )
 
 
+def _expect_daemon(student: Callable[..., Any]) -> None:
+    """The worker must be a daemon because the student made it one, not because it inherited it.
+
+    `check()` runs this check on a daemon thread, and a new thread inherits its creator's daemon
+    flag: called from there, a `threading.Thread(target=...)` without `daemon=True` (or a
+    ThreadPoolExecutor's worker) would be a daemon by accident. So `with_deadline` is called here
+    from a thread that is not a daemon.
+    """
+    seen: list[threading.Thread] = []
+    done: list[Any] = []
+
+    def where() -> str:
+        seen.append(threading.current_thread())
+        return "here"
+
+    def call() -> None:
+        try:
+            done.append(student(where, 5.0, True))
+        except BaseException as exc:  # reported below, on the check's own thread
+            done.append(exc)
+
+    caller = threading.Thread(target=call, name="not-a-daemon", daemon=False)
+    caller.start()
+    caller.join(6.0)
+    if done and isinstance(done[0], NotImplementedError):
+        raise done[0]
+    if not done or isinstance(done[0], BaseException):
+        raise CheckFailed(
+            "with_deadline(a function that notes its thread, 5.0, idempotent=True), called from a "
+            "thread that is not a daemon, "
+            + ("did not return." if not done else f"raised {type(done[0]).__name__}."),
+            expected=Described("{'ok': True, 'value': 'here'}"),
+            got=Described("no answer") if not done else done[0],
+            hint="Catch the function's exception inside the thread and report it as data.",
+        )
+    if not seen or seen[0] is caller or not seen[0].daemon:
+        raise CheckFailed(
+            "with_deadline must run the function on a daemon worker thread.",
+            expected=Described("a daemon thread other than the caller's"),
+            got=Described(
+                "the function was not called"
+                if not seen
+                else "the caller's own thread"
+                if seen[0] is caller
+                else "a thread that is not a daemon (called from a thread that is not one: "
+                "a new thread takes its creator's flag unless you set daemon=True)"
+            ),
+            hint="threading.Thread(target=..., daemon=True): a thread left behind at a deadline "
+            "must not keep Python from exiting, and only another thread can be waited for with "
+            "a limit. A ThreadPoolExecutor's workers are not daemons.",
+        )
+
+
 @exercise(
     "7.5",
     title="A deadline wrapper that is honest",
@@ -141,13 +231,29 @@ def _expect_timeout(student: Callable[..., Any], idempotent: bool) -> None:
     reference=lambda: with_deadline,
 )
 def _check_with_deadline(student: Callable[..., Any]) -> None:
-    got, what = _deadline(student, _in_time(0.05, 42), "a function returning 42", 5.0, True)
+    calls = [0]
+
+    def counted(value: Any) -> Callable[[], Any]:
+        def fn() -> Any:
+            calls[0] += 1
+            time.sleep(0.05)
+            return value
+
+        return fn
+
+    got, what = _deadline(student, counted(42), "a function returning 42", 5.0, True)
     expect_equal(
         got,
         {"ok": True, "value": 42},
         what=what,
         hint="Wait for the thread up to the deadline (join(seconds)); when it has ended, return "
         "{'ok': True, 'value': <its value>}.",
+    )
+    expect_equal(
+        calls[0],
+        1,
+        what=f"how many times {what} called the function",
+        hint="Call fn() once, on the worker thread: a tool that writes must not run twice.",
     )
     got, what = _deadline(student, _in_time(0.0, None), "a function returning None", 5.0, True)
     expect_equal(
@@ -156,46 +262,8 @@ def _check_with_deadline(student: Callable[..., Any]) -> None:
         what=what,
         hint="None is a value: decide with worker.is_alive(), not with 'no value yet'.",
     )
-    got, what = _deadline(student, _raises, "a function raising ValueError", 5.0, True)
-    error = got.get("error") if type(got) is dict else None
-    message = error.get("message") if type(error) is dict else None
-    if (
-        type(got) is not dict
-        or got.get("ok") is not False
-        or as_str(error.get("code") if type(error) is dict else None) != "EXECUTION_ERROR"
-        or type(message) is not str
-        or "ValueError" not in message
-    ):
-        raise CheckFailed(
-            f"{what} should report EXECUTION_ERROR naming ValueError.",
-            expected=Described(
-                '{"ok": False, "error": {"code": "EXECUTION_ERROR", "message": "ValueError: ..."}}'
-            ),
-            got=got,
-            hint="Catch the exception inside the thread and keep it; after join, report it "
-            "with its type: f'{type(exc).__name__}: {exc}'. An exception is not a timeout.",
-        )
-    caller, seen = threading.current_thread(), []
-
-    def where() -> str:
-        seen.append(threading.current_thread())
-        return "here"
-
-    _deadline(student, where, "a function that notes its thread", 5.0, True)
-    if not seen or seen[0] is caller or not seen[0].daemon:
-        raise CheckFailed(
-            "with_deadline must run the function on a daemon worker thread.",
-            expected=Described("a daemon thread other than the caller's"),
-            got=Described(
-                "the function was not called"
-                if not seen
-                else "the caller's own thread"
-                if seen[0] is caller
-                else "a thread that is not a daemon"
-            ),
-            hint="threading.Thread(target=..., daemon=True): a thread left behind at a deadline "
-            "must not keep Python from exiting, and only another thread can be waited for with "
-            "a limit.",
-        )
+    for fn, kind in ((_raises, "ValueError"), (_not_found, "KeyError")):
+        _expect_execution_error(student, fn, kind)
+    _expect_daemon(student)
     _expect_timeout(student, idempotent=False)
     _expect_timeout(student, idempotent=True)

@@ -44,6 +44,20 @@ def _call(call_id: str, tool: str, **arguments: Any) -> dict[str, Any]:
 
 _SMALL = _call("call_1", "refund", order_id="A-1", amount=20.0)
 _BIG = _call("call_2", "refund", order_id="A-2", amount=2000.0)
+_NOTE = _call("call_3", "refund", order_id="A-3", amount=15.5, reason="colis abîmé, Zoë")
+_NESTED = _call(
+    "call_4", "reship", order_id="A-4", items=[{"sku": "X-1", "qty": 2}, {"sku": "Y-9", "qty": 1}]
+)
+_TWIN = _call("call_5", "refund", order_id="A-1", amount=20.0)
+_HINT_OWN = (
+    "An approval belongs to one call id: look it up with approvals.get(call['id']) and compare "
+    "it with this call's own key. A key that matches some approval, or an approval of another "
+    "call, is not this call's approval."
+)
+_HINT_UNICODE = (
+    "Non-ASCII text must hash as arguments_hash does: json.dumps(..., ensure_ascii=False), "
+    "encoded as UTF-8. With ensure_ascii=True 'î' becomes '\\u00ee' and the key differs."
+)
 _HINT_POSITION = (
     "Find each call's approval by its id (approvals.get(call['id'])), never by position: the "
     "person's list may be in another order than the model's calls."
@@ -124,6 +138,49 @@ _GATE_CASES: list[tuple[list[dict[str, Any]], dict[str, str], str, str]] = [
         "call_1 with an approval key in capital letters (not the key the gate computes)",
         "Compare the keys exactly: the approval's key must equal the hex digest of this call.",
     ),
+    (
+        [_SMALL, _TWIN],
+        {"call_1": _key("refund", _SMALL["arguments"])},
+        "call_1 approved, and call_5 with the very same tool and arguments not approved",
+        _HINT_OWN,
+    ),
+    (
+        [_SMALL, _BIG],
+        {
+            "call_1": _key("refund", _BIG["arguments"]),
+            "call_2": _key("refund", _SMALL["arguments"]),
+        },
+        "each call approved with the other call's key",
+        _HINT_OWN,
+    ),
+    (
+        [_BIG, _SMALL],
+        {
+            "call_1": _key("refund", _SMALL["arguments"]),
+            "call_2": _key("refund", _BIG["arguments"]),
+        },
+        "both calls approved, the model's calls in the other order",
+        "Return the ids in the order of the calls, not of the approvals.",
+    ),
+    (
+        [_NOTE],
+        {"call_3": _key("refund", _NOTE["arguments"])},
+        "call_3 approved, its reason in non-ASCII text",
+        _HINT_UNICODE,
+    ),
+    (
+        [_NESTED],
+        {
+            "call_4": _key(
+                "reship",
+                {"order_id": "A-4", "items": [{"qty": 2, "sku": "X-1"}, {"qty": 1, "sku": "Y-9"}]},
+            )
+        },
+        "call_4 approved, its arguments the same with the keys inside its items in another order",
+        "sort_keys=True sorts the keys at every depth: sorting the top-level arguments by hand "
+        "does not.",
+    ),
+    ([], {"call_1": _key("refund", _SMALL["arguments"])}, "no call at all", "No call, no id: []."),
 ]
 
 

@@ -32,9 +32,11 @@ def _tools() -> list[Any]:
     add("delete_account", category=Category.WRITE, roles={"admin"})
     add("export_all", roles={"support", "auditor"})
     add("nobody", roles=set())
+    add("flaky", available=lambda context: context["region"] == "eu")
     add("beta_search", available=lambda context: context.get("beta") is True)
     add("maybe", available=lambda context: "yes")
-    add("flaky", available=lambda context: context["region"] == "eu")
+    add("one", available=lambda context: 1)
+    add("order_status", available=lambda context: True)
     return list(registry)
 
 
@@ -50,6 +52,8 @@ _TOOL_HINTS = {  # why a tool is shown or hidden, for the first tool a student g
     "not its truthiness.",
     "maybe": "available(context) must return the boolean True: a truthy 'yes' is not a yes "
     "(compare with `is True`).",
+    "one": "available(context) must return the boolean True: 1 == True in Python, so "
+    "`== True` lets 1 through. Compare with `is True`.",
     "beta_search": "A tool with available= is visible only when available(context) is True.",
     "flaky": "An available() that raises hides the tool (fail closed): catch the exception and "
     "skip the tool.",

@@ -6,36 +6,63 @@ or of the hashes without the links between them.
 
 from __future__ import annotations
 
+import hashlib
 import json
-import tempfile
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from toolsys.checks import call_student, exercise, expect_equal
 
 
 def first_bad_line(lines: list[str]) -> int | None:
-    """Reference for 8.4: `toolsys.governance.audit.verify` on a file holding these lines."""
-    from toolsys.governance.audit import verify
+    """Reference for 8.4, the lesson's verification: each line's hash over its canonical form,
+    its `prev` and its `seq`. (`toolsys.governance.audit.verify` checks the same and, beyond the
+    exercise, that each line is byte for byte that canonical form.)"""
+    prev = "0" * 64
+    for number, line in enumerate(lines, start=1):
+        try:
+            record = json.loads(line)
+            body = {key: value for key, value in record.items() if key != "hash"}
+            text = json.dumps(
+                body, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False
+            )
+        except (ValueError, AttributeError):
+            return number
+        if hashlib.sha256(text.encode("ascii")).hexdigest() != record.get("hash"):
+            return number
+        if record.get("prev") != prev or record.get("seq") != number:
+            return number
+        prev = record["hash"]
+    return None
 
-    if not lines:
-        return None
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "audit.jsonl"
-        path.write_text("".join(line + "\n" for line in lines), encoding="ascii")
-        return verify(path).line
 
+def _sealed(
+    records: list[dict[str, Any]],
+    seqs: dict[int, Any] | None = None,
+    prevs: dict[int, str] | None = None,
+) -> list[str]:
+    """The lines of a log holding `records`, written by `toolsys.governance._chain.seal`.
 
-def _sealed(records: list[dict[str, Any]]) -> list[str]:
-    """The lines of a log holding `records`, written by `toolsys.governance._chain.seal`."""
+    `seqs` and `prevs` (line number -> value) write a wrong `seq` or `prev` into a line and seal
+    it, and every line after it, with hashes that match: exactly one thing is wrong.
+    """
     from toolsys.governance._chain import GENESIS, seal
 
     lines, prev = [], GENESIS
     for seq, record in enumerate(records, start=1):
-        line, prev = seal({**record, "seq": seq, "prev": prev})
+        body = {**record, "seq": (seqs or {}).get(seq, seq), "prev": (prevs or {}).get(seq, prev)}
+        line, prev = seal(body)
         lines.append(line.decode("ascii").rstrip("\n"))
     return lines
+
+
+def _resealed(line: str, without: str = "", **fields: Any) -> str:
+    """The line with `fields` changed (the field `without` left out) and its own hash
+    recomputed."""
+    from toolsys.governance._chain import seal
+
+    record = {key: value for key, value in json.loads(line).items() if key not in ("hash", without)}
+    return seal({**record, **fields})[0].decode("ascii").rstrip("\n")
 
 
 def _record(n: int, tool: str, outcome: str = "ok", **arguments: Any) -> dict[str, Any]:
@@ -54,13 +81,19 @@ def _edit(line: str, old: str, new: str) -> str:
     return line.replace(old, new)
 
 
-_LOG = _sealed(
+_RECORDS = [
+    _record(1, "list_orders", customer="C-1"),
+    _record(2, "refund", "APPROVAL_REQUIRED", order_id="A-2", amount=2000),
+    _record(3, "refund", "APPROVAL_DENIED", order_id="A-2", amount=2000),
+    _record(4, "refund", order_id="A-1", amount=20),
+    _record(5, "customer", customer="C-2"),
+]
+_LOG = _sealed(_RECORDS)
+_NAMES = _sealed(
     [
-        _record(1, "list_orders", customer="C-1"),
-        _record(2, "refund", "APPROVAL_REQUIRED", order_id="A-2", amount=2000),
-        _record(3, "refund", "APPROVAL_DENIED", order_id="A-2", amount=2000),
-        _record(4, "refund", order_id="A-1", amount=20),
-        _record(5, "customer", customer="C-2"),
+        _record(1, "customer", customer="C-3", name="Zoë Lefèvre"),
+        _record(2, "refund", order_id="A-3", amount=15, reason="colis abîmé"),
+        _record(3, "email", customer="C-3", subject="Ihre Erstattung 💶"),
     ]
 )
 _HINT_EVERY = (
@@ -112,6 +145,51 @@ _CHAIN_CASES: list[tuple[list[str], str, str]] = [
         [*_LOG[:4], _edit(_LOG[4], '"hash":"', '"hash":"0')],
         "the last line's hash changed",
         "Compare the hash the line carries with the one you compute, for every line.",
+    ),
+    (
+        [*_LOG[:2], _resealed(_LOG[2], outcome="ok"), *_LOG[3:]],
+        "line 3 edited and its own hash recomputed (only line 4's prev is wrong now)",
+        "A forger can recompute an edited line's hash, not the next line's prev: check that "
+        "each prev equals the hash of the line before.",
+    ),
+    (
+        _sealed(_RECORDS, seqs={3: 7}),
+        "line 3's seq renumbered to 7, every hash and prev right (only the seq is wrong)",
+        "Check the seq too: line n must hold seq n, even when every hash and prev is right.",
+    ),
+    (
+        _sealed(_RECORDS, seqs={3: "3"}),
+        "line 3's seq written as the string '3' (only the seq's type is wrong)",
+        'Record n holds "seq": n, a number: the string "3" is not 3 (do not convert it).',
+    ),
+    (
+        _sealed(_RECORDS, prevs={4: "f" * 64}),
+        "line 4's prev replaced, every hash right (only the prev is wrong)",
+        "Check the prev too: it must equal the hash of the line before, even when every line "
+        "matches its own hash and holds the right seq.",
+    ),
+    (
+        list(_NAMES),
+        "an intact log of 3 lines with non-ASCII text (Zoë, abîmé, 💶)",
+        "The canonical form is ASCII: ensure_ascii=True writes é as \\u00e9. Hash exactly "
+        "json.dumps(body, sort_keys=True, separators=(',', ':'), ensure_ascii=True).",
+    ),
+    (
+        [_NAMES[0], _edit(_NAMES[1], '"amount":15', '"amount":150'), _NAMES[2]],
+        "line 2 of the non-ASCII log edited",
+        "Recompute each line's hash from its content and compare it with its 'hash'.",
+    ),
+    (
+        [*_LOG[:2], _resealed(_LOG[2], without="prev"), *_LOG[3:]],
+        "line 3 with its prev left out (and its own hash recomputed)",
+        "A record without its prev (or seq, or hash) is bad: catch the KeyError reading it "
+        "raises and return its number.",
+    ),
+    (
+        [*_LOG[:1], "[1, 2]", *_LOG[2:]],
+        "line 2 replaced by a JSON list (whole JSON, but not a record)",
+        "A line that is JSON but not an object with seq, prev and hash is bad too: catch the "
+        "error reading it raises and return its number.",
     ),
 ]
 

@@ -39,13 +39,17 @@ class _Recorder:
 
     def __init__(self) -> None:
         self.seen: list[str] = []
+        self.users: list[Any] = []
 
     async def __call__(self, call: Call, call_next: Next) -> ToolResult:
         self.seen.append(call.name)
+        self.users.append(call.context.get("user"))
         return await call_next(call)
 
 
-def _shop() -> tuple[Registry, _Recorder, list[tuple[str, str, float]]]:
+def _shop(
+    escalate_category: Category = Category.EXECUTE,
+) -> tuple[Registry, _Recorder, list[tuple[str, str, float]]]:
     recorder, ran = _Recorder(), []
     registry = Registry(layers=[recorder])
 
@@ -64,12 +68,13 @@ def _shop() -> tuple[Registry, _Recorder, list[tuple[str, str, float]]]:
         ToolSpec("refund", "Refund an order.", [string, number], Category.WRITE), refund
     )
     registry.register(
-        ToolSpec("escalate", "Hand an order to a human.", [string, number], Category.EXECUTE),
+        ToolSpec("escalate", "Hand an order to a human.", [string, number], escalate_category),
         escalate,
     )
     return registry, recorder, ran
 
 
+_CALLER = {"user": "sam", "roles": ["agent"]}
 _HAND_CHAINED = (
     "Build it with toolsys.compose.when from registry.get('refund') and "
     "registry.get('escalate'): a function of your own that calls them is a READ tool to every "
@@ -111,10 +116,18 @@ def _check_refund_or_escalate(student: Callable[..., Any]) -> None:
         + _HAND_CHAINED,
     )
     registry.add(built)
-    for amount, branch in ((30.0, "refund"), (100.0, "refund"), (100.5, "escalate")):
+    for amount, branch in (
+        (30.0, "refund"),
+        (100.0, "refund"),
+        (100, "refund"),
+        (100.5, "escalate"),
+    ):
         ran.clear()
         recorder.seen.clear()
-        result = registry.execute("refund_or_escalate", {"order_id": "A-7", "amount": amount})
+        recorder.users.clear()
+        result = registry.execute(
+            "refund_or_escalate", {"order_id": "A-7", "amount": amount}, context=_CALLER
+        )
         what = f"refund_or_escalate(order_id='A-7', amount={amount:g})"
         expect_true(
             result.ok,
@@ -133,6 +146,14 @@ def _check_refund_or_escalate(student: Callable[..., Any]) -> None:
             what=f"the calls a layer saw for {what}",
             hint=_HAND_CHAINED,
         )
+        expect_equal(
+            recorder.users,
+            ["sam", "sam"],
+            what=f"the caller (context['user']) a layer saw on each call of {what} by sam",
+            hint="The inner call must carry the caller's context, so that a policy judges it "
+            "for the same person: a function that calls registry.execute(...) itself drops it. "
+            + _HAND_CHAINED,
+        )
     failed = registry.execute("refund_or_escalate", {"order_id": "A-0", "amount": 10.0})
     expect_equal(
         failed.error.code if failed.error else "ok",
@@ -140,4 +161,15 @@ def _check_refund_or_escalate(student: Callable[..., Any]) -> None:
         what="the error code of refund_or_escalate(order_id='A-0', amount=10)",
         hint="The refund failed with ORDER_NOT_FOUND: a composite passes its child's error on. "
         + _HAND_CHAINED,
+    )
+    writes, _, _ = _shop(escalate_category=Category.WRITE)
+    rebuilt = call_student(
+        student, writes, what="refund_or_escalate(registry)", returns="a Tool", hint=None
+    )
+    expect_equal(
+        rebuilt.category.value if isinstance(rebuilt, Tool) else rebuilt,
+        "write",
+        what="the composite's category on a registry where escalate is a WRITE tool too",
+        hint="The category comes from the children (the highest of theirs), not from a constant "
+        "of yours. " + _HAND_CHAINED,
     )

@@ -1,28 +1,42 @@
 """Exercise 9.2, a namespace merge that refuses collisions: the check and its reference, `include`.
 
-The merge of `toolsys.namespaces.qualified`; the cases are a merge that adds half the tools before
-it finds a collision.
+The reference is written from the exercise's own rules (a prefix of ASCII letters, digits, '-' and
+single '_' inside; `prefix + "__" + name` of at most 64 characters; all or nothing), not taken
+from `toolsys.namespaces`, whose prefixes follow the package's own rules: a check's reference
+must agree with its exercise text. The cases are a merge that adds half the tools before it finds
+a collision, and the prefixes a hand-written test lets through.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
 from toolsys.checks import call_student, exercise, expect_equal, expect_raises, expect_true
 
+_PREFIX = re.compile(r"[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*")
+"""A wire-safe, splittable prefix: ASCII letters, digits, '-', and single '_' inside."""
+MAX_NAME = 64
+"""The providers' limit on a tool name."""
+
 
 def include(target: dict[str, Any], other: dict[str, Any], prefix: str) -> None:
-    """Reference for 9.2: the names `Registry.include` gives, all or nothing."""
-    from toolsys.namespaces import qualified
-
-    incoming = {qualified(prefix, name): value for name, value in other.items()}
-    clashes = [name for name in incoming if name in target]
-    if clashes:
+    """Reference for 9.2: every tool of `other` as prefix__name, all or nothing."""
+    if type(prefix) is not str or _PREFIX.fullmatch(prefix) is None:
         raise ValueError(
-            f"Cannot include under {prefix!r}: {clashes[0]!r} is already registered. "
-            "Nothing was included; choose another prefix."
+            f"Prefix {prefix!r} is not wire-safe: use ASCII letters, digits, '-' and single '_' "
+            "inside (not first, not last, never two in a row)."
         )
+    incoming = {f"{prefix}__{name}": value for name, value in other.items()}
+    for name in incoming:
+        if len(name) > MAX_NAME:
+            raise ValueError(f"{name!r} has {len(name)} characters, more than {MAX_NAME}.")
+        if name in target:
+            raise ValueError(
+                f"Cannot include under {prefix!r}: {name!r} is already registered. "
+                "Nothing was included; choose another prefix."
+            )
     target.update(incoming)
 
 
@@ -39,10 +53,22 @@ def _search() -> str:
 
 
 def _include(
-    student: Callable[..., Any], target: dict[str, Any], other: dict[str, Any], prefix: str
+    student: Callable[..., Any],
+    target: dict[str, Any],
+    other: dict[str, Any],
+    prefix: str,
+    hint: str | None = None,
 ) -> None:
     what = f"include({_names(target)}, {_names(other)}, {prefix!r})"
-    call_student(student, target, other, prefix, what=what, returns="None, or raise ValueError")
+    got = call_student(
+        student, target, other, prefix, what=what, returns="None, or raise ValueError", hint=hint
+    )
+    expect_equal(
+        got,
+        None,
+        what=what,
+        hint="include changes `target` in place and returns nothing (None), like dict.update.",
+    )
 
 
 def _names(tools: dict[str, Any]) -> str:
@@ -65,6 +91,14 @@ _BAD_PREFIXES = {
     "_billing": "A prefix may not start or end with '_' (it would run into the separator).",
     "billing_": "A prefix may not start or end with '_' (it would run into the separator).",
     "": "An empty prefix is no namespace.",
+    "bill__ing": "Never two '_' in a row inside a prefix: 'bill__ing__charge' could not be split "
+    "back into its prefix and its name.",
+    "billing\n": "A trailing newline is not a letter: re.match(r'...$') accepts 'billing\\n' "
+    "('$' matches before a final newline); use re.fullmatch.",
+    "bïlling": "Only ASCII letters: 'ï' is a letter to str.isalnum(), not to the providers, who "
+    "accept a-z, A-Z, 0-9, '_' and '-'.",
+    "billing٢": "Only ASCII digits: '٢' (Arabic-Indic two) is a digit to str.isdigit(), not to "
+    "the providers.",
 }
 
 
@@ -125,14 +159,30 @@ def _check_include(student: Callable[..., Any]) -> None:
         )
         expect_equal(target, {}, what=f"the registry after the refused prefix {prefix!r}")
     long = "b" * 30
+    target = {}
     expect_raises(
         ValueError,
         student,
-        {},
-        {long: _charge},
+        target,
+        {"charge": _charge, long: _search},
         "a" * 33,
-        what=f"including a tool named {long!r} under the prefix {'a' * 33!r}",
+        what=f"including 'charge' and a tool named {long!r} under the prefix {'a' * 33!r}",
         hint="The full name would be 65 characters: providers accept at most 64.",
+    )
+    expect_equal(
+        target,
+        {},
+        what="the registry after a merge refused for a name of 65 characters",
+        hint="All or nothing: check the length of every new name before adding the first one.",
+    )
+    target = {}
+    at_limit = "64 characters is the limit itself, and allowed: refuse only more than 64."
+    _include(student, target, {"b" * 29: _charge}, "a" * 33, hint=at_limit)
+    _expect_tools(
+        target,
+        {f"{'a' * 33}__{'b' * 29}": _charge},
+        "after including a name of exactly 64 characters",
+        at_limit,
     )
     target = {}
     _include(student, target, {"charge": _charge}, "shop-eu_billing")

@@ -39,6 +39,15 @@ _RANK_CASES: list[tuple[list[str], int, str]] = [
     (["weather"], 5, "Equal scores are ordered by name."),
     (["customer", "card", "order", "refund"], 2, "Return at most k results."),
     (["juggle"], 5, "A query that matches nothing gives []."),
+    ([], 5, "An empty query matches nothing: []."),
+    (
+        [f"unknown{n}" for n in range(30)] + ["parcel"],
+        5,
+        "A query term no document has adds nothing, and the other terms still count: skip it "
+        "(continue), do not stop.",
+    ),
+    (["order", "parcel"], 0, "k=0 asks for no result at all: []."),
+    (["order", "parcel"], 1, "k=1 is the single best document."),
 ]
 
 

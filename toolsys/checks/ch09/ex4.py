@@ -160,8 +160,16 @@ def _check_dispatch(student: Callable[..., Any]) -> None:
     expected = [hit.name for hit in registry.search("refund a payment", 3)]
     expect_equal(got, {"ok": True, "value": {"found": expected}}, what="the search_tools envelope")
     expect_equal(loaded, expected, what="`loaded` after the search", hint="Append each name found.")
-    _dispatch(student, registry, core, loaded, SEARCH, {"query": "calculate refund payment"})
+    got = _dispatch(student, registry, core, loaded, SEARCH, {"query": "calculate refund payment"})
     again = [hit.name for hit in registry.search("calculate refund payment", 5)]
+    expect_equal(
+        got,
+        {"ok": True, "value": {"found": again}},
+        what="the search_tools envelope of a second search, which finds a core tool and some "
+        "tools already loaded",
+        hint="'found' is every name the search returned, best first, loaded or core ones "
+        "included: only `loaded` skips them. The default k is 5.",
+    )
     expect_equal(
         loaded,
         [*expected, *[n for n in again if n not in expected and n not in core]],
@@ -188,21 +196,64 @@ def _check_dispatch(student: Callable[..., Any]) -> None:
         "The TOOL_NOT_LOADED error should suggest calling search_tools.",
         hint="Say what to do next: 'Call search_tools with a few words ... first'.",
     )
+    message = error.get("message") if type(error) is dict else None
+    expect_true(
+        type(message) is str and message.strip() != "",
+        "The TOOL_NOT_LOADED error should have a message (a non-empty str) saying what happened.",
+        hint="E.g. 'Tool 'shipping_track_package' exists but is not loaded in this conversation "
+        "yet.'",
+    )
     expect_equal(ran, [], what="the tools that ran for a call that was not loaded yet")
-    for name, arguments in (
-        ("no_such_tool", {}),
-        ("math_calculate", {"expression": "2+2"}),
-        (expected[0], {}),
+    for name, arguments, kind in (
+        ("no_such_tool", {}, "a name that is not registered at all"),
+        ("math_calculate", {"expression": "2+2"}, "a core tool"),
+        (expected[0], {}, "a tool loaded by the first search"),
     ):
         got = _dispatch(student, registry, core, loaded, name, arguments)
+        wanted = registry.execute(name, arguments).to_dict()
+        what = f"dispatch(..., {name!r}, {arguments}), {kind},"
+        _expect_same_outcome(got, wanted, what)
         expect_equal(
             got,
-            registry.execute(name, arguments).to_dict(),
-            what=f"dispatch(..., {name!r}, {arguments})",
+            wanted,
+            what=what,
             hint="A core tool, a loaded one and an unknown name all go to registry.execute(name, "
-            "arguments).to_dict(): only the registry says UNKNOWN_TOOL.",
+            "arguments).to_dict(): return its envelope as it is.",
         )
     _round_trip(student)
+
+
+def _outcome(envelope: dict[str, Any]) -> str:
+    """An envelope in a word: "ok", or its error code."""
+    error = envelope.get("error")
+    code = error.get("code") if type(error) is dict else None
+    return "ok" if envelope.get("ok") is True else str(code)
+
+
+def _expect_same_outcome(got: dict[str, Any], wanted: dict[str, Any], what: str) -> None:
+    """What matters first: the outcome (ok or which error), before the envelope's details."""
+    mine, theirs = _outcome(got), _outcome(wanted)
+    if mine == theirs:
+        return
+    if mine == "TOOL_NOT_LOADED" and theirs == "UNKNOWN_TOOL":
+        why = (
+            "No search can load a name that is not registered: TOOL_NOT_LOADED would send the "
+            "model searching for a tool that does not exist. Refuse as not loaded only a name "
+            "that is in the registry; leave an unknown one to registry.execute (UNKNOWN_TOOL)."
+        )
+    elif mine == "TOOL_NOT_LOADED":
+        why = (
+            "This tool may run now (it is in core or loaded): only a registered tool in neither "
+            "is TOOL_NOT_LOADED."
+        )
+    else:
+        why = "Hand this call to registry.execute(name, arguments) and return .to_dict()."
+    raise CheckFailed(
+        f"{what} returned {mine}; the registry answers {theirs}.",
+        expected=Described(theirs),
+        got=Described(mine),
+        hint=why,
+    )
 
 
 def _round_trip(student: Callable[..., Any]) -> None:

@@ -15,7 +15,11 @@ from toolsys.checks import call_student, exercise, expect_equal, expect_plain
 
 
 def to_call_result(envelope: dict[str, Any]) -> dict[str, Any]:
-    """Reference for 10.1: `toolsys.mcp.call_result` on the same envelope, as plain JSON data."""
+    """Reference for 10.1: `toolsys.mcp.call_result` on the same envelope, as plain JSON data.
+
+    The exercise puts the error dict under _meta exactly as it came; `call_result` writes the
+    package's full error (an absent suggestion as ""), so the reference keeps the one given.
+    """
     from toolsys.errors import ErrorInfo
     from toolsys.mcp import call_result
     from toolsys.result import ToolResult
@@ -33,6 +37,8 @@ def to_call_result(envelope: dict[str, Any]) -> dict[str, Any]:
         )
         result = ToolResult(False, None, info)
     data = call_result(result).model_dump(mode="json", by_alias=True, exclude_none=True)
+    if "_meta" in data:
+        data["_meta"] = {"toolsys/error": copy.deepcopy(envelope["error"])}
     return {key: data[key] for key in ("content", "isError", "_meta") if key in data}
 
 
@@ -51,18 +57,25 @@ _BAD_ARGS = _failure(
     details={"problems": [{"path": "order_id", "expected": "a string"}]},
 )
 _SILENT = _failure("UPSTREAM_DOWN", "The order service did not answer.", "")
+_UNSAID = {"ok": False, "error": {"code": "LOCKED", "message": "Order ORD-7 is locked."}}
 _RESULT_WHY = {
-    "dict": "A value that is not a string is sent as JSON text: json.dumps(value).",
+    "dict": "A value that is not a string is sent as JSON text: json.dumps(value, "
+    "ensure_ascii=False).",
     "str": "A string value is already text: send it as it is. json.dumps would add quotes the "
     "model then reads as part of the answer.",
     "number": "A number is sent as JSON text too: json.dumps(646) is '646'.",
     "none": "None is a value: its JSON text is 'null'.",
+    "unicode": "Non-ASCII text stays as it is: json.dumps(value, ensure_ascii=False). The default "
+    "escapes 'ë' as '\\u00eb', which the model then reads (and pays for) as six characters.",
     "failure": "A failure is a result too: isError True, the text `message + ' ' + "
     "suggestion`, and the whole error under _meta['toolsys/error']. Raising instead becomes a "
     "JSON-RPC protocol error, and the model never sees why the call failed.",
     "details": "Pass the error on whole (details included) under _meta['toolsys/error']: a "
     "toolsys client restores the envelope from it.",
-    "silent": "With an empty suggestion the text is the message alone, without a trailing space.",
+    "silent": "With an empty suggestion (or none at all: error.get('suggestion', '')) the text is "
+    "the message alone, without a trailing space.",
+    "order": "The text is json.dumps(value, ensure_ascii=False) as it is: the value's keys in "
+    "their own order (no sort_keys).",
 }
 _RESULT_CASES: list[tuple[dict[str, Any], str]] = [
     ({"ok": True, "value": {"id": "ORD-42", "status": "shipped"}}, "dict"),
@@ -70,9 +83,13 @@ _RESULT_CASES: list[tuple[dict[str, Any], str]] = [
     ({"ok": True, "value": 646}, "number"),
     ({"ok": True, "value": [1, 2.5, True]}, "dict"),
     ({"ok": True, "value": None}, "none"),
+    ({"ok": True, "value": {"name": "Zoë", "note": "colis abîmé 📦"}}, "unicode"),
+    ({"ok": True, "value": "Zoë's parcel"}, "str"),
     (_NOT_FOUND, "failure"),
     (_BAD_ARGS, "details"),
     (_SILENT, "silent"),
+    (_UNSAID, "silent"),
+    ({"ok": True, "value": {"status": "shipped", "id": "ORD-42"}}, "order"),
 ]
 _RESULT_SHAPE = "a dict with keys content and isError (and _meta for a failure)"
 
@@ -87,7 +104,7 @@ _RESULT_SHAPE = "a dict with keys content and isError (and _meta for a failure)"
         "'Error executing tool' (or crash on), so the model never reads the suggestion.",
         "The text of a failure is error['message'] + ' ' + error['suggestion'] (only the "
         "message when the suggestion is empty); a success's text is the value itself when it "
-        "is a string, json.dumps(value) otherwise.",
+        "is a string, json.dumps(value, ensure_ascii=False) otherwise.",
     ],
     reference=lambda: to_call_result,
 )

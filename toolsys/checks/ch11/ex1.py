@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from toolsys.checks import CheckFailed, Described, call_student, exercise, expect_raises
+from toolsys.checks._plain import text
 from toolsys.tool import Tool, tool_from_function
 
 
@@ -73,6 +74,11 @@ def _tools() -> dict[str, Tool]:
         "clock": tool_from_function(_clock, name="clock"),
         "limit_required": _edited(search, lambda s: s.update(required=["query", "limit"])),
         "limit_as_text": _edited(search, lambda s: s["properties"]["limit"].update(type="string")),
+        "limit_required_first": _edited(search, lambda s: s.update(required=["limit", "query"])),
+        "open_schema": _edited(
+            dataclasses.replace(search, model=_LooseSearch),
+            lambda s: s.pop("additionalProperties", None),
+        ),
         "ignores_extras": dataclasses.replace(search, model=_LooseSearch),
         "vague_refusal": _edited(
             dataclasses.replace(search, model=_VagueSearch),
@@ -102,7 +108,19 @@ def check_agreement(tool: Tool, sample: dict[str, Any]) -> None:
 _SAMPLE = {"query": "retry", "limit": 3}
 
 
-def _agrees(student: Callable[..., Any], tools: dict[str, Tool], name: str, sample: Any) -> None:
+_OPTIONAL_HINT = (
+    "Leave out only the fields the schema *requires*: an optional one may be omitted, so the "
+    "validator is right to accept that."
+)
+
+
+def _agrees(
+    student: Callable[..., Any],
+    tools: dict[str, Tool],
+    name: str,
+    sample: Any,
+    hint: str = _OPTIONAL_HINT,
+) -> None:
     what = f"check_agreement({name}, {json.dumps(sample)})"
     try:
         call_student(student, tools[name], copy.deepcopy(sample), what=what, returns="None")
@@ -111,8 +129,7 @@ def _agrees(student: Callable[..., Any], tools: dict[str, Tool], name: str, samp
             f"{what} failed on a tool whose schema and validator agree: {failed.message}",
             expected=Described("no AssertionError: nothing to report"),
             got=failed.got,
-            hint="Leave out only the fields the schema *requires*: an optional one may be "
-            "omitted, so the validator is right to accept that.",
+            hint=hint,
         ) from None
 
 
@@ -123,17 +140,39 @@ def _disagrees(
     sample: Any,
     why: str,
     match: str | None,
+    came_back: tuple[str, ...] = (),
 ) -> None:
-    expect_raises(
+    what = f"check_agreement({name}, {json.dumps(sample)}), where {why}"
+    hint = (
+        "Raise AssertionError (plain `assert` or `raise AssertionError(...)`) naming what was "
+        "sent, what came back and the field expected."
+    )
+    raised = expect_raises(
         AssertionError,
         student,
         tools[name],
         copy.deepcopy(sample),
-        what=f"check_agreement({name}, {json.dumps(sample)}), where {why}",
+        what=what,
         match=match,
-        hint="Raise AssertionError (plain `assert` or `raise AssertionError(...)`) naming what "
-        "was sent, what came back and the field expected.",
+        hint=hint,
     )
+    said = text(raised)
+    if not said.strip():
+        raise CheckFailed(
+            f"{what} raised AssertionError without a message.",
+            expected=Described("AssertionError('sent ...; got ...; expected ...')"),
+            got=raised,
+            hint=hint,
+        )
+    if came_back and not any(words in said for words in came_back):
+        raise CheckFailed(
+            f"{what} raised AssertionError, but its message does not say what came back (the "
+            "validator's refusal).",
+            expected=Described(f"a message naming what came back: {' or '.join(came_back)}"),
+            got=said,
+            hint="Say what the validator answered: its code and message, e.g. f'got "
+            "{error.code}: {error.message}'.",
+        )
 
 
 @exercise(
@@ -154,6 +193,14 @@ def _check_agreement(student: Callable[..., Any]) -> None:
     _agrees(student, tools, "search", _SAMPLE)
     _agrees(student, tools, "clock", {"timezone": "UTC"})
     _agrees(student, tools, "clock", {})
+    _agrees(
+        student,
+        tools,
+        "open_schema",
+        _SAMPLE,
+        hint="Test an extra property only when the schema says additionalProperties: false; a "
+        "schema that does not forbid extras lets the validator accept them.",
+    )
     _disagrees(
         student,
         tools,
@@ -169,6 +216,7 @@ def _check_agreement(student: Callable[..., Any]) -> None:
         _SAMPLE,
         "leaving out limit is refused with a message that does not name limit",
         "limit",
+        ("something is missing",),
     )
     _disagrees(
         student,
@@ -181,8 +229,17 @@ def _check_agreement(student: Callable[..., Any]) -> None:
     _disagrees(
         student,
         tools,
+        "limit_required_first",
+        _SAMPLE,
+        "the schema requires limit (listed first) but the function gives it a default",
+        "limit",
+    )
+    _disagrees(
+        student,
+        tools,
         "limit_as_text",
         {"query": "q", "limit": "3"},
         "the schema says limit is a string but the validator wants an integer",
         None,
+        ("INVALID_ARGUMENTS",),
     )

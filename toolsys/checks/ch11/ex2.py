@@ -51,6 +51,15 @@ _MATCH_CASES: list[tuple[list[Any], list[Any], str, str]] = [
     ),
     ([_S], [("search_docs", {"limit": True})], "strict", "true is not 3 (nor 1)"),
     ([("roll", {"sides": 1})], [("roll", {"sides": True})], "strict", "true is not 1"),
+    ([("roll", {"sides": True})], [("roll", {"sides": 1})], "strict", "1 is not true either"),
+    ([("mute", {"on": 0})], [("mute", {"on": False})], "strict", "false is not 0"),
+    ([("roll", {"sides": 6.0})], [("roll", {"sides": 6})], "strict", "6.0 equals 6"),
+    (
+        [("search_docs", {"query": "retry"})],
+        [("search_docs", {"page": None})],
+        "strict",
+        "an expected key must be there, even when its value is None (not .get(key))",
+    ),
     ([_S, _W], [("get_weather", {}), ("search_docs", {})], "unordered", "unordered ignores order"),
     (
         [_S, _W, _R],

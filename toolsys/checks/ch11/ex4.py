@@ -52,6 +52,40 @@ _SCORE_CASES: list[tuple[list[dict[str, Any]], list[list[Any]], str]] = [
         "no case names arguments: the arguments score is None; calls per task 1.5",
     ),
     ([_P], [[("calculator", {})]], "no call to the expected tool: its arguments are a miss"),
+    (
+        [_P, _T, _T],
+        [[("get_weather", {"city": "Rome"})], [("get_time", {})], [("calculator", {})]],
+        "an argument is there with another value: a miss; top-1 is 2 of 3",
+    ),
+    (
+        [{"tool": "lamp", "arguments": {"on": True}}, _P],
+        [[("lamp", {"on": 1})], [("get_weather", {"city": "Paris"})]],
+        "True is not 1 (as in 11.2): {'on': 1} does not include {'on': True}; 1 of 2",
+    ),
+    (
+        [{"tool": "lamp", "arguments": {"on": False}}],
+        [[("lamp", {"on": 0})]],
+        "False is not 0 (as in 11.2)",
+    ),
+    (
+        [{"tool": "roll", "arguments": {"sides": 6}}],
+        [[("roll", {"sides": 6.0})]],
+        "6.0 equals 6: numbers compare by value",
+    ),
+    (
+        [{"tool": "lamp", "arguments": {"on": True}}, {"tool": "lamp", "arguments": {"on": False}}],
+        [[("lamp", {"on": True})], [("lamp", {"on": False})]],
+        "True is True and False is False: a boolean matches the same boolean",
+    ),
+    (
+        [{"tool": "get_weather", "arguments": {"city": "Paris", "units": "metric"}}, _P],
+        [
+            [("get_weather", {"city": "Paris", "units": "imperial"})],
+            [("get_weather", {"units": "metric"})],
+        ],
+        "every expected argument must be there and equal (all, not any); a missing one is a "
+        "miss, not a KeyError",
+    ),
 ]
 
 

@@ -15,13 +15,14 @@ from toolsys.result import ToolResult
 from toolsys.shop import Shop, create
 
 RESHIPS = """
-CREATE TABLE reships (
+CREATE TABLE IF NOT EXISTS reships (
     id INTEGER PRIMARY KEY,
     order_id TEXT NOT NULL REFERENCES orders(id),
     reason TEXT NOT NULL
 )
 """
-"""The table exercises 12.1 and 12.2 add to the shop: one row per parcel sent again."""
+"""The table exercises 12.1, 12.2 and 12.5 add to the shop: one row per parcel sent again (no
+UNIQUE constraint: the tool's one transaction is what keeps "at most once")."""
 
 
 AGENT = {"user": "sam", "roles": ["agent"]}

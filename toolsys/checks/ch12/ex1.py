@@ -79,7 +79,7 @@ def _check_reship_rule(student: Callable[[], str]) -> None:
         with _shop() as shop:
             with shop.transaction() as conn:
                 conn.executemany(
-                    "INSERT INTO reships (order_id, reason) VALUES (?, 'damaged')",
+                    "INSERT INTO reships (order_id, reason) VALUES (?, 'broken')",
                     [(order,) for order in orders],
                 )
             rows = _broken(shop, sql, f"With {case}")
