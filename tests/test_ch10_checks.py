@@ -291,7 +291,7 @@ def test_an_import_written_another_way_passes() -> None:
     import functools
 
     def import_with_prefix(registry, listing, prefix, call_remote):
-        names = [prefix + "_" + tool["name"] for tool in listing]
+        names = [prefix + "__" + tool["name"] for tool in listing]
         seen = set(registry)
         for name in names:
             if name in seen:

@@ -37,6 +37,7 @@ from toolsys import (
 from toolsys.compose import pipeline
 from toolsys.errors import ToolDefinitionError
 from toolsys.governance import Allow, AuditLog, Deny, Hooks, Policy
+from toolsys.governance.approval import sign_paused
 from toolsys.layers import Timeout
 from toolsys.loop import resume_agent, run_agent
 from toolsys.models import ScriptedModel, calls, text
@@ -536,7 +537,11 @@ def test_a_saved_paused_run_that_lists_a_call_twice_is_not_resumed() -> None:
     paused = run_agent(client, registry, "refund")
     assert paused.status == "awaiting_approval"
     data = json.loads(paused.to_json())
-    data["paused"]["calls"] = data["paused"]["calls"] * 2
+    state = {k: v for k, v in data["paused"].items() if k != "signature"}
+    state["calls"] = state["calls"] * 2
+    # signed again, as an application holding the key would save it: the signature is not what
+    # refuses it, the duplicated id is
+    data["paused"] = sign_paused(state)
     tampered = Transcript.from_json(json.dumps(data))
     (pending,) = tampered.pending
     with pytest.raises(ValueError, match="more than once"):
