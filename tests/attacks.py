@@ -11,6 +11,7 @@ speed goal.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -429,6 +430,117 @@ def leaks_in_results(scale: int) -> list[str]:
     return [] if report.leaks and named else [f"a leaky successful result passed: {report}"]
 
 
+ESCAPES = {  # ways an isolated tool starts a process outside its own process group
+    "new session": "subprocess.Popen(['sleep', '600'], start_new_session=True).pid",
+    "setsid": "subprocess.Popen(['setsid', 'sleep', '600']).pid",
+    "double fork": (
+        "int(subprocess.run(['sh', '-c', 'setsid sleep 600 >/dev/null 2>&1 & echo $!'],"
+        " capture_output=True, text=True).stdout)"
+    ),
+}
+
+
+def isolated_escapes(scale: int) -> list[str]:
+    """A process-isolated tool that starts a process in a session of its own (and, hung, ignores
+    SIGTERM) leaves nothing running after a normal end or a TIMEOUT (issue 26)."""
+    from toolsys import ErrorCode
+
+    problems: list[str] = []
+    with tempfile.TemporaryDirectory() as folder:
+        for round_ in range(scale):
+            for how, source in ESCAPES.items():
+                for hang in (False, True):
+                    pids = Path(folder) / f"{round_}-{len(problems)}-{how}-{hang}"
+                    registry = _escaping(source, pids, hang)
+                    result = registry.execute("escape")
+                    what = f"{how}, {'hung' if hang else 'normal end'}"
+                    code = None if result.error is None else result.error.code
+                    if code != (ErrorCode.TIMEOUT if hang else None):
+                        problems.append(f"{what}: {code or result.value}")
+                    if not pids.exists():
+                        problems.append(f"{what}: the tool never started its process")
+                        continue
+                    pid = int(pids.read_text())
+                    if not _gone(pid):
+                        problems.append(f"{what}: pid {pid} outlived its call")
+                        with contextlib.suppress(OSError):
+                            os.kill(pid, 9)
+    return problems
+
+
+def _escaping(source: str, pids: Path, hang: bool) -> Any:
+    """A registry with one isolated tool that runs `source` (one of ESCAPES)."""
+    import signal
+    import subprocess
+
+    from toolsys import Category, Registry, Subprocess
+    from toolsys.layers import Timeout
+
+    registry = Registry(layers=[Timeout(seconds=0.3)])
+
+    @registry.tool(category=Category.EXECUTE, isolate=Subprocess(kill_grace=0.1))
+    def escape() -> int:
+        """Starts a process outside its process group, then returns or hangs."""
+        pid = int(eval(source, {"subprocess": subprocess}))
+        pids.write_text(f"{pid}\n")
+        if hang:
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            time.sleep(600)
+        return pid
+
+    return registry
+
+
+def _gone(pid: int, seconds: float = 5.0) -> bool:
+    """The process has ended (a zombie counts: it runs nothing)."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        try:
+            if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] in "ZX":
+                return True
+        except OSError:
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def abandoned_thread_cap(scale: int) -> list[str]:
+    """Hung sync calls past a deadline leave at most `max_abandoned_threads` threads; a call
+    past the cap is refused with OVERLOADED, not run (issue 26)."""
+    from toolsys import ErrorCode, Registry
+    from toolsys.layers import Timeout, abandoned_threads
+
+    problems: list[str] = []
+    release = threading.Event()
+    before = abandoned_threads()
+    cap = before + 2
+    registry = Registry(layers=[Timeout(seconds=0.01, max_abandoned_threads=cap)])
+
+    @registry.tool(idempotent=False)
+    def stuck() -> str:
+        """Waits until released."""
+        release.wait(30)
+        return "late"
+
+    threads = threading.active_count()
+    try:
+        codes = [registry.execute("stuck").error for _ in range(20 * scale)]
+        seen = [None if error is None else error.code for error in codes]
+        expected = [ErrorCode.TIMEOUT] * 2 + [ErrorCode.OVERLOADED] * (20 * scale - 2)
+        if seen != expected:
+            problems.append(f"hung calls past the cap: {seen}")
+        if threading.active_count() > threads + 2:
+            problems.append(f"{threading.active_count() - threads} threads for a cap of 2")
+    finally:
+        release.set()
+    end = time.monotonic() + HANG_SECONDS
+    while abandoned_threads() != before and time.monotonic() < end:
+        time.sleep(0.01)
+    if abandoned_threads() != before:
+        problems.append(f"{abandoned_threads() - before} abandoned threads never ended")
+    return problems
+
+
 ATTACKS: list[Callable[[int], list[str]]] = [
     mcp_patterns,
     openapi_locations,
@@ -441,4 +553,6 @@ ATTACKS: list[Callable[[int], list[str]]] = [
     secret_keys,
     paused_run_tampering,
     leaks_in_results,
+    isolated_escapes,
+    abandoned_thread_cap,
 ]

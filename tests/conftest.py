@@ -8,8 +8,9 @@ are off on purpose, because a busy 2-core CI machine trips them without any bug.
 
 from __future__ import annotations
 
+import asyncio
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,80 @@ settings.register_profile(
     "explore", max_examples=2_000, deadline=None, suppress_health_check=_SLOW_MACHINE
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+NOTEBOOK_CELL_TIMEOUT = 600  # seconds: a kernel start on a loaded machine plus nbval's 300 s
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Notebook cells (nbval items, in notebooks/ and solutions/ too) get a longer timeout."""
+    for item in items:
+        if type(item).__name__ == "IPyNbCell" and item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(NOTEBOOK_CELL_TIMEOUT))
+
+
+# -- no test leaves a running event loop behind ---------------------------------------------------
+# A loop marked as running on the main thread (asyncio.events._set_running_loop, as toolsys._sync
+# and playwright's sync API do) makes `asyncio.run` fail in every later test of the same worker
+# ("cannot be called from a running event loop"), far from its cause. The test, or the fixture,
+# that leaves one is failed instead, and the loop unset so the tests after it run as they would.
+_LOOP_FIRST_LEFT: dict[str, str] = {}  # the module's items: where the loop was first left set
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    return asyncio.events._get_running_loop()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Generator[None, None, None]:
+    before = _running_loop()
+    try:
+        return (yield)
+    finally:
+        if before is None and _running_loop() is not None:  # a fixture this test set up
+            _LOOP_FIRST_LEFT.setdefault("where", f"while setting up {item.nodeid}")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
+    before = _running_loop()
+    passed = False
+    try:
+        result = yield
+        passed = True
+        return result
+    finally:
+        left = _running_loop()
+        if left is not before:
+            asyncio.events._set_running_loop(before)
+            if passed:
+                pytest.fail(
+                    f"the test left {left!r} set as the running event loop of its thread (it was "
+                    f"{before!r}): asyncio.run() would fail in every later test of this worker",
+                    pytrace=False,
+                )
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(
+    item: pytest.Item, nextitem: pytest.Item | None
+) -> Generator[None, None, None]:
+    try:
+        return (yield)
+    finally:
+        last_of_module = nextitem is None or nextitem.path != item.path
+        left = _running_loop()
+        if last_of_module and left is not None:
+            where = _LOOP_FIRST_LEFT.pop("where", "by a fixture")
+            asyncio.events._set_running_loop(None)
+            pytest.fail(
+                f"{left!r} is still set as the running event loop after the last test of this "
+                f"module (first left set {where}): asyncio.run() would fail in every later test "
+                "of this worker. A fixture that keeps a loop marked as running (playwright's "
+                "sync API does while it runs) must end with its module, not the session.",
+                pytrace=False,
+            )
+        if last_of_module:
+            _LOOP_FIRST_LEFT.clear()
 
 
 @pytest.fixture

@@ -198,7 +198,7 @@ def lab_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
 
 
 def chromium_browser() -> Iterator[Any]:
-    """Headless Chromium for a session fixture."""
+    """Headless Chromium for a module fixture (see `chromium` in tests/test_browser.py)."""
     from playwright.sync_api import expect, sync_playwright
 
     expect.set_options(timeout=WAIT_MS)

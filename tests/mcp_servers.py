@@ -134,3 +134,25 @@ def listing(tools: list[dict[str, Any]], answer: Callable[[str, dict[str, Any]],
         return CallToolResult(content=[TextContent(type="text", text=str(value))])
 
     return Server("listing", on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+def _policed() -> Registry:
+    """A shop whose refunds a person must approve (`tests/test_mcp_approval.py`, over stdio)."""
+    from toolsys.governance import Policy
+
+    registry = Registry(layers=[Policy()])
+
+    @registry.tool(category=Category.WRITE)
+    def refund(order_id: str, amount: float) -> dict:
+        """Refund an order.
+
+        Args:
+            order_id: The order.
+            amount: Euros to refund.
+        """
+        return {"refunded": amount}
+
+    return registry
+
+
+policed = _policed()

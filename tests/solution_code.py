@@ -138,9 +138,11 @@ def answer(exercise_id: str, *changes: Change) -> Any:
     return found.build(tree, found.namespace())
 
 
-def _same(node: ast.AST, pattern: ast.AST) -> bool:
+def _same(node: ast.AST | None, pattern: ast.AST | None) -> bool:
     """Whether `node` has the syntax of `pattern`, where `...` stands for any one node, and a
     `...` that ends a list (`f(...)`, `f(a, ...)`) for the rest of it, keywords too."""
+    if pattern is None or node is None:  # a list's holes: the key of `**rest` in a dict
+        return node is pattern
     if _dots(pattern):
         return True
     if type(node) is not type(pattern):

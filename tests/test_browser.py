@@ -222,8 +222,6 @@ def broken_by_jupyterlab(line: str, columns: int = OUTPUT_COLUMNS) -> list[str]:
 # wrap them (`textwrap.fill`, as 08's `print_wrapped`). Cell indices; the test fails on a new
 # one, and on one that prints whole words now (remove it here).
 LESSON_PRINTS_TO_WRAP: dict[str, set[int]] = {
-    "00_welcome": {31},  # the offline model's answer to a question no tool fits
-    "01_dispatch": {22},  # naive_agent's "Answer" line
     "02_registry": {24, 28},  # the import lists; the near-duplicate name errors
 }
 
@@ -383,8 +381,10 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
     yield from lab_server(tmp_path_factory)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def chromium(lab: Lab) -> Iterator[Any]:
+    """Module scope, not session: while playwright's sync API runs, its loop is marked as the
+    running loop of the main thread, and `asyncio.run` fails in every test after this module."""
     yield from chromium_browser()
 
 
@@ -614,7 +614,7 @@ class Seen:
 # JupyterLab writes opens unmodified is proven here; that every notebook carries it, by the
 # metadata test.
 OPENED = [
-    NOTEBOOKS / "01_dispatch.ipynb",
+    NOTEBOOKS / "02_registry.ipynb",
     SCHEMAS,
     ERRORS,
     SOLUTIONS / GOVERNANCE.name,
@@ -672,18 +672,18 @@ def test_jupyterlab_breaks_printed_lines_where_the_lessons_check_predicts(
     as_committed: dict[str, Seen],
 ) -> None:
     """The stored-output check below models JupyterLab's `word-break: break-all`; here the page
-    itself says where it breaks lesson 01's lines, and how wide a line is."""
-    seen = as_committed["notebooks/01_dispatch.ipynb"]
+    itself says where it breaks lesson 02's lines, and how wide a line is."""
+    seen = as_committed["notebooks/02_registry.ipynb"]
     assert seen.columns == OUTPUT_COLUMNS
     in_page = sorted(re.findall(r'"(\S*\|\S*)"', "\n".join(seen.broken)))
     predicted = sorted(
         word
-        for cell in _cells(NOTEBOOKS / "01_dispatch.ipynb")
+        for cell in _cells(NOTEBOOKS / "02_registry.ipynb")
         for line in _text_shown(cell).splitlines()
         for word in broken_by_jupyterlab(line)
     )
     assert in_page == predicted
-    assert in_page, "lesson 01 has no broken line left to compare with: pick another lesson"
+    assert in_page, "lesson 02 has no broken line left to compare with: pick another lesson"
 
 
 @pytest.mark.timeout(300)

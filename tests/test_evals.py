@@ -175,6 +175,75 @@ def test_a_variant_can_rename_the_tools_a_case_names() -> None:
     assert report.rate("renamed", "right_tool").successes == 1
 
 
+def _split_pantry() -> Registry:
+    """add_item in two steps: add the item, then set its quantity; each returns the whole item."""
+    registry = Registry()
+    items: dict[str, dict] = {}
+
+    @registry.tool
+    def pantry_add(item: str) -> dict:
+        """Add an item to the pantry list, with a quantity of 1 piece until it is set.
+
+        Args:
+            item: What to add, e.g. "flour".
+        """
+        items[item] = {"item": item, "quantity": 1, "unit": "piece"}
+        return items[item]
+
+    @registry.tool
+    def pantry_set_quantity(item: str, quantity: int, unit: Literal["g", "kg", "piece"]) -> dict:
+        """Set how much of a pantry item to buy.
+
+        Args:
+            item: The item, as added, e.g. "flour".
+            quantity: How many units, e.g. 3.
+            unit: The unit of quantity: g, kg or piece.
+        """
+        if item not in items:
+            raise ToolError("NOT_ON_LIST", f"No {item!r} on the list.", suggestion="Add it first.")
+        items[item].update(quantity=quantity, unit=unit)
+        return items[item]
+
+    return registry
+
+
+STEPS = ("pantry_add", "pantry_set_quantity")
+ADD, SET = {"item": "flour"}, {"item": "flour", "quantity": 3, "unit": "kg"}
+
+
+def _steps_episode(*turns: dict[str, Any]) -> dict[str, Any]:
+    script = ScriptedModel([*turns, text("done")])
+    variant = Variant("steps", _split_pantry, {"add_item": STEPS})
+    episode, _ = run_episode(CASES, 0, variant, 0, client=script.client())
+    return episode.to_dict()
+
+
+def test_a_job_split_into_steps_is_served_by_its_steps_and_judged_on_the_last() -> None:
+    got = _steps_episode(calls(("pantry_add", ADD)), calls(("pantry_set_quantity", SET)))
+    assert [got[m] for m in METRICS] == [True, True, True, True] and got["calls"] == 2
+
+
+def test_a_split_job_left_half_done_misses_the_effect_but_not_the_tool() -> None:
+    got = _steps_episode(calls(("pantry_add", ADD)))
+    assert [got[m] for m in METRICS] == [True, True, True, False]
+
+
+def test_a_later_step_first_fails_valid_first_and_names_the_step_s_error() -> None:
+    got = _steps_episode(calls(("pantry_set_quantity", SET)), calls(("pantry_add", ADD)))
+    assert (got["valid_first"], got["first_error"], got["effect"]) == (False, "NOT_ON_LIST", False)
+
+
+def test_the_names_a_split_gives_must_be_offered_and_be_names() -> None:
+    unoffered = Variant("steps", _split_pantry, {"add_item": (*STEPS, "pantry_weigh")})
+    with pytest.raises(ValueError, match=r"expects tool 'pantry_weigh'.*does not offer"):
+        run_eval(CASES[:1], [unoffered], seeds=[0], client=OFFLINE)
+    for bad in ((), ("pantry_add", ""), ("pantry_add", 3)):
+        with pytest.raises(ValueError, match="tuple of tool names"):
+            Variant("steps", _split_pantry, {"add_item": bad})
+    listed = Variant("steps", _split_pantry, {"add_item": list(STEPS)})
+    assert listed.tool_names("add_item") == STEPS and listed.tool_name("add_item") == STEPS[0]
+
+
 @pytest.mark.parametrize(
     "bad",
     [

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from tests.attacks import ESCAPES
 from toolsys import Category, ErrorCode, Registry, Subprocess, ToolError
 from toolsys.errors import ToolDefinitionError
 from toolsys.layers import Timeout
@@ -224,3 +225,67 @@ def test_an_unknown_isolation_is_refused_at_registration(
 def test_bad_limits_are_refused_with_the_value_named(options: dict[str, Any]) -> None:
     with pytest.raises(ValueError, match="Subprocess"):
         Subprocess(**options)
+
+
+def _escaping_tool(registry: Registry, how: str, pids: Path, hang: bool) -> None:
+    source = ESCAPES[how]
+
+    @registry.tool(category=Category.EXECUTE, isolate=Subprocess(kill_grace=0.2))
+    def escape() -> int:
+        """Starts a process outside its own process group, then returns (or hangs)."""
+        pid = eval(source)  # one of ESCAPES: a process in a session of its own
+        pids.write_text(f"{pid}\n")
+        if hang:
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            time.sleep(600)
+        return pid
+
+
+@pytest.mark.parametrize("how", sorted(ESCAPES))
+@pytest.mark.parametrize("hang", [False, True], ids=["normal end", "timeout"])
+def test_a_process_started_in_a_session_of_its_own_dies_with_the_call(
+    tmp_path: Path, how: str, hang: bool
+) -> None:
+    pids = tmp_path / "pids"
+    registry = Registry(layers=[Timeout(seconds=1.0)])
+    _escaping_tool(registry, how, pids, hang)
+    result = registry.execute("escape")
+    escaped = int(wait_for_file(pids))
+    if hang:
+        assert result.error is not None and result.error.code == ErrorCode.TIMEOUT
+    else:
+        assert result.ok and result.value == escaped
+    assert eventually(lambda: not alive(escaped)), f"pid {escaped} ({how}) outlived its call"
+
+
+def children_of(pid: int) -> set[int]:
+    """Processes (zombies included) whose parent is `pid`."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.add(int(entry.name))
+    return found
+
+
+@pytest.mark.parametrize("hang", [False, True], ids=["normal end", "timeout"])
+def test_an_isolated_call_leaves_no_process_and_no_zombie_behind(hang: bool) -> None:
+    registry = Registry(layers=[Timeout(seconds=0.5)])
+
+    @registry.tool(category=Category.EXECUTE, isolate=Subprocess(kill_grace=0.1))
+    def quick() -> int:
+        """Returns its pid, or hangs."""
+        if hang:
+            time.sleep(600)
+        return os.getpid()
+
+    before = children_of(os.getpid())
+    result = registry.execute("quick")
+    assert result.ok is not hang
+    if not hang:
+        assert state(result.value) is None  # gone and reaped (by the keeper)
+    assert children_of(os.getpid()) <= before  # and the keeper reaped by us

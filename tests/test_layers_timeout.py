@@ -368,3 +368,65 @@ def test_a_slow_wait_below_a_cooperative_tool_is_cut_and_a_finished_tool_keeps_i
 def test_cooperative_must_name_tools(cooperative: Any) -> None:
     with pytest.raises(ValueError, match="give the names of tools"):
         Timeout(seconds=1, cooperative=cooperative)
+
+
+def test_past_the_cap_of_abandoned_threads_a_sync_call_is_refused_as_overloaded() -> None:
+    """Issue 26: 300 hung calls used to leave 301 threads; past the cap, none is started."""
+    release = threading.Event()
+    before = abandoned_threads()
+    cap = before + 3
+    registry = Registry(layers=[Timeout(seconds=0.02, max_abandoned_threads=cap)])
+
+    @registry.tool(idempotent=False)
+    def stuck() -> str:
+        """Waits until released."""
+        release.wait(30)
+        return "late"
+
+    @registry.tool
+    async def still_fine() -> str:
+        """An async tool needs no thread: it is never refused."""
+        return "fine"
+
+    threads = threading.active_count()
+    try:
+        codes = [registry.execute("stuck").error.code for _ in range(40)]  # type: ignore[union-attr]
+        assert codes == [ErrorCode.TIMEOUT] * 3 + [ErrorCode.OVERLOADED] * 37
+        assert threading.active_count() <= threads + 3
+        refused = registry.execute("stuck")
+        error = refused.error
+        assert error is not None and error.retryable is True
+        assert error.details == {"abandoned_threads": cap, "limit": cap, "side_effects": "none"}
+        assert "was not run" in error.message and f"limit is {cap}" in error.message
+        assert "safe to repeat later" in error.suggestion
+        assert registry.execute("still_fine").value == "fine"
+    finally:
+        release.set()
+    assert wait_until(lambda: abandoned_threads() == before)
+    assert registry.execute("stuck").value == "late"  # threads again once the hung ones ended
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1.5, "8", None, True])
+def test_a_bad_cap_of_abandoned_threads_is_refused_with_the_value_named(bad: Any) -> None:
+    with pytest.raises(ValueError, match="max_abandoned_threads"):
+        Timeout(seconds=1, max_abandoned_threads=bad)
+
+
+@pytest.mark.timeout(60)
+def test_an_interrupt_in_an_async_tools_task_reaches_the_awaiting_caller() -> None:
+    registry = Registry(layers=[Timeout(seconds=5)])
+
+    @registry.tool
+    async def interrupted() -> str:
+        """Raises KeyboardInterrupt after its first await."""
+        await asyncio.sleep(0.001)
+        raise KeyboardInterrupt
+
+    async def caller() -> str:
+        try:
+            await registry.aexecute("interrupted")
+        except KeyboardInterrupt:
+            return "the caller heard it"
+        return "nothing"
+
+    assert asyncio.run(caller()) == "the caller heard it"  # not out of the loop past the caller

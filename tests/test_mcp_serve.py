@@ -13,7 +13,7 @@ from mcp_types import CallToolResult
 
 from tests.mcp_servers import shop
 from toolsys import Category, Registry, ToolResult
-from toolsys.mcp import annotations_for, serve, to_server
+from toolsys.mcp import annotations_for, category_for, serve, to_server
 from toolsys.mcp.server import ERROR_META_KEY
 from toolsys.tools import registry as builtin
 
@@ -51,11 +51,10 @@ def test_annotations_follow_the_category_table() -> None:
         name: listed[name].annotations.model_dump(by_alias=True, exclude_none=True)
         for name in listed
     }
-    assert hints["get_order"] == {
+    assert hints["get_order"] == {  # openWorldHint left out: a category does not say
         "readOnlyHint": True,
         "destructiveHint": False,
         "idempotentHint": True,
-        "openWorldHint": False,
     }
     assert hints["cancel_order"] == {
         "readOnlyHint": False,
@@ -170,6 +169,41 @@ def test_bad_input_to_to_server_and_serve_is_one_clear_error() -> None:
         to_server(Registry(), name=" ")
     with pytest.raises(ValueError, match="stdio"):
         serve(Registry(), transport="carrier-pigeon")
+
+
+@pytest.mark.parametrize(
+    ("category", "tags", "open_world"),
+    [
+        (Category.READ, (), None),
+        (Category.READ, ("open-world",), True),
+        (Category.READ, ("closed-world",), False),
+        (Category.WRITE, (), False),
+        (Category.WRITE, ("open-world",), True),
+        (Category.EXECUTE, ("closed-world",), True),  # a tag never weakens EXECUTE
+    ],
+)
+def test_open_world_is_said_only_when_known(category, tags, open_world) -> None:
+    registry = Registry()
+
+    @registry.tool(category=category, tags=tags)
+    def lookup(key: str) -> str:
+        """Look a key up.
+
+        Args:
+            key: The key.
+        """
+        return key
+
+    hints = annotations_for(registry.get("lookup"))
+    assert hints.get("openWorldHint") is open_world
+    imported = category_for(hints, "trusted")  # the round trip is never less cautious
+    assert imported.category == (
+        Category.READ
+        if category == Category.READ
+        else Category.EXECUTE
+        if open_world
+        else Category.WRITE
+    )
 
 
 def test_a_served_category_is_never_weaker_than_the_tools() -> None:

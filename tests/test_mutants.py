@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from tests import mutation
-from tests.solution_code import Solution
+from tests.solution_code import Solution, swap
 from toolsys import checks
 from toolsys.checks import exercise, expect_equal
 
@@ -146,3 +146,9 @@ def test_a_chapter_list_names_its_own_mutants_each_with_a_reason(chapter: int) -
 def test_a_sample_of_mutants_is_killed_or_listed(exercise_id: str) -> None:
     result = mutation.report(exercise_id, SAMPLE)
     assert result.errors == [], "\n".join(result.errors)
+
+
+def test_swap_finds_a_dict_with_a_double_star_entry() -> None:
+    tree = ast.parse('x = {"a": 1, **rest}\ny = {"a": 1, "b": 2}')
+    swap('{"a": 1, **rest}', "{**rest}")(tree)
+    assert ast.unparse(tree) == "x = {**rest}\ny = {'a': 1, 'b': 2}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import pytest
@@ -302,3 +303,190 @@ def test_any_openai_conversation_survives_the_round_trip(messages):
         if message["role"] == "user" and isinstance(message["content"], list):
             kinds = [b["type"] for b in message["content"]]
             assert kinds == sorted(kinds, key=lambda k: k != "tool_result")  # results first
+
+
+# --- is_error and content blocks, both ways ---
+
+
+def test_a_result_can_be_sent_as_text_content_blocks():
+    block = protocols.tool_result_block("t", ToolResult.success(3), blocks=True)
+    assert block["content"] == [{"type": "text", "text": ToolResult.success(3).to_message()}]
+    back = protocols.from_anthropic(
+        [
+            {"role": "user", "content": "x"},
+            {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "t", "name": "add", "input": {}}],
+            },
+            {"role": "user", "content": [block]},
+        ]
+    )
+    assert back[-1] == {
+        "role": "tool",
+        "tool_call_id": "t",
+        "content": ToolResult.success(3).to_message(),
+    }
+
+
+def _use(call_id="t"):
+    return {
+        "role": "assistant",
+        "content": [{"type": "tool_use", "id": call_id, "name": "read", "input": {}}],
+    }
+
+
+@pytest.mark.parametrize(
+    "content",
+    ["File not found", [{"type": "text", "text": "File "}, {"type": "text", "text": "not found"}]],
+)
+def test_an_anthropic_error_that_is_not_an_envelope_keeps_its_flag_in_words_and_comes_back(content):
+    anthropic = [
+        {"role": "user", "content": "read it"},
+        _use(),
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": "t", "content": content, "is_error": True}
+            ],
+        },
+    ]
+    openai = protocols.from_anthropic(anthropic)
+    assert openai[-1]["content"] == "[tool error] File not found"
+    again = protocols.to_anthropic(openai)["messages"][-1]["content"][0]
+    assert again == {
+        "type": "tool_result",
+        "tool_use_id": "t",
+        "content": "File not found",
+        "is_error": True,
+    }
+
+
+def test_an_envelope_that_failed_needs_no_prefix_it_says_so_itself():
+    failed = ToolResult.failure(ErrorInfo("NOT_FOUND", "no such file")).to_message()
+    anthropic = [
+        {"role": "user", "content": "read it"},
+        _use(),
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": "t", "content": failed, "is_error": True}
+            ],
+        },
+    ]
+    openai = protocols.from_anthropic(anthropic)
+    assert openai[-1]["content"] == failed
+    assert protocols.to_anthropic(openai)["messages"][-1]["content"][0]["is_error"] is True
+
+
+@pytest.mark.parametrize(
+    "block", [{"type": "image", "source": {}}, {"type": "tool_reference", "tool_name": "x"}, "text"]
+)
+def test_a_block_an_openai_tool_message_cannot_carry_is_refused_by_name(block):
+    anthropic = [
+        {"role": "user", "content": "x"},
+        _use(),
+        {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "t", "content": [block]}],
+        },
+    ]
+    with pytest.raises(
+        ValueError,
+        match=r"messages\[2\] has a tool_result with a .* block: an OpenAI tool message",
+    ):
+        protocols.from_anthropic(anthropic)
+
+
+# --- the Responses API's items ---
+
+
+def _turns_apart(messages) -> bool:
+    """No assistant message right after another: a model never sends two in a row, and the
+    Responses API's items have no turn boundary that could tell them apart."""
+    return not any(a["role"] == b["role"] == "assistant" for a, b in itertools.pairwise(messages))
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(_openai_conversations().filter(_turns_apart))
+def test_any_openai_conversation_survives_the_round_trip_through_responses_items(messages):
+    items = protocols.to_responses(messages)
+    assert protocols.from_responses(items) == messages
+    calls = [i["call_id"] for i in items if i.get("type") == "function_call"]
+    outputs = [i["call_id"] for i in items if i.get("type") == "function_call_output"]
+    assert calls == outputs  # one output per call id, in the order of the calls
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_transcript_converts_to_responses_items_the_offline_endpoint_accepts(seed):
+    from toolsys.tools import registry
+
+    transcript = _transcript(seed)
+    items = protocols.to_responses(transcript.messages)
+    assert protocols.from_responses(items) == transcript.messages
+    response = models.client().responses.create(
+        model=models.default_model(), input=items, tools=registry.export("openai-responses")
+    )
+    assert response.output_text == transcript.answer
+
+
+def test_the_same_registry_answers_a_responses_turn_with_one_output_per_call():
+    from toolsys.tools import registry
+
+    client = models.client()
+    first = client.responses.create(
+        model=models.default_model(),
+        input="What's the weather in Paris and what is 2 + 2?",
+        tools=registry.export("openai-responses"),
+    )
+    outputs = protocols.run_function_calls(registry, first.output)
+    assert [o["call_id"] for o in outputs] == [o.call_id for o in first.output]
+    assert all(o["type"] == "function_call_output" for o in outputs)
+    answer = client.responses.create(
+        model=models.default_model(),
+        previous_response_id=first.id,
+        input=outputs,
+        tools=registry.export("openai-responses"),
+    )
+    assert protocols.run_function_calls(registry, answer.output) is None
+    assert (
+        "get_weather(Paris)" in answer.output_text and "calculator(2 + 2) = 4" in answer.output_text
+    )
+
+
+def test_a_function_call_output_needs_its_call_id_and_a_tool_result():
+    with pytest.raises(ValueError, match="call_id"):
+        protocols.function_call_output("", ToolResult.success(1))
+    with pytest.raises(TypeError, match="ToolResult"):
+        protocols.function_call_output("call_1", {"ok": True})
+
+
+@pytest.mark.parametrize(
+    ("chat", "responses"),
+    [
+        ("auto", "auto"),
+        ("none", "none"),
+        ("required", "required"),
+        ({"type": "function", "function": {"name": "add"}}, {"type": "function", "name": "add"}),
+        (
+            {
+                "type": "allowed_tools",
+                "allowed_tools": {
+                    "mode": "required",
+                    "tools": [{"type": "function", "function": {"name": "add"}}],
+                },
+            },
+            {
+                "type": "allowed_tools",
+                "mode": "required",
+                "tools": [{"type": "function", "name": "add"}],
+            },
+        ),
+    ],
+)
+def test_tool_choice_maps_to_the_responses_api(chat, responses):
+    assert protocols.responses_tool_choice(chat) == responses
+
+
+def test_items_of_another_kind_are_refused_by_index():
+    with pytest.raises(ValueError, match=r"items\[1\] is of type 'reasoning'"):
+        protocols.from_responses([{"role": "user", "content": "x"}, {"type": "reasoning"}])

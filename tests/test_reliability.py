@@ -4,7 +4,8 @@ Every built-in tool and every hostile tool (tests/hostile_tools.py) gets a few h
 calls; not one may raise, produce an unsendable message, or show a traceback, a machine path or a
 planted secret. `make fuzz` runs the same calls by the ten thousand. Each attack of
 tests/attacks.py (untrusted schemas, OpenAPI values, report queries, audit files, concurrent
-refunds, network routes, secret keys, paused runs) runs once here, ten times in `make fuzz`.
+refunds, network routes, secret keys, paused runs, isolated tools' escaped children, hung calls
+past the thread cap) runs once here, ten times in `make fuzz`.
 """
 
 from __future__ import annotations

@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
+import gc
+import time
+
 import pytest
 
 from toolsys import models
-from toolsys.loop import FinalAnswer, ModelErrorEvent, ModelRequest, ModelResponse, run_agent
+from toolsys.loop import (
+    FinalAnswer,
+    ModelErrorEvent,
+    ModelRequest,
+    ModelResponse,
+    ToolResultEvent,
+    UserMessage,
+    run_agent,
+)
 from toolsys.models import ScriptedModel, calls, text
 from toolsys.streaming import Assembler, TextDelta, ToolCallDelta, stream_agent
 from toolsys.tools import registry
@@ -79,16 +90,32 @@ def test_a_bad_option_is_raised_where_the_stream_is_read():
     assert list(stream) == []
 
 
-def test_closing_the_stream_stops_the_run_at_the_next_piece():
+@pytest.mark.parametrize("consumer_pause", [0, 0.2], ids=["quick consumer", "slow consumer"])
+def test_closing_the_stream_stops_the_run_at_the_next_piece(consumer_pause):
     script = [calls(("calculator", {"expression": "1 + 1"}))] * 5 + [text("2")]
     stream = stream_agent(ScriptedModel(script).client(), registry, "1 + 1?")
     for event in stream:
         if isinstance(event, ToolCallDelta):
+            time.sleep(consumer_pause)  # a busy consumer: the run must not run ahead meanwhile
             stream.close()
     assert stream.transcript.status == "model_error"
     error = next(e for e in stream.transcript.events if isinstance(e, ModelErrorEvent))
     assert error.error_type == "StreamClosed"
-    assert stream.transcript.steps <= 2  # the pieces already sent may finish their step
+    assert stream.transcript.steps == 1  # stopped in the step whose piece was seen
+    assert not any(isinstance(e, ToolResultEvent) for e in stream.transcript.events)
+
+
+def test_the_run_waits_for_the_consumer_and_a_dropped_stream_stops_it():
+    script = [calls(("calculator", {"expression": "1 + 1"}))] * 5 + [text("2")]
+    stream = stream_agent(ScriptedModel(script).client(), registry, "1 + 1?")
+    assert isinstance(next(stream), UserMessage)
+    thread = stream._thread
+    time.sleep(0.2)
+    assert thread.is_alive()  # waiting for the consumer to ask for the next event
+    del stream
+    gc.collect()
+    thread.join(10)
+    assert not thread.is_alive()
 
 
 def test_a_failed_streamed_request_is_a_model_error_like_any_other():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import threading
+import time
 from typing import Any
 
 import pytest
@@ -257,3 +258,359 @@ def test_a_thread_loop_dropped_before_its_host_ever_ran_leaves_no_warning() -> N
         asyncio.run(notebook_cell())
         gc.collect()
     assert [str(w.message) for w in caught] == []
+
+
+def test_the_private_asyncio_functions_behave_as_relied_on() -> None:
+    """toolsys._sync names the private asyncio functions it needs; this pins each one."""
+    from asyncio import events, tasks
+
+    from toolsys import _sync
+
+    assert _sync._get_running_loop is events._get_running_loop is asyncio._get_running_loop
+    assert _sync._set_running_loop is events._set_running_loop is asyncio._set_running_loop
+    assert _sync._enter_task is tasks._enter_task is asyncio._enter_task
+    assert _sync._leave_task is tasks._leave_task is asyncio._leave_task
+    assert _sync._current_task is tasks.current_task is asyncio.current_task
+    loop = asyncio.SelectorEventLoop()
+    try:
+        task = loop.create_task(asyncio.sleep(0))
+        assert events._get_running_loop() is None
+        events._set_running_loop(loop)  # a loop that is not running becomes the running one
+        try:
+            assert asyncio.get_running_loop() is loop and events._get_running_loop() is loop
+            assert asyncio.current_task() is None
+            tasks._enter_task(loop, task)  # one step of `task` begins
+            assert asyncio.current_task() is task and asyncio.current_task(loop) is task
+            with pytest.raises(RuntimeError):
+                tasks._enter_task(loop, task)  # never two at once
+            tasks._leave_task(loop, task)
+            assert asyncio.current_task() is None
+            with pytest.raises(RuntimeError):
+                tasks._leave_task(loop, task)  # only the task that entered leaves
+        finally:
+            events._set_running_loop(None)
+        assert events._get_running_loop() is None
+        loop.run_until_complete(task)
+    finally:
+        loop.close()
+
+
+# An interrupt before the call's first step leaves its coroutine never started, and so reported.
+@pytest.mark.filterwarnings("ignore:coroutine .* was never awaited:RuntimeWarning")
+@pytest.mark.parametrize("waits", [False, True], ids=["finishes at once", "waits"])
+@pytest.mark.parametrize("in_a_loop", [False, True], ids=["plain", "in a running loop"])
+def test_an_interrupt_at_any_point_of_a_call_leaves_the_threads_running_loop_as_it_was(
+    monkeypatch: pytest.MonkeyPatch, waits: bool, in_a_loop: bool
+) -> None:
+    """A signal handler (Ctrl+C, pytest-timeout's SIGALRM) may raise after any call returns:
+    here after each of the n-th call to the running-loop and task bookkeeping of `_sync`. The
+    thread's running loop is then what it was (a loop left marked as running makes every later
+    `asyncio.run` in the thread fail), and the next call works."""
+    from asyncio import events
+
+    from toolsys import _sync
+
+    me = threading.get_ident()
+    calls, interrupt_at = [0], [0]
+
+    def interruptible(function: Any) -> Any:
+        def wrapped(*args: Any) -> Any:
+            result = function(*args)
+            if threading.get_ident() == me:
+                calls[0] += 1
+                if calls[0] == interrupt_at[0]:
+                    raise KeyboardInterrupt
+            return result
+
+        return wrapped
+
+    for name in ("_set_running_loop", "_enter_task", "_leave_task"):
+        monkeypatch.setattr(_sync, name, interruptible(getattr(_sync, name)))
+
+    async def call() -> int:
+        if waits:
+            await asyncio.sleep(0.001)
+        return 42
+
+    def every_point() -> int:
+        run_sync(call())  # a thread's first call also makes its loop
+        calls[0] = 0
+        assert run_sync(call()) == 42
+        points, interrupted = calls[0], 0
+        assert points >= (6 if waits else 4)
+        before = events._get_running_loop()
+        for point in range(1, points + 1):
+            calls[0], interrupt_at[0] = 0, point
+            try:
+                run_sync(call())
+            except KeyboardInterrupt:
+                interrupted += 1
+            interrupt_at[0] = 0
+            assert events._get_running_loop() is before, f"interrupted after call {point}"
+            assert run_sync(call()) == 42
+        return interrupted
+
+    async def in_a_cell() -> int:
+        return every_point()
+
+    interrupted = asyncio.run(in_a_cell()) if in_a_loop else every_point()
+    assert interrupted >= 4
+
+
+def _passthrough() -> Any:
+    from toolsys.execution import Call, Next
+    from toolsys.result import ToolResult
+
+    async def passthrough(call: Call, call_next: Next) -> ToolResult:
+        return await call_next(call)
+
+    return passthrough
+
+
+def _layer_sets() -> dict[str, list[Any]]:
+    from toolsys.layers import Idempotency, Retry, Timeout
+
+    return {
+        "none": [],
+        "passthrough": [_passthrough()],
+        "timeout": [Timeout(seconds=5)],
+        "retry": [Retry(seed=0)],
+        "stack": [Idempotency(), Retry(seed=0), Timeout(seconds=5)],
+    }
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("layers", sorted(_layer_sets()))
+def test_an_interrupt_raised_after_a_tools_first_await_reaches_every_caller(layers: str) -> None:
+    """Issue 25: sync `execute` used to block forever here; now execute (plain and inside a
+    running loop) and aexecute all raise the KeyboardInterrupt, and the next call works."""
+    from toolsys import Registry
+
+    registry = Registry(layers=_layer_sets()[layers])
+    cleaned_up = []
+
+    @registry.tool
+    async def interrupted() -> str:
+        """Interrupted after its first await, as a Jupyter interrupt lands inside it."""
+        try:
+            await asyncio.sleep(0.001)
+            raise KeyboardInterrupt
+        finally:
+            cleaned_up.append(True)
+
+    @registry.tool
+    def fine() -> str:
+        """Answers."""
+        return "fine"
+
+    with pytest.raises(KeyboardInterrupt):
+        registry.execute("interrupted")
+    assert registry.execute("fine").value == "fine"
+
+    async def cell() -> str:
+        with pytest.raises(KeyboardInterrupt):
+            registry.execute("interrupted")  # sync code in a running loop (a notebook)
+        with pytest.raises(KeyboardInterrupt):
+            await registry.aexecute("interrupted")
+        return (await registry.aexecute("fine")).value
+
+    assert asyncio.run(cell()) == "fine"
+    assert cleaned_up == [True, True, True]
+    loop = _local.private.loop
+    assert all(task is _local.private.host for task in asyncio.all_tasks(loop))
+
+
+@pytest.mark.timeout(60)
+def test_an_interrupt_while_a_call_ignores_cancellation_returns_and_leaves_it_elsewhere() -> None:
+    release = threading.Event()
+    ended = threading.Event()
+
+    async def stubborn() -> None:
+        loop = asyncio.get_running_loop()
+        loop.call_later(0.01, _raise_interrupt)
+        while not release.is_set():
+            try:
+                await asyncio.sleep(0.005)
+            except asyncio.CancelledError:
+                continue
+        ended.set()
+
+    assert run_sync(_answer()) == 42
+    loop = _local.private.loop
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        run_sync(stubborn())
+    assert time.monotonic() - started < 10  # the grace, not forever
+    assert run_sync(_answer()) == 42  # this thread's next call is not held up by it
+    assert not ended.is_set() and not loop.is_closed()
+    release.set()
+    assert ended.wait(10)  # it ran on, on a thread of its own, and ended
+    assert wait_until(loop.is_closed)  # and so did that thread, closing the loop
+
+
+def test_a_forked_child_cannot_silence_this_threads_loop() -> None:
+    """Issue 35's root cause: a child forked from another thread dropped (closed) a copy of
+    this thread's loop, and with `epoll` that unregistered this loop's wake-up pipe in the
+    parent too: the next call that waited for a worker thread slept until its deadline."""
+    import gc
+    import os
+    import warnings
+
+    from toolsys import Registry
+    from toolsys.layers import Timeout
+
+    registry = Registry(layers=[Timeout(seconds=3)])
+
+    @registry.tool
+    def on_a_thread() -> str:
+        """Runs on a worker thread and wakes the caller's loop when done."""
+        time.sleep(0.005)
+        return "woken"
+
+    assert registry.execute("on_a_thread").value == "woken"  # this thread now has a loop
+
+    def fork() -> None:
+        with warnings.catch_warnings():  # Python 3.12+: fork with threads; the child only exits
+            warnings.simplefilter("ignore", DeprecationWarning)
+            pid = os.fork()
+        if pid == 0:  # the child: collect what it copied, as a tool's child would
+            gc.collect()
+            os._exit(0)
+        os.waitpid(pid, 0)
+
+    other = threading.Thread(target=fork)
+    other.start()
+    other.join()
+    started = time.monotonic()
+    assert registry.execute("on_a_thread").value == "woken"
+    assert time.monotonic() - started < 2  # woken by the worker, not by the 3 s deadline
+
+
+def test_a_task_a_call_leaves_running_never_holds_up_the_threads_next_call() -> None:
+    release = threading.Event()
+    ended = threading.Event()
+    kept: list[Any] = []
+
+    async def leaves_a_task() -> int:
+        async def background() -> None:
+            await asyncio.sleep(0.01)
+            release.wait(10)  # blocks whatever loop runs it
+            ended.set()
+
+        kept.append(asyncio.get_running_loop().create_task(background()))
+        await asyncio.sleep(0.001)
+        return 1
+
+    async def waits() -> int:
+        await asyncio.sleep(0.05)
+        return 2
+
+    first_loop = _local.private.loop if getattr(_local, "private", None) else None
+    assert run_sync(leaves_a_task()) == 1
+    started = time.monotonic()
+    assert run_sync(waits()) == 2
+    assert time.monotonic() - started < 5  # not blocked by the task left behind
+    assert _local.private.loop is not first_loop
+    release.set()
+    assert ended.wait(10)
+    assert wait_until(lambda: kept[0].get_loop().is_closed())
+
+
+def test_tasks_a_call_awaited_leave_nothing_counted_and_the_loop_stays() -> None:
+    """The loop's task factory counts pending tasks, so a call that leaves none is not searched
+    for leftovers; a count that never came back to zero would search (or hand over) every call."""
+    from toolsys import Registry
+    from toolsys.layers import Timeout
+
+    registry = Registry(layers=[Timeout(seconds=5)])
+
+    @registry.tool
+    async def fans_out(n: int) -> int:
+        """Awaits a task group of n tasks."""
+        async with asyncio.TaskGroup() as group:
+            parts = [group.create_task(asyncio.sleep(0, i)) for i in range(n)]
+        return sum(part.result() for part in parts)
+
+    assert registry.execute("fans_out", {"n": 3}).value == 3
+    private = _local.private
+    for n in range(5):
+        assert registry.execute("fans_out", {"n": n}).value == sum(range(n))
+        assert private.tasks.pending == 0
+    assert _local.private is private and not private.loop.is_closed()
+
+
+def test_a_task_made_without_the_loops_factory_is_still_handed_over() -> None:
+    """`asyncio.Task(...)` called directly is not counted: the thorough look every
+    `_SWEEP_EVERY` calls finds it, and the loop moves on with it to a thread of its own."""
+    from toolsys import _sync
+
+    async def waits() -> int:
+        await asyncio.sleep(0)
+        return 2
+
+    stop: list[asyncio.Event] = []
+
+    async def leaves_an_uncounted_task() -> int:
+        stop.append(asyncio.Event())
+        loop = asyncio.get_running_loop()
+        kept.append(asyncio.Task(stop[0].wait(), loop=loop))  # not through loop.create_task
+        await asyncio.sleep(0)
+        return 1
+
+    kept: list[asyncio.Task[Any]] = []
+    assert run_sync(leaves_an_uncounted_task()) == 1
+    loop = kept[0].get_loop()
+
+    def loop_now() -> Any:
+        private = getattr(_local, "private", None)  # None: handed over, a new one comes next
+        return None if private is None else private.loop
+
+    for _ in range(_sync._SWEEP_EVERY + 1):
+        assert run_sync(waits()) == 2
+        if loop_now() is not loop:
+            break
+    assert loop_now() is not loop  # handed over
+    assert not kept[0].done()
+    loop.call_soon_threadsafe(stop[0].set)
+    assert wait_until(loop.is_closed)  # it ended on its own thread, which closed the loop
+    assert kept[0].done()
+
+
+def test_a_worker_survives_a_job_whose_notification_fails() -> None:
+    """A failed notification used to kill a worker after it was listed idle: the next job
+    handed to it never ran."""
+    from toolsys import _workers
+
+    def job_with_failing_notification() -> Any:
+        return lambda: 1 / 0
+
+    ran = threading.Event()
+
+    def good_job() -> Any:
+        ran.set()
+        return lambda: None
+
+    _workers.submit(job_with_failing_notification)
+    time.sleep(0.05)
+    _workers.submit(good_job)
+    assert ran.wait(5)
+
+
+def test_asyncio_to_thread_runs_on_toolsys_workers_that_end_when_idle() -> None:
+    from toolsys import _workers
+
+    async def asks_a_thread() -> str:
+        return await asyncio.to_thread(lambda: threading.current_thread().name)
+
+    assert run_sync(asks_a_thread()) == "toolsys-tool"
+    assert not [t for t in threading.enumerate() if t.name.startswith("asyncio")]
+    assert _workers.stop_idle() >= 1
+
+
+def wait_until(condition: Any, seconds: float = 10.0) -> bool:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if condition():
+            return True
+        time.sleep(0.01)
+    return bool(condition())

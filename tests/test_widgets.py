@@ -533,3 +533,54 @@ def test_a_new_run_fed_to_a_trace_view_replaces_the_one_that_ended() -> None:
         view(event)
     assert len(view.events) == len(first.events)
     assert view.summary_text() == TraceView(first).summary_text()
+
+
+def test_a_trace_view_not_yet_fed_says_it_is_waiting_not_running() -> None:
+    assert TraceView().summary_text().startswith("TraceView · waiting · 0 steps")
+
+
+def test_a_displayed_trace_view_updates_its_saved_output_when_the_run_ends(monkeypatch) -> None:
+    import IPython
+    import IPython.display
+
+    shown: list[tuple[str, str, str]] = []
+    monkeypatch.setattr(IPython, "get_ipython", lambda: object())
+    for name in ("display", "update_display"):
+
+        def record(bundle: dict, *, raw: bool, display_id: str, name: str = name) -> None:
+            assert raw
+            shown.append((name, display_id, bundle["text/plain"].splitlines()[0]))
+
+        monkeypatch.setattr(IPython.display, name, record)
+    view = TraceView()
+    view._ipython_display_()
+    script = ScriptedModel([calls(("get_weather", {"city": "Paris"})), text("Mild.")])
+    run_agent(script.client(), make_registry(), "Weather in Paris?", on_event=view)
+    (first, *updates) = shown
+    assert first[0] == "display" and first[2].startswith("TraceView · waiting")
+    assert updates and {u[:2] for u in updates} == {("update_display", first[1])}
+    assert updates[-1][2].startswith("TraceView · completed · 2 steps · 1 tool call")
+
+
+def test_a_saved_notebook_shows_the_finished_run_under_the_cell_that_displayed_the_view(
+    tmp_path,
+) -> None:
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    from toolsys.grading import execute
+
+    notebook = new_notebook(cells=[
+        new_code_cell("from toolsys.widgets import TraceView\nview = TraceView()\nview"),
+        new_code_cell(
+            "from toolsys.loop import run_agent\nfrom toolsys.models import ScriptedModel, calls,"
+            " text\nfrom toolsys.tools import registry\n"
+            "script = ScriptedModel([calls(('calculator', {'expression': '17 * 38'})),"
+            " text('646')])\nrun_agent(script.client(), registry, '17 * 38?', on_event=view)"
+        ),
+    ])  # fmt: skip
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3"}
+    done = execute(notebook, tmp_path, timeout=120)
+    (saved,) = done.cells[0].outputs
+    assert saved["data"]["text/plain"].startswith("TraceView · completed · 2 steps · 1 tool call")
+    assert nbformat.validate(done) is None

@@ -16,39 +16,91 @@ call runs in its own copy of the caller's context variables, as a task would.
 
 Inside a running loop (a notebook) the caller's loop is blocked while this runs, as it is for any
 blocking call; use `await registry.aexecute(...)` to run async tools on the notebook's own loop.
+
+The loop outlives the calls, so nothing a call leaves on it may reach a later call:
+
+- A forked child (`isolate="process"`, multiprocessing) inherits every thread's loop. It waits
+  with `poll`, whose registrations live in one process: an `epoll` instance is a kernel object
+  shared with every child, and a child that closed its copy of an inherited loop unregistered
+  the parent's wake-up pipe, so the parent's loop slept through every later wake-up
+  (`call_soon_threadsafe`) and the next call that waited for a thread never returned. A child
+  also never runs, closes or collects an inherited loop (`os.register_at_fork`): each thread
+  there starts with a new one.
+- Tasks a call leaves running (an async tool that ignored a Timeout's cancellation, a task
+  started and not awaited) would otherwise run only inside this thread's later calls and could
+  hold them up: the loop is handed, with them, to a thread of its own that runs it until they
+  end, and this thread's next call starts on a new loop. The loop's task factory counts them,
+  so a call that left none pays no search for them.
+- The thread's running loop (what `get_running_loop()` returns) is the private one only while
+  a first step runs, and is set back to the caller's in a `finally` that encloses the setting:
+  an interrupt at any instant (Ctrl+C, pytest-timeout's SIGALRM) leaves the thread as it found
+  it, so a later `asyncio.run` in that thread still starts.
+- Cancelled timers (a deadline that was not needed) stay on a loop until it runs: after every
+  `_SWEEP_EVERY` calls that finished at once, the loop runs once.
+- `asyncio.to_thread` runs on toolsys's worker threads (`toolsys._workers`), which end when idle,
+  not on a pool per loop whose threads never end and which hung calls could fill up.
+- The loop is closed, its host task finished, when its thread ends or the interpreter exits.
+
+Private asyncio functions this needs (no public API runs one step of a coroutine as a given task,
+or makes a loop the running one without running it); each is exported by `asyncio` on Python
+3.11-3.13, and tests/test_sync.py::test_the_private_asyncio_functions_behave_as_relied_on pins
+what is relied on:
+
+    asyncio.events._get_running_loop()      the running loop of this thread, or None
+    asyncio.events._set_running_loop(loop)  what get_running_loop() returns, until set again
+    asyncio.tasks._enter_task(loop, task)   what current_task() returns during one step, and
+    asyncio.tasks._leave_task(loop, task)   back: for "third-party task implementations" under
+                                            "Task lifetime support" in the asyncio docs
+                                            (library/asyncio-extending.html, 3.12+)
 """
 
 from __future__ import annotations
 
 import asyncio
+import atexit
+import concurrent.futures
 import contextlib
 import contextvars
+import functools
+import os
+import selectors
+import sys
 import threading
 import types
-from asyncio import events
+import weakref
 from asyncio.events import _get_running_loop, _set_running_loop
 from asyncio.tasks import _enter_task, _leave_task  # what a task does around each of its steps
+from asyncio.tasks import current_task as _current_task
 from collections.abc import Awaitable, Callable, Coroutine, Generator
 from typing import Any, TypeVar
 
+from toolsys import _workers
+
 T = TypeVar("T")
 _SWEEP_EVERY = 256
+_STOP_GRACE = 1.0  # seconds an interrupted call has to end before it is left to end elsewhere
 _WAITING: Any = object()
-_Job = tuple[contextvars.Context, Coroutine[Any, Any, Any], Any, "asyncio.Future[Any]"]
+_Job = tuple[contextvars.Context, Coroutine[Any, Any, Any], Any, "asyncio.Future[Any]"] | None
 
 
 class _Private:
     """One thread's loop and host task; the loop is closed when the thread's data is dropped."""
 
     def __init__(self) -> None:
-        self.loop = asyncio.SelectorEventLoop()
+        self.pid = os.getpid()
+        self.loop = asyncio.SelectorEventLoop(_selector())
+        self.loop.set_default_executor(_pool())
+        self.tasks = _Counted()
+        self.loop.set_task_factory(self.tasks)
         self.jobs: asyncio.Queue[_Job] = asyncio.Queue()
-        self.host = _host(self.loop, self.jobs)
+        self.host = self.loop.create_task(_serve(self.jobs), name="toolsys-host")
         self.until_sweep = _SWEEP_EVERY
+        _everywhere.add(self)
 
     def renew_host(self) -> asyncio.Task[None]:
         """A new host task, for one spent by an interrupt or cancelled by the call it hosted."""
-        self.host = _host(self.loop, self.jobs)
+        _retrieved(self.host)
+        self.host = self.loop.create_task(_serve(self.jobs), name="toolsys-host")
         return self.host
 
     def finish(
@@ -67,54 +119,243 @@ class _Private:
         return self._wait(done, previous)
 
     def _wait(self, done: asyncio.Future[T], previous: Any) -> T:
-        _set_running_loop(None)
         try:
+            _set_running_loop(None)
             return self.loop.run_until_complete(done)
         except BaseException:
             if not done.done():  # an interrupt arrived mid-call: nothing is left pending
-                self.host.cancel()
-                with contextlib.suppress(BaseException):  # the interrupt is the one that matters
-                    self.loop.run_until_complete(self.host)
+                self._stop_host()
             raise
         finally:
             _set_running_loop(previous)
+            self.until_sweep -= 1
+            thorough = not self.until_sweep
+            if thorough:
+                self.until_sweep = _SWEEP_EVERY
+            self._hand_over_leftovers(thorough)
+
+    def _stop_host(self) -> bool:
+        """Cancel the host task and give it `_STOP_GRACE` seconds to end (a second interrupt
+        cuts that short); False if it is still running (its call ignores cancellation).
+
+        A task that ended with KeyboardInterrupt is not run to completion again: asyncio never
+        stops the loop for such a task (it assumes the interrupt already did), so that waits
+        forever.
+        """
+        host = self.host
+        if not host.done():
+            host.cancel()
+            with contextlib.suppress(BaseException):  # the interrupt is the one that matters
+                self.loop.run_until_complete(asyncio.wait({host}, timeout=_STOP_GRACE))
+        _retrieved(host)
+        return host.done()
+
+    def _hand_over_leftovers(self, thorough: bool) -> None:
+        """Tasks still pending after a call (a host task that is still ending among them) move,
+        with the loop, to a thread of their own.
+
+        Looked for only when the loop's task factory counted one (`all_tasks` walks every task
+        of the process: ~10 µs a call), or when `thorough`, every `_SWEEP_EVERY` calls, for a
+        task made without the factory (`asyncio.Task(...)` called directly).
+        """
+        if not (thorough or self.tasks.pending or self.host.cancelling()):
+            return
+        left = asyncio.all_tasks(self.loop)
+        if not self.host.cancelling():
+            left.discard(self.host)  # waiting for the next call: not left behind
+        if left:
+            if getattr(_local, "private", None) is self:
+                _disown()  # this thread's next call starts on a new loop
+            self._run_out_elsewhere()
+
+    def _run_out_elsewhere(self) -> None:
+        thread = threading.Thread(target=self._run_out, name="toolsys-left-running", daemon=True)
+        thread.start()
+
+    def _run_out(self) -> None:
+        """On its own thread: run the loop until its tasks have ended, then close it."""
+        loop = self.loop
+        try:
+            self.host.cancel()
+            self.jobs.put_nowait(None)  # a host whose call swallowed the cancellation stops next
+            while pending := asyncio.all_tasks(loop):
+                done, _ = loop.run_until_complete(asyncio.wait(pending))
+                for task in done:  # abandoned: their outcome has no one left to hear it
+                    if not task.cancelled():
+                        task.exception()
+        finally:
+            loop.close()
 
     def sweep(self, previous: Any) -> None:
         """Calls that finished at once may leave cancelled timers (a deadline that was not
-        needed) on the loop, which drops them only when it runs: let it run once."""
+        needed) or new tasks on the loop, which it handles only when it runs: run it once."""
         self.until_sweep = _SWEEP_EVERY
-        if self.loop._scheduled:  # type: ignore[attr-defined]
-            self._wait(self.loop.create_task(asyncio.sleep(0)), previous)
+        try:
+            _set_running_loop(None)
+            self.loop.call_soon(self.loop.stop)
+            self.loop.run_forever()
+        finally:
+            _set_running_loop(previous)
+            self._hand_over_leftovers(thorough=True)
+
+    def close(self) -> None:
+        """Finish the host task and close the loop (its selector and self-pipe are file
+        descriptors); tasks still running first move to a thread of their own."""
+        if self.loop.is_closed() or self.loop.is_running():
+            return
+        previous = _get_running_loop()
+        try:
+            _set_running_loop(None)  # another loop may run in this thread (a notebook cell)
+            left = asyncio.all_tasks(self.loop)
+            left.discard(self.host)
+            if left or not self._stop_host():
+                self._run_out_elsewhere()
+                return
+            self.loop.close()
+        finally:
+            _set_running_loop(previous)
 
     def __del__(self) -> None:
-        loop = self.loop
-        if loop.is_closed():
-            return
-        if events._get_running_loop() is None:  # (module globals may be gone at exit)
-            self.host.cancel()  # not left pending: the loop's tasks end before it closes
-            with contextlib.suppress(BaseException):
-                loop.run_until_complete(self.host)
-        loop.close()  # its selector and self-pipe are file descriptors
-
-
-def _host(loop: asyncio.AbstractEventLoop, jobs: asyncio.Queue[_Job]) -> asyncio.Task[None]:
-    """A new host task. It may never run (every call finished at once) and be dropped with its
-    thread: that is not the forgotten task asyncio warns about, so it is not reported."""
-    task = loop.create_task(_serve(jobs), name="toolsys-host")
-    task._log_destroy_pending = False  # type: ignore[attr-defined]  # as asyncio.gather does
-    return task
-
-
-@types.coroutine
-def _serve(jobs: asyncio.Queue[_Job]) -> Generator[Any, Any, None]:
-    """The host task: finish each call whose first step had to wait, one after another.
-
-    A generator-based coroutine: one that never started is dropped silently.
-    """
-    while True:
-        context, coroutine, waiting_on, done = yield from jobs.get()
+        """Only for a loop no thread owns (`_Owner` closes a thread's loop at the thread's end)."""
         try:
-            value = yield from _resume(context, coroutine, waiting_on)
+            if self.pid == os.getpid() and not sys.is_finalizing():
+                self.close()
+        except Exception:  # the thread or the interpreter is going away: nothing to report to
+            pass
+
+
+class _Counted:
+    """A loop's task factory that counts its pending tasks other than host tasks: a call that
+    leaves none (the counter is back at zero) needs no look at `asyncio.all_tasks`.
+
+    A task's count drops in its done callback, which the loop runs soon after the task ends:
+    until then it is counted still, which only costs a look.
+    """
+
+    __slots__ = ("pending",)
+
+    def __init__(self) -> None:
+        self.pending = 0
+
+    def __call__(
+        self, loop: asyncio.AbstractEventLoop, coroutine: Any, **options: Any
+    ) -> asyncio.Task[Any]:
+        task = asyncio.Task(coroutine, loop=loop, **options)
+        if getattr(coroutine, "cr_code", None) is not _serve.__code__:
+            self.pending += 1
+            task.add_done_callback(self._ended)
+        return task
+
+    def _ended(self, task: asyncio.Task[Any]) -> None:
+        self.pending -= 1
+
+
+class _Owner:
+    """Closes a thread's loop when the thread ends.
+
+    Only the thread's own data refers to it, so it is dropped, and the loop closed, as the
+    thread ends, on that thread. The loop itself may live on (a traceback kept somewhere can
+    refer to it): left to the cycle collector, it would be closed at an arbitrary moment on an
+    arbitrary thread, after the collector had already forgotten its tasks.
+    """
+
+    __slots__ = ("private",)
+
+    def __init__(self, private: _Private) -> None:
+        self.private: _Private | None = private
+
+    def __del__(self) -> None:
+        private = self.private
+        try:
+            if private is not None and private.pid == os.getpid() and not sys.is_finalizing():
+                private.close()
+        except Exception:  # the thread is going away: nothing to report to
+            pass
+
+
+def _own(private: _Private) -> _Private:
+    """Make `private` this thread's loop (and close the one it had, if any)."""
+    _local.owner = _Owner(private)
+    _local.private = private
+    return private
+
+
+def _disown() -> None:
+    """This thread stops using its loop, without closing it (it was handed on, or inherited)."""
+    owner = getattr(_local, "owner", None)
+    if owner is not None:
+        owner.private = None
+    _local.private = None
+
+
+def _retrieved(task: asyncio.Task[Any]) -> None:
+    """Mark a spent task's exception (an interrupt) as seen: it was raised to the caller."""
+    if task.done() and not task.cancelled():
+        task.exception()
+
+
+def _selector() -> selectors.BaseSelector:
+    """`poll`: nothing of it is shared with a forked child (see the module docstring)."""
+    poll = getattr(selectors, "PollSelector", None)
+    return poll() if poll is not None else selectors.SelectSelector()
+
+
+class _WorkerPool(concurrent.futures.ThreadPoolExecutor):
+    """The loops' default executor (`asyncio.to_thread`): toolsys's worker threads.
+
+    A ThreadPoolExecutor in name only (`set_default_executor` takes nothing else): it starts no
+    thread of its own, and a job goes to an idle worker or a new one, so a hung job never makes
+    a later one wait, and idle workers end (see `toolsys._workers`).
+    """
+
+    def __init__(self) -> None:
+        super().__init__(max_workers=1, thread_name_prefix="toolsys-unused")
+
+    def submit(
+        self, fn: Callable[..., T], /, *args: Any, **kwargs: Any
+    ) -> concurrent.futures.Future[T]:
+        future: concurrent.futures.Future[T] = concurrent.futures.Future()
+
+        def job() -> Callable[[], None]:
+            if not future.set_running_or_notify_cancel():
+                return _nothing
+            try:
+                value = fn(*args, **kwargs)
+            except BaseException as exc:
+                return functools.partial(future.set_exception, exc)
+            return functools.partial(future.set_result, value)
+
+        _workers.submit(job)
+        return future
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        """Nothing to shut down: the workers are shared and end once idle."""
+
+
+def _nothing() -> None:
+    pass
+
+
+_shared_pool: list[_WorkerPool] = []
+
+
+def _pool() -> _WorkerPool:
+    if not _shared_pool:
+        _shared_pool.append(_WorkerPool())
+    return _shared_pool[0]
+
+
+async def _serve(jobs: asyncio.Queue[_Job]) -> None:
+    """The host task: finish each call whose first step had to wait, one after another, until
+    it is cancelled or its loop is retired.
+
+    A native coroutine (Python 3.12+ runs no other kind as a task); one that never started is
+    cancelled before it is dropped, so it is never reported as "never awaited".
+    """
+    while (job := await jobs.get()) is not None:  # None: the loop is retired
+        context, coroutine, waiting_on, done = job
+        try:
+            value = await _resume(context, coroutine, waiting_on)
         except asyncio.CancelledError:
             done.cancel()
             task = asyncio.current_task()
@@ -163,6 +404,39 @@ def _resume(
 
 
 _local = threading.local()
+_everywhere: weakref.WeakSet[_Private] = weakref.WeakSet()
+_held: list[_Private] = []  # every thread's loop, while a fork copies this process
+_inherited: list[_Private] = []  # in a forked child: the parent's loops, never dropped here
+
+
+def _before_fork() -> None:
+    _held[:] = list(_everywhere)
+
+
+def _after_fork_in_parent() -> None:
+    _held.clear()
+
+
+def _after_fork_in_child() -> None:
+    """A loop copied from the parent is the parent's: dropping it would close or run it here."""
+    _inherited.extend(_held)
+    _held.clear()
+    _disown()
+
+
+def _at_exit() -> None:
+    state = getattr(_local, "private", None)
+    if state is not None and state.pid == os.getpid():
+        state.close()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(
+        before=_before_fork,
+        after_in_parent=_after_fork_in_parent,
+        after_in_child=_after_fork_in_child,
+    )
+atexit.register(_at_exit)
 
 
 def run_sync(awaitable: Awaitable[T]) -> T:
@@ -175,7 +449,7 @@ def run_sync(awaitable: Awaitable[T]) -> T:
     coroutine = awaitable if type(awaitable) is types.CoroutineType else _awaiting(awaitable)
     state: _Private | None = getattr(_local, "private", None)
     if state is None or state.loop.is_closed():
-        state = _local.private = _Private()
+        state = _own(_Private())
     loop, host = state.loop, state.host
     previous = _get_running_loop()
     if previous is loop:  # called by a call this thread is running: use a fresh loop
@@ -184,14 +458,17 @@ def run_sync(awaitable: Awaitable[T]) -> T:
         host = state.renew_host()
     context = contextvars.copy_context()
     result: Any = _WAITING
-    _set_running_loop(loop)
-    _enter_task(loop, host)
-    try:
-        waiting_on = context.run(coroutine.send, None)
-    except StopIteration as finished:
-        result = finished.value
+    try:  # restores the caller's running loop on every path, after an interrupt at any point
+        _set_running_loop(loop)
+        try:
+            _enter_task(loop, host)
+            waiting_on = context.run(coroutine.send, None)
+        except StopIteration as finished:
+            result = finished.value
+        finally:
+            if _current_task(loop) is host:  # not if an interrupt came before it was entered
+                _leave_task(loop, host)
     finally:
-        _leave_task(loop, host)
         _set_running_loop(previous)
     cancelled = host.cancelling() > 0  # the call cancelled its own task: as any task, it is spent
     if cancelled:

@@ -54,6 +54,9 @@ class Tool:
 
     Read by the policy (`toolsys.governance`): `roles` (who may see and call it; None means
     everyone) and `available` (`available(context) -> bool`, e.g. a feature flag).
+
+    `examples`: inputs the tool declares as typical calls, each valid against its own schema
+    (checked at registration); Anthropic's export sends them as `input_examples`.
     """
 
     name: str
@@ -77,6 +80,7 @@ class Tool:
     injected: Mapping[str, Injection] = field(default_factory=dict, repr=False)
     roles: frozenset[str] | None = None
     available: Callable[[Mapping[str, Any]], Any] | None = field(default=None, repr=False)
+    examples: tuple[Mapping[str, Any], ...] = field(default=(), repr=False)
     validator: SchemaValidator = field(init=False, repr=False)
     accepts_anything: bool = field(init=False, repr=False)
     literals: Callable[[Any], Any] | None = field(init=False, repr=False)

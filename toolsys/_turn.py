@@ -11,10 +11,11 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Coroutine, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from toolsys._reply import Call
+from toolsys._wire import ChatWire, Wire
 from toolsys.errors import ErrorInfo
 from toolsys.execution import ToolExecutor, failure
 from toolsys.failures import cancelled, execution_error
@@ -40,6 +41,7 @@ class Run:
     max_steps: int = 8
     tool_choice: Any = "auto"
     approver: Approver | None = None
+    wire: Wire = field(default_factory=ChatWire)  # the API the loop speaks (toolsys._wire)
 
 
 async def execute(registry: ToolExecutor, name: str, arguments: str, **ids: Any) -> ToolResult:

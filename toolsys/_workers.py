@@ -5,10 +5,16 @@ behind, and a fixed-size pool would then run out of workers, so the next call wo
 the hung one. Here a job goes to an idle worker if there is one, and to a new thread otherwise; a
 worker that stays idle for `IDLE_SECONDS` ends. Starting a thread costs ~100 µs, handing a job to
 an idle one a fraction of that, which is what keeps a deadline layer cheap on every call.
+
+Nothing one job does can stop a later one from running: a job or its notification that raises
+is reported and the worker goes on, and a forked child (which has none of these threads) starts
+with no idle worker, so its jobs never go to a thread that does not exist there.
 """
 
 from __future__ import annotations
 
+import logging
+import os
 import queue
 import threading
 from collections.abc import Callable
@@ -18,8 +24,9 @@ IDLE_SECONDS = 30.0
 Job = Callable[[], Callable[[], None]]
 """Work to do on the thread; it returns what to do once the worker is idle again (notify)."""
 
+_log = logging.getLogger("toolsys")
 _lock = threading.Lock()
-_idle: list[queue.SimpleQueue[Job]] = []  # the inboxes of workers waiting for a job
+_idle: list[queue.SimpleQueue[Job | None]] = []  # the inboxes of workers waiting for a job
 
 
 def submit(job: Job) -> None:
@@ -32,13 +39,23 @@ def submit(job: Job) -> None:
         inbox.put(job)
 
 
-def _work(job: Job) -> None:
-    inbox: queue.SimpleQueue[Job] = queue.SimpleQueue()
-    while True:
-        notify = job()  # a job catches its own exceptions
+def stop_idle() -> int:
+    """End every worker that is idle now (tests, a process about to exit); how many there were."""
+    with _lock:
+        inboxes = list(_idle)
+        _idle.clear()
+    for inbox in inboxes:
+        inbox.put(None)
+    return len(inboxes)
+
+
+def _work(job: Job | None) -> None:
+    inbox: queue.SimpleQueue[Job | None] = queue.SimpleQueue()
+    while job is not None:
+        notify = _run(job)
         with _lock:
             _idle.append(inbox)
-        notify()  # after the worker is idle: a caller that submits at once reuses it
+        _run(notify)  # after the worker is idle: a caller that submits at once reuses it
         try:
             job = inbox.get(timeout=IDLE_SECONDS)
         except queue.Empty:
@@ -47,3 +64,26 @@ def _work(job: Job) -> None:
                     _idle.remove(inbox)
                     return
             job = inbox.get()  # claimed just as it timed out: its job is on the way
+
+
+def _run(step: Callable[[], Callable[[], None] | None]) -> Callable[[], None]:
+    """Run a job (or its notification); what it returns, or nothing to do if it raised."""
+    try:
+        return step() or _nothing
+    except BaseException:  # a worker must survive whatever one job does
+        _log.warning("a toolsys worker job failed", exc_info=True)
+        return _nothing
+
+
+def _nothing() -> None:
+    pass
+
+
+def _after_fork_in_child() -> None:
+    global _lock
+    _lock = threading.Lock()  # another thread may have held it at the fork
+    _idle.clear()  # their threads do not exist here
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)

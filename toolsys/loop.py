@@ -3,7 +3,9 @@
     transcript = run_agent(client, registry, "What is 17 times 38?")
     print(transcript)
 
-The loop knows the registry through two methods only: `export("openai")` (what exists, asked
+The loop speaks chat completions, or with `api="responses"` the Responses API (toolsys/_wire.py
+translates at the edge; the transcript, events and calls are the same on both). It knows the
+registry through two methods only: `export("openai")` (what exists, asked
 before every request) and `aexecute(name, raw_arguments)` (run it; never raises). Each model
 turn's tool calls run concurrently (async tools overlap; sync tools run one after another, see
 `Registry.aexecute`), and exactly one tool message per distinct `tool_call_id` goes back, in the
@@ -42,9 +44,10 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from toolsys._pause import AWAITING, resume_turn, settle
-from toolsys._reply import BadReply, Turn, read_reply
+from toolsys._reply import BadReply, Turn
 from toolsys._sync import run_sync
 from toolsys._turn import Run, run_calls
+from toolsys._wire import wire_for
 from toolsys.execution import ToolExecutor
 from toolsys.governance.approval import Approver
 from toolsys.transcript import (
@@ -94,22 +97,14 @@ def _start_messages(
     return messages
 
 
-async def _create(client: Any, **request: Any) -> Any:
-    """One chat completion from a sync or async client, without blocking the event loop."""
-    create = client.chat.completions.create
-    if inspect.iscoroutinefunction(inspect.unwrap(create)):
-        return await create(**request)
-    return await asyncio.to_thread(create, **request)
-
-
-async def _ask(client: Any, request: dict[str, Any], step: int) -> Turn | ModelErrorEvent:
+async def _ask(run: Run, request: dict[str, Any], step: int) -> Turn | ModelErrorEvent:
     """The model's checked turn, or the event that ends the run: the request or its reply failed."""
     try:
-        response = await _create(client, **request)
+        response = await run.wire.create(run.client, request)
     except Exception as exc:  # any failed request ends the run, reported: HTTP, JSON, encoding
         return ModelErrorEvent(step, type(exc).__name__, _api_message(exc))
     try:
-        return read_reply(response, step)
+        return run.wire.read(response, step)
     except BadReply as exc:
         return ModelErrorEvent(step, "BadReply", str(exc))
 
@@ -136,6 +131,7 @@ async def arun_agent(
     context: Mapping[str, Any] | None = None,
     deadline: float | None = None,
     approver: Approver | None = None,
+    api: str = "chat",
 ) -> Transcript:
     """Run the agent loop with an `openai.OpenAI` or `openai.AsyncOpenAI` client.
 
@@ -153,9 +149,13 @@ async def arun_agent(
     A call that needs a person's approval (see `toolsys.governance`) is put to `approver(pending)`
     (True approves, a string denies with that reason; may be async); without an approver the
     run stops with status "awaiting_approval": continue it with `resume_agent`.
+
+    `api`: "chat" (chat completions) or "responses" (the Responses API, OpenAI's recommended API
+    for tool use; `client.responses`). The transcript, the events and the registry's calls are
+    the same on both (toolsys/_wire.py); a run paused on one can be resumed on the other.
     """
     run = _prepare(client, registry, model, max_steps, on_event, tool_choice, context, deadline)
-    run.approver = approver
+    run.approver, run.wire = approver, wire_for(api)
     run.transcript.messages.extend(_start_messages(messages_or_prompt, system))
     user = next((m for m in reversed(run.transcript.messages) if m["role"] == "user"), None)
     if user is not None:
@@ -248,12 +248,10 @@ async def _drive(run: Run, first: int, started: float) -> Transcript:
         tools = export()  # each step: a deferred session loads tools
         choice = run.tool_choice if step == 1 or run.tool_choice == "none" else "auto"
         emit(ModelRequest(step, len(messages), choice))
-        request: dict[str, Any] = {"model": run.model, "messages": messages}
-        if tools:
-            request.update(tools=tools, tool_choice=choice)
+        request = run.wire.request(run.model, messages, tools, choice)
         try:
             remaining = None if run.ends is None else max(0.0, run.ends - time.monotonic())
-            turn = await asyncio.wait_for(_ask(run.client, request, step), remaining)
+            turn = await asyncio.wait_for(_ask(run, request, step), remaining)
         except TimeoutError:
             transcript.status = "deadline"
             break
@@ -311,6 +309,7 @@ async def aresume_agent(
     on_event: Callable[[Event], Any] | None = None,
     context: Mapping[str, Any] | None = None,
     deadline: float | None = None,
+    api: str = "chat",
 ) -> Transcript:
     """Continue a run that is "awaiting_approval" (also one loaded with `Transcript.from_json`).
 
@@ -319,7 +318,8 @@ async def aresume_agent(
     again (it may need approval again). Ids that are not pending are refused (ValueError);
     calls nobody decided on stay pending. `approved_by` names the person in the audit trail.
     `context` is the caller's again (never read back from the saved transcript); `max_steps`
-    counts from the first step of the whole run. The transcript is continued in place.
+    counts from the first step of the whole run. The transcript is continued in place. `api`
+    is the API to continue on ("chat" or "responses"), whichever the run started on.
     """
     run = _prepare(
         client,
@@ -333,7 +333,7 @@ async def aresume_agent(
         transcript=transcript,
         run_id=str((transcript.paused or {}).get("run_id") or "") or None,
     )
-    run.approver = approver
+    run.approver, run.wire = approver, wire_for(api)
     started = time.perf_counter()
     step, stop = await resume_turn(run, approve, deny or {}, edit or {}, approved_by)
     if stop is not None:
@@ -412,6 +412,7 @@ def run_agent(
     context: Mapping[str, Any] | None = None,
     deadline: float | None = None,
     approver: Approver | None = None,
+    api: str = "chat",
 ) -> Transcript:
     """`arun_agent` for synchronous code; also works in a Jupyter cell (a running event loop).
 
@@ -430,5 +431,6 @@ def run_agent(
             context=context,
             deadline=deadline,
             approver=approver,
+            api=api,
         )
     )

@@ -1,7 +1,8 @@
-"""Two wire shapes for one registry: OpenAI's chat messages and Anthropic's content blocks.
+"""Three wire shapes for one registry: OpenAI's chat messages and Responses items, Anthropic's
+content blocks.
 
 The registry, its tools and its `ToolResult`s do not change with the provider; only the shape
-of the conversation does:
+of the conversation does (the Responses API's own table is in toolsys/models/_responses.py):
 
 | what               | OpenAI chat completions             | Anthropic messages                  |
 |--------------------|-------------------------------------|-------------------------------------|
@@ -16,10 +17,24 @@ of the conversation does:
 | why the turn ended | `finish_reason`                     | `stop_reason`                       |
 
 `to_anthropic` and `from_anthropic` convert a whole conversation each way (a transcript's
-`messages` included); `tool_result_block` renders one `ToolResult`; `run_tool_uses` runs an
-Anthropic assistant turn's `tool_use` blocks through any registry and returns the user message
-that answers them. The model reads the same envelope text (`ToolResult.to_message()`) in
-both shapes. No Anthropic SDK is needed: these are plain dicts, what its API sends and takes.
+`messages` included); `tool_result_block` renders one `ToolResult` (its `content` as text, or as
+text content blocks); `run_tool_uses` runs an Anthropic assistant turn's `tool_use` blocks
+through any registry and returns the user message that answers them. `to_responses` and
+`from_responses` do the same for the Responses API's items (`function_call` /
+`function_call_output`, paired by `call_id`), `function_call_output` renders one result and
+`run_function_calls` answers a response's calls. The model reads the same envelope text
+(`ToolResult.to_message()`) in every shape. No Anthropic SDK is needed: these are plain dicts,
+what its API sends and takes (anthropic-sdk-python 0.121: `types/tool_result_block_param.py`,
+`content: str | list of text, image, search_result, document or tool_reference blocks`,
+`is_error: bool`).
+
+A failure is said in two ways, and each conversion keeps both: a toolsys envelope says
+`"ok": false` in its text; Anthropic's `is_error: true` says it beside the text. OpenAI's tool
+messages have no such flag, so a failed `tool_result` whose text is not an envelope becomes a
+tool message starting `ERROR_PREFIX` ("[tool error] "), and `to_anthropic` reads that prefix back
+as `is_error: true`: the round trip is lossless, and the OpenAI model still reads that it failed.
+Content blocks other than text (an image, a document, a tool reference) have no place in an
+OpenAI tool message: converting one raises ValueError naming it.
 
 Chapter 06 builds this by hand first: notebooks/06_agent_loop.ipynb.
 """
@@ -33,13 +48,23 @@ from typing import Any
 from toolsys.result import ToolResult
 
 __all__ = [
+    "ERROR_PREFIX",
     "STOP_REASONS",
     "anthropic_tool_choice",
     "from_anthropic",
+    "from_responses",
+    "function_call_output",
+    "responses_tool_choice",
+    "run_function_calls",
     "run_tool_uses",
     "to_anthropic",
+    "to_responses",
     "tool_result_block",
 ]
+
+ERROR_PREFIX = "[tool error] "
+"""How an OpenAI tool message says what Anthropic's `is_error: true` says, for a result whose
+text is not a toolsys envelope (which says `"ok": false` itself)."""
 
 STOP_REASONS: dict[str, str] = {
     "stop": "end_turn",
@@ -51,11 +76,14 @@ STOP_REASONS: dict[str, str] = {
 `pause_turn`, which OpenAI reports as "stop")."""
 
 
-def tool_result_block(tool_use_id: str, result: ToolResult) -> dict[str, Any]:
+def tool_result_block(
+    tool_use_id: str, result: ToolResult, *, blocks: bool = False
+) -> dict[str, Any]:
     """`result` as an Anthropic `tool_result` content block answering `tool_use_id`.
 
-    `content` is the same text an OpenAI tool message carries (the redacted JSON envelope);
-    `is_error` says whether the call failed, so the model need not parse the text to know.
+    `content` is the same text an OpenAI tool message carries (the redacted JSON envelope), as
+    a string or, with `blocks=True`, as one text content block; `is_error` says whether the call
+    failed, so the model need not parse the text to know.
     """
     if not isinstance(tool_use_id, str) or not tool_use_id:
         raise ValueError(
@@ -67,10 +95,11 @@ def tool_result_block(tool_use_id: str, result: ToolResult) -> dict[str, Any]:
             f"result is {type(result).__name__}, not a ToolResult; pass what "
             "registry.execute(...) returned."
         )
+    text = result.to_message()
     return {
         "type": "tool_result",
         "tool_use_id": tool_use_id,
-        "content": result.to_message(),
+        "content": [{"type": "text", "text": text}] if blocks else text,
         "is_error": not result.ok,
     }
 
@@ -187,6 +216,13 @@ def _result_block(message: Mapping[str, Any], i: int) -> dict[str, Any]:
     if not isinstance(call_id, str) or not call_id:
         raise ValueError(f"messages[{i}] is a tool message without a tool_call_id.")
     content = _text(message.get("content"), i)
+    if content.startswith(ERROR_PREFIX):
+        return {
+            "type": "tool_result",
+            "tool_use_id": call_id,
+            "content": content.removeprefix(ERROR_PREFIX),
+            "is_error": True,
+        }
     return {
         "type": "tool_result",
         "tool_use_id": call_id,
@@ -224,9 +260,10 @@ def from_anthropic(
     """Anthropic `messages` (and `system`) as OpenAI chat messages; the inverse of `to_anthropic`.
 
     A `tool_use` block's `input` becomes JSON text in `function.arguments`; each `tool_result`
-    block becomes a tool message (OpenAI has no `is_error`: a toolsys envelope already says
-    `"ok": false`, other text is kept as it is); text blocks after the results become a user
-    message after the tool messages.
+    block becomes a tool message, its text blocks joined (OpenAI has no `is_error`: a toolsys
+    envelope already says `"ok": false`, other failed text is prefixed `ERROR_PREFIX`); text
+    blocks after the results become a user message after the tool messages. A non-text block
+    in a result raises ValueError: an OpenAI tool message carries text only.
     """
     out: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
     for i, message in enumerate(messages):
@@ -240,12 +277,11 @@ def from_anthropic(
         texts = []
         for block in blocks:
             if block.get("type") == "tool_result":
+                content = _block_text(block.get("content"), i)
+                if block.get("is_error") is True and not _is_failure(content):
+                    content = ERROR_PREFIX + content
                 out.append(
-                    {
-                        "role": "tool",
-                        "tool_call_id": block.get("tool_use_id"),
-                        "content": _block_text(block.get("content")),
-                    }
+                    {"role": "tool", "tool_call_id": block.get("tool_use_id"), "content": content}
                 )
             elif block.get("type") == "text":
                 texts.append(block.get("text", ""))
@@ -284,9 +320,17 @@ def _blocks(content: Any, i: int) -> list[Mapping[str, Any]]:
     )
 
 
-def _block_text(content: Any) -> str:
+def _block_text(content: Any, i: int) -> str:
     if isinstance(content, list):
-        return "".join(b.get("text", "") for b in content if isinstance(b, Mapping))
+        for block in content:
+            kind = block.get("type") if isinstance(block, Mapping) else type(block).__name__
+            if kind != "text":
+                raise ValueError(
+                    f"messages[{i}] has a tool_result with a {kind!r} block: an OpenAI tool "
+                    "message carries text only. Describe it in a text block, or keep this "
+                    "conversation in Anthropic's shape."
+                )
+        return "".join(b.get("text", "") for b in content)
     return "" if content is None else str(content)
 
 
@@ -308,3 +352,164 @@ def run_tool_uses(registry: Any, content: Iterable[Mapping[str, Any]]) -> dict[s
         for use in uses
     ]
     return {"role": "user", "content": blocks}
+
+
+# --- the Responses API ---------------------------------------------------------------------------
+
+
+def to_responses(messages: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """OpenAI chat `messages` as Responses API input items.
+
+    System, developer and user messages stay messages (the Responses API takes all three roles
+    as input); an assistant's text becomes an assistant message and each of its `tool_calls` a
+    `function_call` item (`call_id` is the chat call's `id`); each tool message becomes a
+    `function_call_output` answering its `tool_call_id`. An assistant message that says
+    nothing and calls nothing is sent as empty text (and read back as `content: None`).
+    """
+    items: list[dict[str, Any]] = []
+    for i, message in enumerate(messages):
+        role = message.get("role") if isinstance(message, Mapping) else None
+        if role in ("system", "developer", "user"):
+            items.append({"role": role, "content": _text(message.get("content"), i)})
+        elif role == "assistant":
+            if message.get("content") or not message.get("tool_calls"):  # nothing said: ""
+                items.append({"role": "assistant", "content": _text(message.get("content"), i)})
+            for j, call in enumerate(message.get("tool_calls") or []):
+                function = call.get("function") if isinstance(call, Mapping) else None
+                if not isinstance(function, Mapping) or not isinstance(function.get("name"), str):
+                    raise ValueError(f"messages[{i}].tool_calls[{j}] has no function name.")
+                arguments = function.get("arguments")
+                items.append(
+                    {
+                        "type": "function_call",
+                        "call_id": call.get("id"),
+                        "name": function["name"],
+                        "arguments": arguments if isinstance(arguments, str) else "{}",
+                    }
+                )
+        elif role == "tool":
+            call_id = message.get("tool_call_id")
+            if not isinstance(call_id, str) or not call_id:
+                raise ValueError(f"messages[{i}] is a tool message without a tool_call_id.")
+            items.append(
+                {
+                    "type": "function_call_output",
+                    "call_id": call_id,
+                    "output": _text(message.get("content"), i),
+                }
+            )
+        else:
+            raise ValueError(
+                f"messages[{i}] has role {role!r}: expected system, developer, user, "
+                "assistant or tool."
+            )
+    return items
+
+
+def from_responses(items: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Responses API items (input, or a response's `output`) as chat messages; the inverse of
+    `to_responses`.
+
+    Consecutive `function_call` items (and an assistant message just before them) become one
+    assistant message with `tool_calls`; each `function_call_output` a tool message. Items have
+    no turn boundary: two assistant messages in a row (which no model sends) would join.
+    """
+    out: list[dict[str, Any]] = []
+    for i, item in enumerate(items):
+        item = item.model_dump() if hasattr(item, "model_dump") else item
+        kind = item.get("type", "message" if "role" in item else None)
+        if kind == "message":
+            text = _parts_text(item.get("content"), i)
+            if item.get("role") == "assistant" and not text:
+                out.append({"role": "assistant", "content": None})  # said nothing
+            else:
+                out.append({"role": item.get("role"), "content": text})
+        elif kind == "function_call":
+            call = {
+                "id": item.get("call_id"),
+                "type": "function",
+                "function": {"name": item.get("name"), "arguments": item.get("arguments")},
+            }
+            last = out[-1] if out else None
+            if last is not None and last["role"] == "assistant":  # the same turn
+                last.setdefault("tool_calls", []).append(call)
+            else:
+                out.append({"role": "assistant", "content": None, "tool_calls": [call]})
+        elif kind == "function_call_output":
+            output = item.get("output")
+            text = output if isinstance(output, str) else _parts_text(output, i)
+            out.append({"role": "tool", "tool_call_id": item.get("call_id"), "content": text})
+        else:
+            raise ValueError(
+                f"items[{i}] is of type {kind!r}: expected message, function_call or "
+                "function_call_output."
+            )
+    return out
+
+
+def _parts_text(content: Any, i: int) -> str:
+    if isinstance(content, list):
+        return "".join(part.get("text", "") for part in content if isinstance(part, Mapping))
+    return _text(content, i)
+
+
+def function_call_output(call_id: str, result: ToolResult) -> dict[str, Any]:
+    """`result` as the Responses API's `function_call_output` item answering `call_id`."""
+    if not isinstance(call_id, str) or not call_id:
+        raise ValueError(
+            f"call_id={call_id!r}: pass the call_id of the function_call this result answers, "
+            "e.g. 'call_0001'."
+        )
+    if not isinstance(result, ToolResult):
+        raise TypeError(
+            f"result is {type(result).__name__}, not a ToolResult; pass what "
+            "registry.execute(...) returned."
+        )
+    return {"type": "function_call_output", "call_id": call_id, "output": result.to_message()}
+
+
+def run_function_calls(registry: Any, output: Iterable[Any]) -> list[dict[str, Any]] | None:
+    """Run each `function_call` item of a response's `output`; their `function_call_output`s.
+
+    `output`: `response.output` (SDK objects or dicts); `registry`: anything with `execute(name,
+    arguments)` (a `Registry`). One output per call, in order, failures included; None when the
+    response called nothing (its text is the final answer).
+    """
+    calls = [
+        item.model_dump() if hasattr(item, "model_dump") else dict(item)
+        for item in output
+        if (item.get("type") if isinstance(item, Mapping) else getattr(item, "type", None))
+        == "function_call"
+    ]
+    if not calls:
+        return None
+    return [
+        function_call_output(c["call_id"], registry.execute(c["name"], c.get("arguments") or "{}"))
+        for c in calls
+    ]
+
+
+def responses_tool_choice(tool_choice: Any = "auto") -> Any:
+    """A chat completions `tool_choice` as the Responses API's (flat: `{"type": "function",
+    "name"}`; `allowed_tools` without its inner object)."""
+    if tool_choice in ("auto", "none", "required"):
+        return tool_choice
+    if isinstance(tool_choice, Mapping) and tool_choice.get("type") == "function":
+        function = tool_choice.get("function")
+        if isinstance(function, Mapping) and isinstance(function.get("name"), str):
+            return {"type": "function", "name": function["name"]}
+    if isinstance(tool_choice, Mapping) and tool_choice.get("type") == "allowed_tools":
+        allowed = tool_choice.get("allowed_tools")
+        if isinstance(allowed, Mapping):
+            return {
+                "type": "allowed_tools",
+                "mode": allowed.get("mode", "auto"),
+                "tools": [
+                    {"type": "function", "name": (t.get("function") or {}).get("name")}
+                    for t in allowed.get("tools") or []
+                ],
+            }
+    raise ValueError(
+        f"tool_choice={tool_choice!r}: expected 'auto', 'required', 'none', "
+        "{'type': 'function', 'function': {'name': ...}} or an allowed_tools choice."
+    )

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import builtins
 import weakref
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, overload
 
 from pydantic import BaseModel
@@ -155,6 +155,7 @@ class Registry:
         isolate: str | Subprocess | None = None,
         roles: Any = None,
         available: Callable[[Mapping[str, Any]], Any] | None = None,
+        examples: Sequence[Mapping[str, Any]] = (),
     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]: ...
 
     def tool(self, fn: Callable[..., Any] | None = None, /, **options: Any) -> Any:

@@ -8,6 +8,9 @@
         else:
             ...                                # the loop's own events (ToolResultEvent, ...)
 
+Both APIs stream: `stream_agent(..., api="responses")` reads the Responses API's typed events
+through the SDK's own stream helper (`_Responses`), and reports the same deltas.
+
 With `stream=True` the chat completions endpoint answers with server-sent events: a
 `chat.completion.chunk` per piece, each holding a `delta` (some text, or a piece of one tool
 call, addressed by its `index`), then a chunk with the `finish_reason`, then one with `usage`
@@ -16,8 +19,9 @@ back into the `chat.completion` they stream, so the loop itself does not change:
 client whose `create` streams, reports each piece, and returns the assembled completion.
 
 `stream_agent` runs `run_agent` in a worker thread and yields, in order, every loop event and
-every delta; its `transcript` is set when the run ends. Closing the stream early (leaving the
-`for` loop) stops the run at its next model request or chunk.
+every delta; its `transcript` is set when the run ends. The run goes on only while the consumer
+asks for the next event, as a generator would: closing the stream early (`close()`, or leaving
+the `for` loop and dropping it) stops the run at its next model request or chunk.
 
 Chapter 06 builds this by hand first: notebooks/06_agent_loop.ipynb.
 """
@@ -178,16 +182,116 @@ class _Completions:
         return assembler.completion()
 
 
+class _Responses:
+    """`client.responses` whose `create` streams through the SDK's own helper
+    (`client.responses.stream`), reports deltas, and returns the final response.
+
+    The events it reads (openai-python 3.57, `lib/streaming/responses/`): `response.output_item
+    .added` (a function call's `call_id` and `name` first), `response.function_call_arguments
+    .delta` (its arguments in pieces), `response.output_text.delta` (the answer's words), and the
+    last one, `response.completed` or `response.incomplete` (cut at max_output_tokens), whose
+    response is the whole.
+    """
+
+    def __init__(self, client: Any, report: Callable[[Delta], None], closed: threading.Event):
+        self._stream = client.responses.stream
+        self._report, self._closed = report, closed
+        self._steps = 0
+        if inspect.iscoroutinefunction(inspect.unwrap(client.responses.create)):
+            self.create = self._acreate  # type: ignore[method-assign]  # async client
+
+    def _start(self) -> tuple[int, dict[int, int]]:
+        if self._closed.is_set():
+            raise StreamClosed("The stream was closed by its consumer; the run stops here.")
+        self._steps += 1
+        return self._steps, {}
+
+    def _take(self, step: int, calls: dict[int, int], event: Any) -> Any:
+        """Report the event's delta; the response when it is the last event, else None."""
+        if self._closed.is_set():
+            raise StreamClosed("The stream was closed by its consumer; the run stops here.")
+        kind = getattr(event, "type", None)
+        if kind == "response.output_text.delta":
+            self._report(TextDelta(step, event.delta))
+        elif kind == "response.output_item.added" and event.item.type == "function_call":
+            calls[event.output_index] = len(calls)
+            item = event.item
+            self._report(
+                ToolCallDelta(step, calls[event.output_index], item.call_id, item.name, "")
+            )
+        elif kind == "response.function_call_arguments.delta" and event.output_index in calls:
+            self._report(ToolCallDelta(step, calls[event.output_index], None, None, event.delta))
+        elif kind in ("response.completed", "response.incomplete", "response.failed"):
+            return event.response
+        return None
+
+    def create(self, **request: Any) -> Any:
+        step, calls = self._start()
+        final = None
+        with self._stream(**request) as stream:
+            for event in stream:
+                final = self._take(step, calls, event) or final
+        return final
+
+    async def _acreate(self, **request: Any) -> Any:
+        step, calls = self._start()
+        final = None
+        async with self._stream(**request) as stream:
+            async for event in stream:
+                final = self._take(step, calls, event) or final
+        for _ in range(3):  # as for chat: let the SDK's inner generator finish on this loop
+            await asyncio.sleep(0)
+        return final
+
+
 class _StreamingClient:
-    """A client the loop can use as any other; its requests stream."""
+    """A client the loop can use as any other, on either API; its requests stream."""
 
     def __init__(self, client: Any, report: Callable[[Delta], None], closed: threading.Event):
         self.chat = type("Chat", (), {})()
         self.chat.completions = _Completions(client, report, closed)
+        if hasattr(client, "responses"):
+            self.responses = _Responses(client, report, closed)
         self.toolsys_model = getattr(client, "toolsys_model", None)
 
 
 _END = object()
+
+
+class _Handoff:
+    """Events from the run's thread to the consumer, one at a time, as a generator hands them.
+
+    The run waits at each event until the consumer has dealt with it and asks for the next one
+    (or closes the stream), so it is never further ahead than what the consumer has seen:
+    closing the stream after an event stops the run at its next piece, however slow the
+    consumer or busy the machine. (A queue the run filled freely let it finish several more
+    steps before a `close()` after the first piece was seen.) The run's thread holds only this
+    object, not the stream, so a stream dropped unfinished is collected, and closes this.
+    """
+
+    def __init__(self) -> None:
+        self.closed = threading.Event()
+        self._items: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._dealt_with = threading.Semaphore(0)
+
+    def put(self, item: Any) -> None:
+        """On the run's thread: hand over one item and wait until the consumer is done with it."""
+        self._items.put(item)
+        if not self.closed.is_set():
+            self._dealt_with.acquire()
+
+    def end(self, transcript: Transcript | None, error: BaseException | None) -> None:
+        self._items.put((_END, transcript, error))
+
+    def take(self, first: bool) -> Any:
+        """On the consumer's thread: the next item (the one before it has been dealt with)."""
+        if not first:
+            self._dealt_with.release()
+        return self._items.get()
+
+    def close(self) -> None:
+        self.closed.set()
+        self._dealt_with.release()  # a run waiting for the consumer goes on, to its next piece
 
 
 class AgentStream(Iterator["Event | Delta"]):
@@ -195,15 +299,17 @@ class AgentStream(Iterator["Event | Delta"]):
 
     def __init__(self, start: Callable[[Callable[[Any], None], threading.Event], Transcript]):
         self.transcript: Transcript | None = None
-        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
-        self._closed = threading.Event()
+        self._handoff = handoff = _Handoff()
         self._done = False
+        self._started = False
 
         def work() -> None:
             try:
-                self._queue.put((_END, start(self._queue.put, self._closed), None))
+                transcript = start(handoff.put, handoff.closed)
             except BaseException as exc:  # handed to the consumer's thread, raised there
-                self._queue.put((_END, None, exc))
+                handoff.end(None, exc)
+            else:
+                handoff.end(transcript, None)
 
         self._thread = threading.Thread(target=work, name="toolsys-stream", daemon=True)
         self._thread.start()
@@ -211,7 +317,8 @@ class AgentStream(Iterator["Event | Delta"]):
     def __next__(self) -> Event | Delta:
         if self._done:
             raise StopIteration
-        item = self._queue.get()
+        item = self._handoff.take(first=not self._started)
+        self._started = True
         if isinstance(item, tuple) and len(item) == 3 and item[0] is _END:
             self._done = True
             _, self.transcript, error = item
@@ -222,10 +329,10 @@ class AgentStream(Iterator["Event | Delta"]):
 
     def close(self) -> None:
         """Stop early: the run ends at its next model request or chunk (a model_error)."""
-        self._closed.set()
+        self._handoff.close()
 
     def __del__(self) -> None:
-        self._closed.set()
+        self._handoff.close()
 
 
 def stream_agent(

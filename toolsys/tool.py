@@ -13,11 +13,13 @@ import json
 import math
 import os
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any, cast
 
 from pydantic import BaseModel, ConfigDict
 
 from toolsys._deferred import PendingModel
+from toolsys._examples import checked_examples
 from toolsys._tool import Tool
 from toolsys.errors import ToolDefinitionError
 from toolsys.injection import Injection, injected_params
@@ -76,6 +78,7 @@ def _build(
     isolate: str | Subprocess | None = None,
     roles: Any = None,
     available: Any = None,
+    examples: Any = (),
 ) -> Tool:
     check_name(name)
     if not callable(fn):
@@ -92,7 +95,7 @@ def _build(
     if not description.strip():
         diagnostics.append("the tool has no description; the model cannot tell when to use it.")
     only_renamed = {k: v for k, v in (aliases or {}).items() if k != v}
-    return Tool(
+    tool = Tool(
         name=name,
         description=description.strip(),
         parameters=parameters,
@@ -112,6 +115,8 @@ def _build(
         **_execution_options(name, timeout, idempotent, isolate),
         **_access_options(name, roles, available),
     )
+    given = examples or parameters.get("examples") or ()
+    return replace(tool, examples=checked_examples(tool, given)) if given else tool
 
 
 def _access_options(name: str, roles: Any, available: Any) -> dict[str, Any]:
@@ -183,14 +188,16 @@ def tool_from_function(
     isolate: str | Subprocess | None = None,
     roles: Any = None,
     available: Callable[[Mapping[str, Any]], Any] | None = None,
+    examples: Sequence[Mapping[str, Any]] = (),
 ) -> Tool:
     """A tool whose schema comes from the function's type hints and docstring, or from `args`.
 
-    `timeout`, `idempotent`, `isolate`, `roles` and `available` are described on `Tool`.
+    `timeout`, `idempotent`, `isolate`, `roles`, `available` and `examples` are described on
+    `Tool`.
     """
     name = getattr(fn, "__name__", "") if name is None else name
     options: dict[str, Any] = {"timeout": timeout, "idempotent": idempotent, "isolate": isolate}
-    options.update(roles=roles, available=available)
+    options.update(roles=roles, available=available, examples=examples)
     if args is not None:
         return _from_model(fn, name, description, category, tags, args, **options)
     built: ArgumentsModel = model_from_function(fn, name, lazy=True)
@@ -282,6 +289,7 @@ def tool_from_spec(
     isolate: str | Subprocess | None = None,
     roles: Any = None,
     available: Callable[[Mapping[str, Any]], Any] | None = None,
+    examples: Sequence[Mapping[str, Any]] = (),
 ) -> Tool:
     """A tool from a declarative spec; the implementation must accept the spec's parameters.
 
@@ -291,7 +299,7 @@ def tool_from_spec(
     that is not a JSON value is the one exception: such an argument is left out of the call.)
     """
     options: dict[str, Any] = {"timeout": timeout, "idempotent": idempotent, "isolate": isolate}
-    options.update(roles=roles, available=available)
+    options.update(roles=roles, available=available, examples=examples)
     if isinstance(spec.parameters, type):
         return _from_model(
             fn, spec.name, spec.description, spec.category, spec.tags, spec.parameters, **options

@@ -6,7 +6,10 @@ asked for" is. A `Case` therefore carries an `effect`: a predicate on what the i
 returned, written by whoever knows what the request meant. A `Variant` is one design of the
 tool set; the same cases run against every variant, so the designs are compared on equal terms.
 Variants may rename tools (`calendar_create_event` for `create_event`): `names` maps a case's
-tool name to the variant's.
+tool name to the variant's. A variant that splits one job into steps (create an event, then
+invite, then set its type) maps the case's tool to all of its step tools: any of them serves the
+case, and the effect is judged on what the last of them returned, so each step returns the whole
+state it changed.
 
 Chapter 05 builds this by hand first: notebooks/05_argument_design.ipynb.
 """
@@ -72,12 +75,13 @@ class Variant:
 
     Give a function when the tools keep state between calls (each episode then starts clean);
     give the registry itself when they do not (faster). `names` maps a case's tool name to this
-    variant's name for it, e.g. {"create_event": "calendar_create_event"}.
+    variant's name for it, e.g. {"create_event": "calendar_create_event"}, or to the names of
+    the step tools that together do its job, e.g. {"create_event": ("create", "invite")}.
     """
 
     name: str
     tools: ToolExecutor | Callable[[], ToolExecutor]
-    names: Mapping[str, str] = field(default_factory=dict)
+    names: Mapping[str, str | tuple[str, ...]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if type(self.name) is not str or not self.name.strip():
@@ -89,7 +93,17 @@ class Variant:
                 f"Variant {self.name!r}: tools={self.tools!r} is neither a Registry nor a "
                 "function that returns one."
             )
-        object.__setattr__(self, "names", MappingProxyType(dict(self.names)))
+        names: dict[str, str | tuple[str, ...]] = {}
+        for case_tool, named in dict(self.names).items():
+            steps = (named,) if isinstance(named, str) else tuple(named)
+            if not steps or not all(type(step) is str and step.strip() for step in steps):
+                raise ValueError(
+                    f"Variant {self.name!r}: names[{case_tool!r}]={named!r} is not a tool name "
+                    "or a tuple of tool names, e.g. 'calendar_create_event' or "
+                    "('create_event', 'invite')."
+                )
+            names[case_tool] = named if isinstance(named, str) else steps
+        object.__setattr__(self, "names", MappingProxyType(names))
 
     def registry(self) -> ToolExecutor:
         """The tools for one episode: the registry, or a fresh one from the function."""
@@ -104,8 +118,13 @@ class Variant:
         return built
 
     def tool_name(self, case_tool: str) -> str:
-        """This variant's name for the tool a case names."""
-        return self.names.get(case_tool, case_tool)
+        """This variant's name for the tool a case names (the first step, for a split job)."""
+        return self.tool_names(case_tool)[0]
+
+    def tool_names(self, case_tool: str) -> tuple[str, ...]:
+        """Every tool of this variant that serves a case naming `case_tool`: one, or its steps."""
+        named = self.names.get(case_tool, case_tool)
+        return (named,) if isinstance(named, str) else named
 
 
 def _is_executor(value: Any) -> bool:

@@ -106,10 +106,11 @@ def run_episode(
     case = cases[index]
     registry = variant.registry()
     offered = {tool["function"]["name"] for tool in registry.export("openai")}
-    intended = variant.tool_name(case.tool)
-    if intended not in offered:
+    intended = variant.tool_names(case.tool)
+    missing = [name for name in intended if name not in offered]
+    if missing:
         raise ValueError(
-            f"Case {index} ({case.label!r}) expects tool {intended!r}, which variant "
+            f"Case {index} ({case.label!r}) expects tool {missing[0]!r}, which variant "
             f"{variant.name!r} does not offer ({', '.join(sorted(offered)) or 'no tools'}); "
             "fix the case's tool or the variant's names."
         )

@@ -10,6 +10,9 @@ or a real endpoint) is scored the same way:
     effect        the case's predicate holds on what the last accepted call returned
     calls         how many tool calls the episode made
 
+A variant that splits the job into steps names several intended tools: a call to any of them is
+a call to "the intended tool", and the effect is judged on the last one accepted.
+
 "Accepted" means the call came back ok: neither validation nor the tool refused it. A misspelled
 tool name is not a wrong choice of tool: a call aims at the tool its name is closest to (the
 registry's "did you mean"), so `get_wether` fails `valid_first`, not `right_tool`.
@@ -19,6 +22,7 @@ Chapter 05 builds this by hand first: notebooks/05_argument_design.ipynb.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -63,25 +67,27 @@ class Episode:
 
 def score(
     transcript: Transcript,
-    intended: str,
+    intended: str | Collection[str],
     offered: set[str],
     effect: Effect | None,
 ) -> dict[str, Any]:
     """The metrics of one transcript (see the module docstring) as keyword arguments of Episode.
 
-    `intended`: the tool's name in this variant; `offered`: every tool name the model was given.
-    An `effect` that raises counts as not achieved, and the exception is kept in `note`.
+    `intended`: the tool's name in this variant, or the names of the steps that do its job;
+    `offered`: every tool name the model was given. An `effect` that raises counts as not
+    achieved, and the exception is kept in `note`.
     """
+    wanted = {intended} if isinstance(intended, str) else set(intended)
     calls = transcript.results
     aimed = {_aimed_at(event.name, offered) for event in calls}
-    accepted = [event for event in calls if event.name == intended and event.result.ok]
+    accepted = [event for event in calls if event.name in wanted and event.result.ok]
     first_error = next((_code(event.result) for event in calls if not event.result.ok), "")
     achieved, note = bool(accepted), ""
     if accepted and effect is not None:
         achieved, note = _judge(effect, accepted[-1].result.value)
     return {
-        "right_tool": intended in aimed and not (aimed & offered) - {intended},
-        "valid_first": bool(calls) and calls[0].name == intended and calls[0].result.ok,
+        "right_tool": bool(aimed & wanted) and not (aimed & offered) - wanted,
+        "valid_first": bool(calls) and calls[0].name in wanted and calls[0].result.ok,
         "valid_final": bool(accepted),
         "effect": achieved,
         "calls": len(calls),

@@ -70,6 +70,20 @@ def timeout(tool: Tool, seconds: float, runner: str, still_running: bool) -> Err
     )
 
 
+def overloaded(tool: Tool, abandoned: int, limit: int) -> ErrorInfo:
+    """Too many earlier calls are still hung past their deadlines: this one was not started."""
+    return ErrorInfo(
+        ErrorCode.OVERLOADED,
+        f"Tool {tool.name!r} was not run: {abandoned} earlier calls of sync tools are still "
+        f"running past their deadlines (the limit is {limit}), so no thread is started for "
+        "another one.",
+        "Nothing happened, so this call is safe to repeat later. For now, answer without it or "
+        f"tell the user that {tool.name} is stuck.",
+        retryable=True,
+        details={"abandoned_threads": abandoned, "limit": limit, "side_effects": "none"},
+    )
+
+
 def retries_spent(error: ErrorInfo, attempts: int) -> ErrorInfo:
     """The last attempt failed too: the same error, saying how often it was tried."""
     tried = f"It was tried {attempts} times here, with pauses in between; every attempt failed."

@@ -6,11 +6,16 @@ How a call can be stopped depends on what runs it, and the result never pretends
                          running as an abandoned task (details.still_running)
     sync tool            runs on its own worker thread (`Call.offload`); at the deadline the
                          thread is abandoned, still running: meta["abandoned_thread"] is True and
-                         `abandoned_threads()` counts it until it ends
+                         `abandoned_threads()` counts it until it ends. Past
+                         `max_abandoned_threads` (in the whole process) a new call is not run:
+                         it comes back as OVERLOADED, so hung calls cannot pile up threads
     cooperative tool     a sync tool named in `Timeout(cooperative=...)` stops itself once
                          `deadline()` has passed (a SQLite progress handler, a loop that checks):
                          it runs inline on the caller's thread, with no thread hop per call
     isolate="process"    its whole process group is killed (see `toolsys.isolate`)
+
+A KeyboardInterrupt (or SystemExit) raised by the tool reaches the caller as it would without
+the layer, also from an async tool running in its own task.
 
 Every TIMEOUT says `details.side_effects: "unknown"`: the call may have done part or all of its
 work. It is retryable only for idempotent tools, where a repeat cannot double a side effect.
@@ -29,10 +34,11 @@ import dataclasses
 import functools
 import logging
 import math
+import os
 import threading
 import time
 import weakref
-from collections.abc import Callable, Collection
+from collections.abc import Awaitable, Callable, Collection
 from typing import Any, Protocol
 
 from toolsys import failures
@@ -65,7 +71,7 @@ _abandoned = 0
 _DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar(
     "toolsys_deadline", default=None
 )
-_tasks: set[asyncio.Task[ToolResult]] = set()  # abandoned tasks, kept alive until they end
+_tasks: set[asyncio.Task[Any]] = set()  # abandoned tasks, kept alive until they end
 _tickets: contextvars.ContextVar[tuple[_Ticket, ...]] = contextvars.ContextVar(
     "toolsys_timeout_tickets", default=()
 )
@@ -82,6 +88,10 @@ def abandoned_threads() -> int:
     return _abandoned
 
 
+MAX_ABANDONED_THREADS = 32
+"""`Timeout`'s default `max_abandoned_threads`."""
+
+
 class Timeout:
     """A deadline for every call: `Timeout(seconds=10)`; a tool's `timeout=` overrides it.
 
@@ -91,6 +101,9 @@ class Timeout:
     inline, saving the hop to a worker thread (~100 µs), and a failure they return after the
     deadline is reported as TIMEOUT. Name only tools that really check: one that does not can
     overrun its deadline, since nothing else can stop a sync call on the caller's thread.
+    `max_abandoned_threads`: while this many threads left behind at a deadline (by any Timeout
+    in the process, `abandoned_threads()`) are still running, a sync tool's call is not run and
+    comes back as OVERLOADED (nothing happened, safe to repeat later).
     """
 
     stage = "validated"
@@ -102,6 +115,7 @@ class Timeout:
         *,
         cancel_grace: float = 0.02,
         cooperative: Collection[str] = (),
+        max_abandoned_threads: int = MAX_ABANDONED_THREADS,
     ) -> None:
         for label, value in (("seconds", seconds), ("cancel_grace", cancel_grace)):
             if type(value) not in (int, float) or not math.isfinite(value) or value < 0:
@@ -116,8 +130,14 @@ class Timeout:
                 f"Timeout(cooperative={cooperative!r}): give the names of tools, "
                 "e.g. cooperative={'get_order'}."
             )
+        if type(max_abandoned_threads) is not int or max_abandoned_threads < 1:
+            raise ValueError(
+                f"Timeout(max_abandoned_threads={max_abandoned_threads!r}): give a whole number "
+                f">= 1, e.g. {MAX_ABANDONED_THREADS}."
+            )
         self.seconds, self.cancel_grace = float(seconds), float(cancel_grace)
         self.cooperative = frozenset(cooperative)
+        self.max_abandoned_threads = max_abandoned_threads
 
     def __repr__(self) -> str:
         return f"Timeout(seconds={self.seconds:g})"
@@ -132,6 +152,8 @@ class Timeout:
             return await _cancellable(tool, call, call_next, seconds, self.cancel_grace)
         if tool.name in self.cooperative:
             return await _cooperative(tool, call, call_next, seconds)
+        if _abandoned >= self.max_abandoned_threads:
+            return failure(_messages.overloaded, tool, _abandoned, self.max_abandoned_threads)
         return await _abandonable(tool, call, call_next, seconds)
 
 
@@ -172,11 +194,11 @@ async def _cancellable(
     tool: Tool, call: Call, call_next: Next, seconds: float, grace: float
 ) -> ToolResult:
     """An async tool, in its own task: even one that ignores cancellation cannot hold us."""
-    task = asyncio.ensure_future(call_next(call))
+    task = asyncio.ensure_future(_carrying_interrupts(call_next(call)))
     try:
         done, _ = await asyncio.wait({task}, timeout=seconds)
         if done:
-            return task.result()
+            return _unwrapped(task.result())
         task.cancel()
         done, _ = await asyncio.wait({task}, timeout=grace)
     except asyncio.CancelledError:  # the caller stopped waiting: stop the tool, do not wait
@@ -185,13 +207,39 @@ async def _cancellable(
         _leave_behind(task, lambda: failure(failures.cancelled, tool.name, reason))
         raise
     if done and not task.cancelled():
-        return task.result()  # it finished after all, just in time
+        return _unwrapped(task.result())  # it finished after all, just in time
     if not done:
         _leave_behind(task, lambda: _timed_out(tool, seconds, "task", still_running=False))
     return _timed_out(tool, seconds, "task", still_running=not done)
 
 
-def _leave_behind(task: asyncio.Task[ToolResult], stopped: Callable[[], ToolResult]) -> None:
+class _Interrupted:
+    """A KeyboardInterrupt or SystemExit, carried out of the tool's task as its result.
+
+    Raised in a task, either would leave the event loop itself instead of reaching the caller
+    who awaits the call; carried out, it is raised again in the caller's own task.
+    """
+
+    __slots__ = ("exception",)
+
+    def __init__(self, exception: BaseException) -> None:
+        self.exception = exception
+
+
+async def _carrying_interrupts(awaitable: Awaitable[ToolResult]) -> Any:
+    try:
+        return await awaitable
+    except (KeyboardInterrupt, SystemExit) as exc:
+        return _Interrupted(exc)
+
+
+def _unwrapped(result: Any) -> ToolResult:
+    if type(result) is _Interrupted:
+        raise result.exception
+    return result
+
+
+def _leave_behind(task: asyncio.Task[Any], stopped: Callable[[], ToolResult]) -> None:
     """Keep an abandoned task alive until it ends; tell the listener how it ended.
 
     `stopped` builds the outcome to report if the task ends cancelled or raising.
@@ -201,12 +249,14 @@ def _leave_behind(task: asyncio.Task[ToolResult], stopped: Callable[[], ToolResu
     if listener is not None:
         _tell(listener.left_running)
 
-    def ended(task: asyncio.Task[ToolResult]) -> None:
+    def ended(task: asyncio.Task[Any]) -> None:
         _tasks.discard(task)
+        ended_well = not task.cancelled() and task.exception() is None  # (retrieved either way)
         if listener is None:
             return
-        ended_well = not task.cancelled() and task.exception() is None
-        _tell(listener.ended, task.result() if ended_well else stopped())
+        value = task.result() if ended_well else None
+        ok = ended_well and type(value) is not _Interrupted
+        _tell(listener.ended, value if ok else stopped())
 
     task.add_done_callback(ended)
 
@@ -350,3 +400,15 @@ def _tell(method: Callable[..., None], *args: Any) -> None:
         method(*args)
     except Exception:  # a listener's failure must not break the thread it runs on
         _log.warning("a listener of a timed-out call failed", exc_info=True)
+
+
+def _after_fork_in_child() -> None:
+    """A forked child has none of the parent's threads: none of them is abandoned there, and a
+    lock one of them held at the fork would never be released."""
+    global _lock, _abandoned
+    _lock = threading.Lock()
+    _abandoned = 0
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)

@@ -2,13 +2,24 @@
 
 MCP describes what a tool does with four hints (readOnlyHint, destructiveHint, idempotentHint,
 openWorldHint); toolsys with a `Category` and `Tool.idempotent`. Serving, we tell the truth we
-know; importing, we believe a server's hints only when we trust it, because the spec says they
-are hints and that a client must never base a decision on them when the server is untrusted.
+know, and leave out what we do not; importing, we believe a server's hints only when we trust it,
+because the spec says they are hints and that a client must never base a decision on them when
+the server is untrusted (mcp 2.3 `ToolAnnotations`; spec revision 2026-07-28, server/tools).
 
     category   readOnlyHint  destructiveHint         idempotentHint   openWorldHint
-    READ       true          false                   true             false
+    READ       true          false                   true             (left out)
     WRITE      false         "destructive" in tags   tool.idempotent  false
     EXECUTE    false         true                    tool.idempotent  true
+
+`openWorldHint` says whether a tool "may interact with an open world of external entities"; the
+spec's own examples are a web search (open) and a memory tool (closed). A category does not say
+which a READ tool is: the weather from a public API is open, a lookup in the tool's own table is
+closed. So a READ tool carries the hint only when it declares it, with the tag "open-world" or
+"closed-world", and otherwise leaves it out (a client then reads the spec's default, true: the
+cautious reading). For WRITE and EXECUTE the hint is what tells an importing toolsys the two
+apart (below): EXECUTE runs things whose effects reach outside, WRITE changes what its own system
+holds. A WRITE tool that reaches outside (sends mail, posts to another service) should be tagged
+"open-world"; it is then served with openWorldHint true and imported back as EXECUTE.
 
 Importing from a trusted server reads the table backwards, with the spec's defaults for a hint
 that is missing (readOnly false, destructive true, idempotent false, openWorld true), so a tool
@@ -29,7 +40,19 @@ from typing import Any, Literal
 from toolsys.spec import Category
 from toolsys.tool import Tool
 
-__all__ = ["HINTS", "SPEC_DEFAULTS", "Imported", "Trust", "annotations_for", "category_for"]
+__all__ = [
+    "CLOSED_WORLD",
+    "HINTS",
+    "OPEN_WORLD",
+    "SPEC_DEFAULTS",
+    "Imported",
+    "Trust",
+    "annotations_for",
+    "category_for",
+]
+
+OPEN_WORLD, CLOSED_WORLD = "open-world", "closed-world"
+"""Tags by which a tool says whether it reaches outside its own system (`openWorldHint`)."""
 
 Trust = Literal["trusted", "untrusted"]
 TRUST_LEVELS: tuple[str, ...] = ("trusted", "untrusted")
@@ -45,20 +68,18 @@ SPEC_DEFAULTS: Mapping[str, bool] = {
 
 
 def annotations_for(tool: Tool) -> dict[str, bool]:
-    """The four hints a served tool carries, from its category (see the table above)."""
+    """The hints a served tool carries, from its category and tags (see the table above); a
+    hint nothing tells us is left out."""
+    declared = True if OPEN_WORLD in tool.tags else False if CLOSED_WORLD in tool.tags else None
     if tool.category == Category.READ:
-        return {
-            "readOnlyHint": True,
-            "destructiveHint": False,
-            "idempotentHint": True,
-            "openWorldHint": False,
-        }
+        hints = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True}
+        return hints if declared is None else {**hints, "openWorldHint": declared}
     execute = tool.category == Category.EXECUTE
     return {
         "readOnlyHint": False,
         "destructiveHint": execute or "destructive" in tool.tags,
         "idempotentHint": bool(tool.idempotent),
-        "openWorldHint": execute,
+        "openWorldHint": execute or declared is True,
     }
 
 

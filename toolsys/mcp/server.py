@@ -15,6 +15,28 @@ registry's own. What a host's model reads:
 
 `serve(registry)` runs it over stdio, which is what `toolsys mcp serve module:registry` does.
 
+Which protocol: the `mcp` SDK we pin (2.3) speaks revision 2026-07-28 and negotiates down to the
+handshake revisions (2024-11-05 ... 2025-11-25) with older peers; `mcp.Client(server)` in process
+and over stdio both settle on 2026-07-28. What changed since 2025-06-18 that a tool author sees
+(docs/specification/2025-11-25/changelog.mdx and 2026-07-28/changelog.mdx of
+modelcontextprotocol/modelcontextprotocol):
+
+- stateless: no `initialize` handshake and no session; every request carries its protocol
+  version and client capabilities in `_meta`, and `server/discover` says what a server speaks. A
+  tool that needs state across calls returns a handle and takes it as an argument.
+- a server asks the client for more (elicitation, sampling, roots) by answering a request with an
+  `InputRequiredResult`, and the client retries it with `inputResponses` (multi round-trip
+  requests), instead of sending requests of its own. toolsys uses it for approval
+  (toolsys/mcp/_approval.py).
+- input-validation errors are tool execution errors (`isError: true`, so the model can correct
+  its call: SEP-1303, 2025-11-25), as toolsys has always sent them; only an unknown tool or a
+  malformed request is a protocol error.
+- `inputSchema` and `outputSchema` may use any JSON Schema 2020-12 keyword (2020-12 is the
+  default dialect since 2025-11-25); `structuredContent` may be any JSON value.
+- `tools/list` SHOULD be in a deterministic order (registration order, here) and its result
+  carries caching hints (`ttlMs`, `cacheScope`); roots, sampling and logging are deprecated;
+  tasks moved to an extension.
+
 Chapter 10 builds this by hand first: notebooks/10_mcp.ipynb.
 """
 
@@ -28,7 +50,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
-from mcp_types import CallToolResult, ContentBlock, TextContent, ToolAnnotations
+from mcp_types import (
+    CallToolResult,
+    ContentBlock,
+    InputRequiredResult,
+    TextContent,
+    ToolAnnotations,
+)
 from mcp_types import Tool as MCPTool
 from pydantic import TypeAdapter
 
@@ -36,6 +64,7 @@ from toolsys._readonly import thaw
 from toolsys._redact import redact_secrets
 from toolsys._sendable import dumps, sendable
 from toolsys.errors import ErrorCode, ErrorInfo
+from toolsys.mcp._approval import approved_call
 from toolsys.mcp.annotations import annotations_for
 from toolsys.registry import Registry
 from toolsys.result import ToolResult
@@ -144,8 +173,15 @@ class _RegistryServer(MCPServer):
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Any = None
-    ) -> CallToolResult:
-        result = await self.registry.aexecute(name, arguments, context=self.context)
+    ) -> CallToolResult | InputRequiredResult:
+        result = await approved_call(
+            lambda **ids: self.registry.aexecute(name, arguments, context=self.context, **ids),
+            name,
+            arguments,
+            context,
+        )
+        if isinstance(result, InputRequiredResult):  # approval asked through the client (MRTR)
+            return result
         tool = self._find(name)
         return call_result(result, self._entry(tool).output if tool is not None else None)
 

@@ -2,8 +2,14 @@
 
 The offline model keeps no memory: everything it decides comes from these, every request. They
 are gathered into a `Conversation`, which knows no wire shape: `from_chat` reads one from a
-chat completions request, and another API's shape needs only its own reader, never a second
-copy of the decision (`OfflineModel.decide`).
+chat completions request, `from_responses` from the items of a Responses API conversation, and
+the decision exists once (`OfflineModel.decide`). `tests/test_models_responses.py` checks that
+the two readers agree on every bundled prompt.
+
+`tool_choice` `{"type": "allowed_tools", ...}` (both APIs) narrows the tools the model may call
+to the listed ones, with mode "auto" or "required"; the others stay in the request (OpenAI
+documents it as a way to keep a long tool list, and the prompt cache, unchanged while
+restricting calls: `openai.types.responses.ToolChoiceAllowed`, openai-python 3.57).
 """
 
 from __future__ import annotations
@@ -45,16 +51,70 @@ def from_chat(request: dict[str, Any]) -> Conversation:
     messages = request["messages"]
     start = max((i for i, m in enumerate(messages) if m["role"] == "user"), default=-1)
     text = content_text(messages[start]["content"]) if start >= 0 else ""
+    functions = [t["function"] for t in request.get("tools") or []]
     choice = request.get("tool_choice") or "auto"
-    if isinstance(choice, dict):
+    if isinstance(choice, dict) and choice.get("type") == "allowed_tools":
+        allowed = choice.get("allowed_tools") or {}
+        names = [(t.get("function") or {}).get("name") for t in allowed.get("tools") or []]
+        functions, choice = _allowed(functions, names, allowed.get("mode", "auto"))
+    elif isinstance(choice, dict):
         choice = {"function": {"name": choice.get("function", {}).get("name")}}
     return Conversation(
         text=text,
-        functions=[t["function"] for t in request.get("tools") or []],
+        functions=functions,
         turns=tool_turns(messages[start + 1 :]),
         tool_choice=choice,
         parallel=request.get("parallel_tool_calls", True),
     )
+
+
+def from_responses(
+    items: list[dict[str, Any]],
+    tools: list[dict[str, Any]],
+    tool_choice: Any = "auto",
+    parallel: bool = True,
+) -> Conversation:
+    """The conversation in Responses API items (the stored history and this request's input).
+
+    `items` are normalised input/output items: messages (`{"type": "message", "role",
+    "content"}`), `function_call` (`call_id`, `name`, `arguments`) and `function_call_output`
+    (`call_id`, `output`); `tools` are flat function tools (`{"type": "function", "name",
+    "description", "parameters"}`); `tool_choice` is the Responses form ("auto", "none",
+    "required", `{"type": "function", "name"}` or `{"type": "allowed_tools", "mode", "tools"}`).
+    """
+    start = max(
+        (i for i, m in enumerate(items) if m.get("type") == "message" and m["role"] == "user"),
+        default=-1,
+    )
+    text = content_text(items[start]["content"]) if start >= 0 else ""
+    functions = [_function(t) for t in tools if t.get("type") == "function"]
+    choice = tool_choice or "auto"
+    if isinstance(choice, dict) and choice.get("type") == "allowed_tools":
+        names = [t.get("name") for t in choice.get("tools") or [] if t.get("type") == "function"]
+        functions, choice = _allowed(functions, names, choice.get("mode", "auto"))
+    elif isinstance(choice, dict):
+        choice = {"function": {"name": choice.get("name")}}
+    return Conversation(
+        text=text,
+        functions=functions,
+        turns=item_turns(items[start + 1 :]),
+        tool_choice=choice,
+        parallel=parallel,
+    )
+
+
+def _function(tool: dict[str, Any]) -> dict[str, Any]:
+    """A flat function tool as the function definition the decision reads."""
+    return {k: tool[k] for k in ("name", "description", "parameters", "strict") if k in tool}
+
+
+def _allowed(
+    functions: list[dict[str, Any]], names: list[Any], mode: Any
+) -> tuple[list[dict[str, Any]], Any]:
+    """The functions an `allowed_tools` choice lets the model call, and "auto" or "required"."""
+    return [
+        f for f in functions if f["name"] in names
+    ], "required" if mode == "required" else "auto"
 
 
 def content_text(content: Any) -> str:
@@ -76,6 +136,30 @@ def tool_turns(messages: list[dict[str, Any]]) -> list[Turn]:
             found.append((calls, {}))
         elif message["role"] == "tool" and found:
             found[-1][1][message["tool_call_id"]] = content_text(message.get("content"))
+    return found
+
+
+def item_turns(items: list[dict[str, Any]]) -> list[Turn]:
+    """(tool calls, {call id: result text}) for each run of `function_call` items.
+
+    A run of calls is one turn, as an assistant message's `tool_calls` are in the chat shape: a
+    call after an output starts the next turn; messages in between do not end one.
+    """
+    found: list[Turn] = []
+    answered = True  # the last turn has outputs: the next call starts a new turn
+    for item in items:
+        kind = item.get("type")
+        if kind == "function_call":
+            if answered or not found:
+                found.append(([], {}))
+                answered = False
+            found[-1][0].append(Call(item["call_id"], item["name"], item["arguments"]))
+        elif kind == "function_call_output":
+            for calls, results in reversed(found):  # the turn that made this call
+                if any(c.id == item["call_id"] for c in calls):
+                    results[item["call_id"]] = content_text(item.get("output"))
+                    break
+            answered = True
     return found
 
 

@@ -213,8 +213,33 @@ def _validate_tool_choice(choice: Any, names: list[str]) -> None:
     fn = choice.get("function") if isinstance(choice, dict) else None
     if isinstance(fn, dict) and choice.get("type") == "function" and fn.get("name") in names:
         return
+    if isinstance(choice, dict) and choice.get("type") == "allowed_tools":
+        _validate_allowed(choice.get("allowed_tools"), names)
+        return
     raise RequestError(
-        f"Invalid 'tool_choice' {json.dumps(choice)}: expected 'auto', 'none', 'required' or "
-        f"{{'type': 'function', 'function': {{'name': ...}}}} naming one of: {', '.join(names)}.",
+        f"Invalid 'tool_choice' {json.dumps(choice)}: expected 'auto', 'none', 'required', "
+        f"{{'type': 'function', 'function': {{'name': ...}}}} naming one of: {', '.join(names)}, "
+        "or {'type': 'allowed_tools', 'allowed_tools': {'mode': ..., 'tools': [...]}}.",
         param="tool_choice",
     )
+
+
+def _validate_allowed(allowed: Any, names: list[str]) -> None:
+    """`allowed_tools`: a mode ("auto" or "required") and some of the request's own functions."""
+    listed = allowed.get("tools") if isinstance(allowed, dict) else None
+    if not isinstance(listed, list) or allowed.get("mode") not in ("auto", "required"):
+        raise RequestError(
+            "Invalid 'tool_choice.allowed_tools': give 'mode' ('auto' or 'required') and "
+            "'tools', e.g. [{'type': 'function', 'function': {'name': 'get_weather'}}].",
+            param="tool_choice.allowed_tools",
+        )
+    for i, tool in enumerate(listed):
+        fn = tool.get("function") if isinstance(tool, dict) else None
+        if not (
+            isinstance(fn, dict) and tool.get("type") == "function" and fn.get("name") in names
+        ):
+            raise RequestError(
+                f"Invalid 'tool_choice.allowed_tools.tools[{i}]': {json.dumps(tool)} is not one "
+                f"of the request's tools ({', '.join(names)}).",
+                param=f"tool_choice.allowed_tools.tools[{i}]",
+            )

@@ -5,14 +5,17 @@
 request building, response parsing and error classes, exactly as with a real endpoint. Only the
 other side of the wire is simulated.
 
-This module knows the chat completions protocol (the subset toolsys uses) and nothing about how
-a reply is chosen: that is the backend's job. A backend is any object with
+This module knows the chat completions protocol and routes `POST /responses` (and `GET
+/responses/{id}`) to the Responses API module (`_responses`); it knows nothing about how a reply
+is chosen: that is the backend's job. A backend is any object with
 
     name: str                                   # reported as the response's "model"
     reply(request: dict) -> dict                # -> {"content": str | None, "tool_calls": [...]}
 
 where each tool call is `{"name": str, "arguments": str}` (ids are assigned here) and `reply`
-raises `RequestError` to answer with an OpenAI-style error. Requests the protocol subset does
+raises `RequestError` to answer with an OpenAI-style error. A backend that also has
+`decide(Conversation)` (the offline model) is asked through it by the Responses endpoint, so one
+decision serves both wire shapes. Requests the protocol subset does
 not cover are answered with HTTP 400 and the usual error JSON, so the SDK raises its normal
 `openai.BadRequestError`.
 
@@ -32,15 +35,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Protocol
 
-from toolsys.models import config
+from toolsys.models import _responses, config
+from toolsys.models._limits import approx_tokens as approx_tokens
+from toolsys.models._limits import cut_to
 from toolsys.models._requests import ROLES as ROLES
 from toolsys.models._requests import SUPPORTED_PARAMS as SUPPORTED_PARAMS
 from toolsys.models._requests import RequestError, validate
+from toolsys.models._responses import ResponseStore
 
 if TYPE_CHECKING:
     import httpx2
@@ -57,11 +62,6 @@ class Backend(Protocol):
 
 
 # --- responses -------------------------------------------------------------------------------
-
-
-def approx_tokens(value: Any) -> int:
-    """Approximate token count: one per 4 characters of JSON (an estimate, not a tokenizer)."""
-    return math.ceil(len(json.dumps(value, ensure_ascii=False)) / 4)
 
 
 def _assign_ids(messages: list[dict[str, Any]], calls: list[dict[str, Any]]) -> list[dict]:
@@ -100,7 +100,7 @@ def completion(backend: Backend, request: dict[str, Any]) -> dict[str, Any]:
     finish = "tool_calls" if message.get("tool_calls") else "stop"
     limit = request.get("max_completion_tokens") or request.get("max_tokens")
     if limit is not None and answer > limit:
-        message, answer, finish = _cut_to(message, limit), limit, "length"
+        message, answer, finish = cut_to(message, limit), limit, "length"
     return {
         "id": f"chatcmpl-offline-{digest}",
         "object": "chat.completion",
@@ -121,34 +121,6 @@ def completion(backend: Backend, request: dict[str, Any]) -> dict[str, Any]:
             "total_tokens": prompt + answer,
         },
     }
-
-
-def _cut_to(message: dict[str, Any], limit: int) -> dict[str, Any]:
-    """The message as a model stopped by `max_tokens` leaves it: text and arguments cut short.
-
-    A call cut in the middle of its arguments keeps the cut text: invalid JSON, as a real
-    model's is when it runs out of tokens mid-call ("finish_reason": "length").
-    """
-    room = limit * 4  # the same 4 characters per token as `approx_tokens`
-    content = message.get("content")
-    cut = dict(message)
-    if content is not None:
-        cut["content"], room = content[:room], max(room - len(content), 0)
-    calls = []
-    for call in message.get("tool_calls") or []:
-        function = call["function"]
-        room -= len(function["name"])
-        if room <= 0:
-            break
-        arguments = function["arguments"][:room]
-        room -= len(function["arguments"])
-        calls.append({**call, "function": {**function, "arguments": arguments}})
-    if calls:
-        cut["tool_calls"] = calls
-    else:
-        cut.pop("tool_calls", None)
-        cut["content"] = cut.get("content") or ""
-    return cut
 
 
 def stream_chunks(full: dict[str, Any], include_usage: bool) -> Iterator[dict[str, Any]]:
@@ -195,15 +167,26 @@ def _error_response(error: RequestError) -> httpx2.Response:
     return httpx2.Response(error.status, json=error.to_json())
 
 
-def handle(backend: Backend, request: httpx2.Request) -> httpx2.Response:
-    """Answer one HTTP request from the SDK as the chat completions endpoint would."""
+def handle(
+    backend: Backend, request: httpx2.Request, store: ResponseStore | None = None
+) -> httpx2.Response:
+    """Answer one HTTP request from the SDK as the chat completions or Responses endpoint would.
+
+    `store` holds the Responses API's stored responses (`previous_response_id`); the clients
+    `make_client` builds each keep one. Without it, nothing is remembered between requests.
+    """
     import httpx2
 
+    path = request.url.path
     try:
-        if request.method != "POST" or not request.url.path.endswith("/chat/completions"):
+        if request.method == "GET" and (found := re.search(r"/responses/([^/]+)$", path)):
+            return httpx2.Response(
+                200, json=_responses.retrieve(store or ResponseStore(), found[1])
+            )
+        if request.method != "POST" or not path.endswith(("/chat/completions", "/responses")):
             raise RequestError(
-                f"The offline teaching model only serves POST /chat/completions; got "
-                f"{request.method} {request.url.path}.",
+                "The offline teaching model serves POST /chat/completions, POST /responses and "
+                f"GET /responses/{{id}}; got {request.method} {path}.",
                 status=404,
                 code="unknown_url",
             )
@@ -211,6 +194,15 @@ def handle(backend: Backend, request: httpx2.Request) -> httpx2.Response:
             body = json.loads(request.content or b"null")
         except json.JSONDecodeError as exc:
             raise RequestError(f"The request body is not valid JSON: {exc}.") from exc
+        if path.endswith("/responses"):
+            full = _responses.respond(
+                backend, _responses.validate(body), store if store is not None else ResponseStore()
+            )
+            if not body.get("stream"):
+                return httpx2.Response(200, json=full)
+            return httpx2.Response(
+                200, text=_responses.sse(full), headers={"content-type": "text/event-stream"}
+            )
         full = completion(backend, validate(body))
     except RequestError as error:
         return _error_response(error)
@@ -243,7 +235,8 @@ def _in_process(backend: Backend, sdk_class: Any, http_class: Any) -> Any:
     """`sdk_class` (sync or async SDK client) over `http_class` with a mock transport."""
     import httpx2
 
-    transport = httpx2.MockTransport(lambda request: handle(backend, request))
+    store = ResponseStore()  # this client's stored responses, as an account's are on the server
+    transport = httpx2.MockTransport(lambda request: handle(backend, request, store))
     client = sdk_class(
         api_key="offline",
         base_url=config.OFFLINE_BASE_URL,

@@ -98,6 +98,7 @@ class TraceView(SummaryBox):
     def __init__(self, transcript: Transcript | None = None) -> None:
         self.events: list[Event] = []
         self._lock = threading.RLock()
+        self._display_id: str | None = None  # set when displayed: see _ipython_display_
         self._run = Run()
         self._shown = 0
         # Live time: the run's time so far, and since when it is running (None: it is not).
@@ -155,6 +156,8 @@ class TraceView(SummaryBox):
                 self.show(len(self.events))
             else:
                 self._draw_stats()
+        if ends_run(event):
+            self._update_display()
 
     def load(self, transcript: Transcript | Sequence[Event]) -> None:
         """Replace the view's events with a finished run's and show all of them."""
@@ -170,6 +173,7 @@ class TraceView(SummaryBox):
             self._duration, self._status = duration, status
             self._set_range()
             self.show(len(self.events))
+        self._update_display()
 
     @classmethod
     def replay(cls, source: Transcript | str | os.PathLike[str], *, at: int = 0) -> TraceView:
@@ -198,14 +202,38 @@ class TraceView(SummaryBox):
         Outside IPython nothing is displayed; print the view afterwards.
         """
         from IPython import get_ipython
-        from IPython.display import display
 
-        handle = display(self, display_id=True) if get_ipython() is not None else None
+        if get_ipython() is not None:
+            self._ipython_display_()
         transcript = run_agent(client, registry, prompt, on_event=self, **options)
         self.load(transcript)
-        if handle is not None:
-            handle.update(self)
         return transcript
+
+    # -- the saved output follows the run ------------------------------------------------------
+
+    def _ipython_display_(self) -> None:
+        """Display the view under a display id of its own (IPython calls this to display it).
+
+        The text a page without a live kernel shows (text/plain, text/html) is computed when the
+        view is displayed. An empty view displayed before a run would keep saying "0 steps" in a
+        saved notebook, so when a run fed to it ends, every output showing this view is updated
+        to the finished run (`update_display`, which Jupyter also applies to the saved file).
+        """
+        from IPython.display import display
+
+        if self._display_id is None:
+            self._display_id = f"toolsys-trace-{id(self):x}"
+        display(self._repr_mimebundle_(), raw=True, display_id=self._display_id)
+
+    def _update_display(self) -> None:
+        """Redraw every output of this view with what it shows now (no-op if never displayed)."""
+        if self._display_id is None:
+            return
+        from IPython import get_ipython
+        from IPython.display import update_display
+
+        if get_ipython() is not None:
+            update_display(self._repr_mimebundle_(), raw=True, display_id=self._display_id)
 
     # -- replay --------------------------------------------------------------------------------
 
@@ -270,10 +298,11 @@ class TraceView(SummaryBox):
 
     @property
     def status(self) -> str:
-        """ "running", "completed", "max_steps", "model_error", or "replay" when rewound."""
+        """ "waiting" (no event yet), "running", "completed", "max_steps", "model_error"..., or
+        "replay" when rewound."""
         if self._shown < len(self.events):
             return "replay"
-        return self._status or self._run.ended or "running"
+        return self._status or self._run.ended or ("running" if self.events else "waiting")
 
     def _draw_stats(self) -> None:
         if self._duration is not None:

@@ -1,0 +1,210 @@
+"""Which API the agent loop speaks: chat completions or the Responses API, one `Wire` each.
+
+The loop's own data does not change with the API: the transcript keeps chat-shaped `messages`
+(so a saved run, a replay, a paused run's resume and every widget read one format), the
+registry exports `"openai"` as always, and each reply becomes the same checked `Turn`
+(`toolsys._reply`). A wire only translates at the edge, once per request:
+
+| step              | `ChatWire` (api="chat")           | `ResponsesWire` (api="responses")       |
+|-------------------|-----------------------------------|-----------------------------------------|
+| the request       | `messages`, `tools`, `tool_choice`| `input` items (`protocols.to_responses`),|
+|                   |                                   | flat `tools` with `strict` said, the    |
+|                   |                                   | flat `tool_choice`, `store: false`      |
+| the SDK call      | `client.chat.completions.create`  | `client.responses.create`               |
+| the reply         | `choices[0].message`              | `output`: message and function_call     |
+|                   |                                   | items; `status: "incomplete"` = cut     |
+
+The Responses wire sends the whole conversation every request and asks the server to keep
+nothing (`store: false`): the transcript is the one record, a run resumed in another process
+(or against another endpoint) needs no server state, and nothing is retained that the loop
+would not use. `previous_response_id` is what the server offers instead; the offline endpoint
+serves it (toolsys/models/_responses.py) and chapter 06 shows it by hand.
+
+A Responses reply is checked before it is read, as a chat reply is: `output` must be a list of
+objects, a `function_call` must have a string `name` (and a `call_id`, else one is made up as for
+chat), a message's text must be text. Then it is read as the chat reply it is equivalent to, so
+every other rule of `_reply` (null arguments, a call id used twice, lone surrogates, usage
+counts) holds on both APIs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from typing import Any, Protocol
+
+from toolsys._reply import BadReply, Turn, _describe, _get, _is_object, read_reply
+from toolsys.protocols import responses_tool_choice, to_responses
+
+APIS = ("chat", "responses")
+_RETRY = " Retry; if it happens again, the endpoint does not speak the Responses API for tools."
+
+
+class Wire(Protocol):
+    """One API's edge: build the request, send it, read the reply into a `Turn`."""
+
+    api: str
+
+    def request(
+        self, model: str, messages: list[dict[str, Any]], tools: list[Any], tool_choice: Any
+    ) -> dict[str, Any]: ...
+
+    async def create(self, client: Any, request: dict[str, Any]) -> Any: ...
+
+    def read(self, response: Any, step: int) -> Turn: ...
+
+
+async def _call(create: Any, request: dict[str, Any]) -> Any:
+    """`create(**request)` from a sync or async client, without blocking the event loop."""
+    if inspect.iscoroutinefunction(inspect.unwrap(create)):
+        return await create(**request)
+    return await asyncio.to_thread(create, **request)
+
+
+class ChatWire:
+    """Chat completions: what the loop has always sent."""
+
+    api = "chat"
+
+    def request(
+        self, model: str, messages: list[dict[str, Any]], tools: list[Any], tool_choice: Any
+    ) -> dict[str, Any]:
+        request: dict[str, Any] = {"model": model, "messages": messages}
+        if tools:
+            request.update(tools=tools, tool_choice=tool_choice)
+        return request
+
+    async def create(self, client: Any, request: dict[str, Any]) -> Any:
+        return await _call(client.chat.completions.create, request)
+
+    def read(self, response: Any, step: int) -> Turn:
+        return read_reply(response, step)
+
+
+class ResponsesWire:
+    """The Responses API: the same conversation as input items, stateless (`store: false`)."""
+
+    api = "responses"
+
+    def request(
+        self, model: str, messages: list[dict[str, Any]], tools: list[Any], tool_choice: Any
+    ) -> dict[str, Any]:
+        request: dict[str, Any] = {"model": model, "input": to_responses(messages), "store": False}
+        if tools:
+            request.update(
+                tools=[flat_tool(t) for t in tools], tool_choice=responses_tool_choice(tool_choice)
+            )
+        return request
+
+    async def create(self, client: Any, request: dict[str, Any]) -> Any:
+        return await _call(client.responses.create, request)
+
+    def read(self, response: Any, step: int) -> Turn:
+        return read_response(response, step)
+
+
+def flat_tool(tool: Any) -> dict[str, Any]:
+    """A chat-shaped tool as the Responses API's flat function tool, `strict` always said (left
+    out, the Responses API would try strict mode on its own: see toolsys/export.py)."""
+    function = dict(tool["function"])
+    return {"type": "function", **function, "strict": bool(function.get("strict", False))}
+
+
+def wire_for(api: str) -> Wire:
+    """The wire for `api`: "chat" or "responses"."""
+    if api == "chat":
+        return ChatWire()
+    if api == "responses":
+        return ResponsesWire()
+    raise ValueError(
+        f"api={api!r}: give 'chat' (chat completions, client.chat.completions) or 'responses' "
+        "(the Responses API, client.responses), e.g. run_agent(client, registry, prompt, "
+        "api='responses')."
+    )
+
+
+def read_response(response: Any, step: int) -> Turn:
+    """Check a Responses API reply and read it as the equivalent chat reply; raise BadReply."""
+    if not _is_object(response):
+        raise BadReply(
+            f"The endpoint's reply is {_describe(response)}, not a response: expected a JSON "
+            "object with 'output'. Check that base_url points at a Responses API endpoint."
+        )
+    output = _get(response, "output")
+    if not isinstance(output, list):
+        raise BadReply(
+            f"The endpoint's reply has 'output' = {_describe(output)}: expected a list of output "
+            "items (messages and function calls)." + _RETRY
+        )
+    texts: list[str] = []
+    calls: list[dict[str, Any]] = []
+    for i, item in enumerate(output):
+        where = f"output[{i}]"
+        if not _is_object(item):
+            raise BadReply(
+                f"The endpoint's reply has {where} = {_describe(item)}: expected an output "
+                "item object." + _RETRY
+            )
+        kind = _get(item, "type")
+        if kind == "message":
+            texts += _texts(_get(item, "content"), where)
+        elif kind == "function_call":
+            name = _get(item, "name")
+            if not isinstance(name, str):
+                raise BadReply(
+                    f"The endpoint's reply has {where}.name = {_describe(name)}: expected the "
+                    "function's name as a string." + _RETRY
+                )
+            call_id = _get(item, "call_id")
+            calls.append(
+                {
+                    "id": call_id,
+                    "type": "function",
+                    "function": {"name": name, "arguments": _get(item, "arguments")},
+                }
+            )
+        elif kind != "reasoning":  # a reasoning model's summary: nothing for the loop to act on
+            raise BadReply(
+                f"The endpoint's reply has {where}.type = {_describe(kind)}: this loop runs only "
+                "function calls (it offered no other kind of tool)." + _RETRY
+            )
+    status = _get(response, "status")
+    reason = "length" if status == "incomplete" else "tool_calls" if calls else "stop"
+    usage = _get(response, "usage")
+    chat = {
+        "model": _get(response, "model"),
+        "choices": [
+            {
+                "message": {"content": "".join(texts) if texts else None, "tool_calls": calls},
+                "finish_reason": reason,
+            }
+        ],
+        "usage": None
+        if not _is_object(usage)
+        else {
+            "prompt_tokens": _get(usage, "input_tokens"),
+            "completion_tokens": _get(usage, "output_tokens"),
+            "total_tokens": _get(usage, "total_tokens"),
+        },
+    }
+    return read_reply(chat, step)
+
+
+def _texts(content: Any, where: str) -> list[str]:
+    if not isinstance(content, list):
+        raise BadReply(
+            f"The endpoint's reply has {where}.content = {_describe(content)}: expected a list "
+            "of content parts." + _RETRY
+        )
+    texts = []
+    for j, part in enumerate(content):
+        kind = _get(part, "type") if _is_object(part) else None
+        key = "refusal" if kind == "refusal" else "text"
+        text = _get(part, key) if kind in ("output_text", "refusal") else None
+        if not isinstance(text, str):
+            raise BadReply(
+                f"The endpoint's reply has {where}.content[{j}] = {_describe(part)}: expected an "
+                "output_text part with a string 'text'." + _RETRY
+            )
+        texts.append(text)
+    return texts

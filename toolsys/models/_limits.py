@@ -1,0 +1,46 @@
+"""What a reply costs and where `max_tokens` cuts it, for both wire shapes.
+
+Token counts are estimates, not a tokenizer: one token per four characters of JSON, rounded up.
+A reply longer than the request's limit is cut as a model that runs out of tokens leaves it:
+text cut short, a call cut in the middle of its arguments (invalid JSON). The chat completions
+endpoint then says `finish_reason: "length"`, the Responses API `status: "incomplete"`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+
+def approx_tokens(value: Any) -> int:
+    """Approximate token count: one per 4 characters of JSON (an estimate, not a tokenizer)."""
+    return math.ceil(len(json.dumps(value, ensure_ascii=False)) / 4)
+
+
+def cut_to(message: dict[str, Any], limit: int) -> dict[str, Any]:
+    """The chat-shaped message as a model stopped by `limit` tokens leaves it.
+
+    A call cut in the middle of its arguments keeps the cut text: invalid JSON, as a real
+    model's is when it runs out of tokens mid-call.
+    """
+    room = limit * 4  # the same 4 characters per token as `approx_tokens`
+    content = message.get("content")
+    cut = dict(message)
+    if content is not None:
+        cut["content"], room = content[:room], max(room - len(content), 0)
+    calls = []
+    for call in message.get("tool_calls") or []:
+        function = call["function"]
+        room -= len(function["name"])
+        if room <= 0:
+            break
+        arguments = function["arguments"][:room]
+        room -= len(function["arguments"])
+        calls.append({**call, "function": {**function, "arguments": arguments}})
+    if calls:
+        cut["tool_calls"] = calls
+    else:
+        cut.pop("tool_calls", None)
+        cut["content"] = cut.get("content") or ""
+    return cut
