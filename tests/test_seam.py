@@ -553,6 +553,10 @@ def test_resume_agent_has_an_explicit_signature() -> None:
     parameters = inspect.signature(resume_agent).parameters
     assert {"approve", "deny", "edit", "approver", "context", "deadline"} <= set(parameters)
     assert not any(p.kind is p.VAR_KEYWORD for p in parameters.values())
+    # the same options as the async one it runs (a new option, e.g. `api`, cannot be forgotten)
+    from toolsys.loop import aresume_agent
+
+    assert list(parameters) == list(inspect.signature(aresume_agent).parameters)
 
 
 def test_the_loop_does_not_inspect_the_registry_at_every_step(

@@ -357,6 +357,7 @@ def resume_agent(
     on_event: Callable[[Event], Any] | None = None,
     context: Mapping[str, Any] | None = None,
     deadline: float | None = None,
+    api: str = "chat",
 ) -> Transcript:
     """`aresume_agent` for synchronous code (and Jupyter cells); the same options."""
     return run_sync(
@@ -374,6 +375,7 @@ def resume_agent(
             on_event=on_event,
             context=context,
             deadline=deadline,
+            api=api,
         )
     )
 
