@@ -36,7 +36,7 @@ from toolsys import (
 )
 from toolsys.compose import pipeline
 from toolsys.errors import ToolDefinitionError
-from toolsys.governance import Allow, AuditLog, Deny, Hooks, Policy
+from toolsys.governance import Allow, AuditLog, Deny, Hooks, NeedsApproval, Policy
 from toolsys.governance.approval import sign_paused
 from toolsys.layers import Timeout
 from toolsys.loop import resume_agent, run_agent
@@ -521,6 +521,33 @@ def test_a_step_the_policy_denies_is_denied_inside_an_approved_composite() -> No
     t = run_agent(ScriptedModel(script).client(), registry, "ship", approver=lambda p: True)
     assert ran == ["reserve"]
     assert "PERMISSION_DENIED" in t.messages[-2]["content"]
+
+
+def test_a_composite_allowed_by_a_grant_does_not_cover_a_step_whose_rule_asks() -> None:
+    # the capstone's case: a customer is granted WRITE tools, a refund over the limit asks; the
+    # composite is allowed by the grant, but nobody approved the refund inside it
+    limit = Policy(
+        rules={"refund": lambda tool, arguments, context: NeedsApproval("over the limit")},
+        grants={"customer": {Category.WRITE}},
+    )
+    registry = Registry(layers=[limit])
+    ran: list[str] = []
+
+    @registry.tool(category=Category.WRITE)
+    def note(order_id: str) -> dict[str, str]:
+        """Note."""
+        ran.append("note")
+        return {"order_id": order_id}
+
+    @registry.tool(category=Category.WRITE)
+    def refund(order_id: str) -> str:
+        """Refund."""
+        ran.append("refund")
+        return order_id
+
+    registry.add(pipeline("note_and_refund", [registry.get("note"), registry.get("refund")]))
+    result = registry.execute("note_and_refund", {"order_id": "A"}, context={"roles": ["customer"]})
+    assert _code(result) == "APPROVAL_REQUIRED" and ran == ["note"]
 
 
 def test_a_saved_paused_run_that_lists_a_call_twice_is_not_resumed() -> None:

@@ -32,10 +32,12 @@ NeedsApproval lists it; the shop's `refund_rule` reads `arguments or {}`). A cal
 before its arguments are even validated when the answer cannot depend on them (steps 1-3, a
 fixed `Deny`: `refusal`), and decided on its validated arguments by the layer itself.
 
-Inside a composite tool the policy allowed, or a person approved, a child call that would need
-approval runs on that decision: the person approved the composite, whose steps are part of what
-it does (`decision` "approved" or "allow", with `covered_by` naming the composite). A child
-the policy denies is still denied.
+Inside a composite tool a person approved, a child call that would need approval runs on that
+approval: the person approved the composite, whose steps are part of what it does (`decision`
+"approved", with `covered_by` naming the composite). A composite the policy allowed without
+asking (a grant for its category, a rule) covers nothing: a step whose own rule asks for
+approval still asks (a customer granted WRITE tools cannot pass a refund over the limit through
+a composite), and a child the policy denies is always denied.
 
 Chapter 08 builds a category policy by hand first: notebooks/08_governance.ipynb.
 """
@@ -236,7 +238,9 @@ class Policy:
         if isinstance(decision, Deny):
             return denied(tool.name, decision.reason)
         covering = approval.covering(call.call_id)
-        if covering is not None:  # a step of a composite that was allowed or approved
+        # a step of a composite a person approved runs on that approval; a composite the policy
+        # merely allowed (a grant, a rule) covers nothing: its steps' own rules still decide
+        if covering is not None and covering.decision == "approved":
             with approval.deciding(tool.name, call.call_id, covering.decision, covering.by):
                 result = await call_next(call)
             extra = {"covered_by": covering.tool}
