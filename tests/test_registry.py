@@ -357,14 +357,15 @@ def test_an_omitted_spec_argument_gets_the_declared_default() -> None:
     assert reg.get("search").parameters["properties"]["limit"]["default"] == 5
 
 
-def test_a_nullable_spec_argument_without_a_declared_default_promises_its_own_default() -> None:
+def test_a_nullable_spec_argument_without_a_declared_default_gets_its_own_default() -> None:
     reg = Registry()
     reg.register(
         _search_spec(Param("version", "string", "Version.", required=False, nullable=True)),
         lambda query, version="latest": version,
     )
-    # the implementation's own default is the argument's default: never a null it would not get
-    assert reg.get("search").parameters["properties"]["version"]["default"] == "latest"
+    # the implementation's own default is the argument's default: never a null it would not get;
+    # the schema stays the spec's, which declared none
+    assert "default" not in reg.get("search").parameters["properties"]["version"]
     assert reg.execute("search", {"query": "x"}).value == "latest"
     assert reg.execute("search", {"query": "x", "version": None}).value is None
 

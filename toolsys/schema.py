@@ -35,7 +35,7 @@ from toolsys._schema_json import _SCHEMAS
 from toolsys._schema_json import _Generator as _Generator
 from toolsys._schema_json import frozen_schema as frozen_schema
 from toolsys._schema_json import json_schema as json_schema
-from toolsys._schema_writer import drop_null_default, write_schema
+from toolsys._schema_writer import drop_default, drop_null_default, write_schema
 from toolsys.docstrings import parse_docstring
 from toolsys.errors import ToolDefinitionError
 from toolsys.injection import Injection, injection
@@ -102,12 +102,19 @@ def model_from_params(name: str, params: Sequence[Param]) -> type[BaseModel]:
     return _create(name, _params_fields(name, params))
 
 
-def pending_from_params(name: str, params: Sequence[Param]) -> type[BaseModel] | PendingModel:
-    """`model_from_params`, leaving a simple spec's model pending (see `toolsys._deferred`)."""
-    return _pending(name, _params_fields(name, params))
+def pending_from_params(
+    name: str, params: Sequence[Param], unlisted: frozenset[str] = frozenset()
+) -> type[BaseModel] | PendingModel:
+    """`model_from_params`, leaving a simple spec's model pending (see `toolsys._deferred`).
+
+    `unlisted`: parameters whose default the model holds but the schema does not show (the
+    implementation's own, where the spec declared none)."""
+    return _pending(name, _params_fields(name, params, unlisted))
 
 
-def _params_fields(name: str, params: Sequence[Param]) -> dict[str, Any]:
+def _params_fields(
+    name: str, params: Sequence[Param], unlisted: frozenset[str] = frozenset()
+) -> dict[str, Any]:
     fields: dict[str, Any] = {}
     seen: set[str] = set()
     for param in params:
@@ -118,6 +125,8 @@ def _params_fields(name: str, params: Sequence[Param]) -> dict[str, Any]:
             )
         seen.add(param.name)
         extra = drop_null_default if param.default is None else None
+        if param.name in unlisted:
+            extra = drop_default
         info = Field(
             default=... if param.required else param.default,
             description=param.description or None,

@@ -295,8 +295,9 @@ def tool_from_spec(
 
     A parameter the model leaves out gets the spec's declared default, or, with none declared,
     the implementation's own default, read from its signature: the argument model holds it, so
-    the approver and the audit log see the value the tool receives. (An implementation default
-    that is not a JSON value is the one exception: such an argument is left out of the call.)
+    the approver and the audit log see the value the tool receives, and the schema stays the
+    spec's (it promises no default the spec did not declare). (An implementation default that is
+    not a JSON value is the one exception: such an argument is left out of the call.)
     """
     options: dict[str, Any] = {"timeout": timeout, "idempotent": idempotent, "isolate": isolate}
     options.update(roles=roles, available=available, examples=examples)
@@ -306,15 +307,16 @@ def tool_from_spec(
         )
     check_name(spec.name)
     positional, own = _check_signature_matches(spec.name, fn, spec.parameters)
+    held = frozenset(name for name, value in own.items() if _is_json(value))
     params = [
-        dataclasses.replace(p, default=own[p.name]) if _is_json(own.get(p.name)) else p
+        dataclasses.replace(p, default=own[p.name]) if p.name in held else p
         for p in spec.parameters
     ]
     return _build(
         name=spec.name,
         description=spec.description,
         fn=fn,
-        model=pending_from_params(spec.name, params),
+        model=pending_from_params(spec.name, params, held),
         category=spec.category,
         tags=spec.tags,
         diagnostics=[],
