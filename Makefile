@@ -11,14 +11,16 @@ NOTEBOOK_DIRS := $(wildcard notebooks solutions)
 PYTEST_ARGS ?=
 # e.g. LAB_ARGS="--no-browser --port 8890"; the file browser starts at the repository root.
 LAB_ARGS ?=
-# pytest-xdist: notebooks stay whole on one worker (--dist loadfile); PARALLEL= runs serially.
-PARALLEL ?= -n 2 --dist loadfile
+# pytest-xdist: each file and notebook stays whole on one worker, longest first, except the slow
+# files tests/conftest.py splits by test (--dist loadgroup); PARALLEL= runs serially.
+PARALLEL ?= -n 2 --dist loadgroup --no-loadscope-reorder
 
 # Same outputs on every run: set iteration order must not depend on a random hash seed.
 export PYTHONHASHSEED := 0
 
 .DEFAULT_GOAL := help
-.PHONY: help setup lab test mutants fuzz bench notebooks exercises lint clean
+.PHONY: help setup lab test mutants fuzz bench notebooks exercises lint clean \
+	lite lite-env test-lite site test-site test-binder
 
 help:
 	@echo "make lab        set up .venv if needed and open JupyterLab on the welcome notebook"
@@ -30,6 +32,13 @@ help:
 	@echo "make notebooks  re-execute lessons and solutions in place, then regenerate exercises"
 	@echo "make exercises  regenerate exercises/ from the markers in solutions/"
 	@echo "make lint       ruff check (everything), ruff format --check (Python files), mypy toolsys"
+	@echo "make lite       the browser edition: a JupyterLite site in _site/lite (serve it, e.g."
+	@echo "                python -m http.server -d _site/lite)"
+	@echo "make test-lite  the browser chapters' lessons and solutions in Pyodide under Node, and"
+	@echo "                the built site in Chromium"
+	@echo "make site       the book: every executed lesson as a web page, in _site/book"
+	@echo "make test-site  the book's internal links"
+	@echo "make test-binder  the Binder build (repo2docker --no-build) and its install replayed"
 	@echo "make clean      remove .venv"
 	@echo "variables: PY=$(PY) (Python >= 3.11), PARALLEL=$(PARALLEL), PYTEST_ARGS=$(PYTEST_ARGS),"
 	@echo "           MUTANTS=$(MUTANTS) (chapters or exercises for make mutants, e.g. MUTANTS=\"5 6.1\")"
@@ -86,4 +95,38 @@ lint: setup
 	$(BIN)/mypy
 
 clean:
-	rm -rf $(VENV)
+	rm -rf $(VENV) _site docs/node_modules
+
+# --- learning with nothing installed: the browser edition, the book, Binder -------------------
+LITE_STAMP := $(VENV)/.toolsys-lite-installed
+NPM_STAMP := docs/node_modules/.toolsys-installed
+
+$(LITE_STAMP): pyproject.toml | $(STAMP)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[workbook,test,lite]'
+	@touch $(LITE_STAMP)
+
+# The Node package pyodide, pinned by docs/package-lock.json, never committed.
+$(NPM_STAMP): docs/package.json docs/package-lock.json
+	npm ci --prefix docs --no-audit --no-fund --loglevel=error
+	@touch $(NPM_STAMP)
+
+lite-env: $(LITE_STAMP) $(NPM_STAMP)
+	$(BIN)/python docs/lite/build.py wheels
+	$(BIN)/python docs/lite/build.py env
+
+lite: lite-env
+	$(BIN)/python docs/lite/build.py lite
+
+test-lite: export TOOLSYS_OFFLINE := 1
+test-lite: lite
+	$(BIN)/python -m pytest -p no:randomly -o addopts="-p no:cacheprovider" \
+		tests/lite/lite_notebooks.py tests/lite/lite_site.py $(PYTEST_ARGS)
+
+site: $(LITE_STAMP)
+	$(BIN)/python docs/site/build.py
+
+test-site: site
+	$(BIN)/python -m pytest -p no:randomly -o addopts="-p no:cacheprovider" tests/lite/lite_book.py
+
+test-binder: $(LITE_STAMP)
+	$(BIN)/python -m pytest -p no:randomly -o addopts="-p no:cacheprovider" tests/lite/lite_binder.py

@@ -4,6 +4,12 @@ Hypothesis runs derandomized (the same examples on every run), so `make test` ca
 chance on a loaded machine; health checks that only measure speed or how much a strategy filters
 are off on purpose, because a busy 2-core CI machine trips them without any bug.
 `HYPOTHESIS_PROFILE=explore` searches with fresh random examples and more of them.
+
+Spreading the run over two workers (`make test`: pytest-xdist `--dist loadgroup`): every test
+file and every notebook is one group that one worker runs whole (a notebook's cells share a
+kernel; a file's module fixtures are set up once), except the files in `SPLIT`, whose tests are
+slow and independent, so each of them may run on either worker. Groups start longest first
+(`LONG_FIRST`, then collection order), so no long file is left to run alone at the end.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ import asyncio
 import os
 from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -28,13 +35,6 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 NOTEBOOK_CELL_TIMEOUT = 600  # seconds: a kernel start on a loaded machine plus nbval's 300 s
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Notebook cells (nbval items, in notebooks/ and solutions/ too) get a longer timeout."""
-    for item in items:
-        if type(item).__name__ == "IPyNbCell" and item.get_closest_marker("timeout") is None:
-            item.add_marker(pytest.mark.timeout(NOTEBOOK_CELL_TIMEOUT))
 
 
 # -- no test leaves a running event loop behind ---------------------------------------------------
@@ -100,6 +100,64 @@ def pytest_runtest_teardown(
             )
         if last_of_module:
             _LOOP_FIRST_LEFT.clear()
+
+
+LONG_FIRST = (
+    "tests/test_browser.py",
+    "tests/test_grading_nbgrader.py",
+    "tests/test_grading_adversarial.py",
+    "tests/test_grading_gradescope.py",
+    "notebooks/11_testing.ipynb",
+    "tests/test_grading.py",
+    "tests/test_lint.py",  # mypy: ~30 s without a cache (a fresh clone)
+    "tests/test_bench_peers.py",
+    "tests/test_ch05_checks.py",
+    "tests/test_metrics_lesson.py",
+)
+"""The groups that take longest (measured with --durations=0), longest first: handed out first."""
+SPLIT = frozenset(
+    {
+        "tests/test_exercise_checks.py",
+        "tests/test_testing_helpers.py",
+        "tests/test_schema_validator_agreement.py",
+        "tests/test_mutants.py",
+        "tests/test_ch12_checks.py",
+    }
+)
+"""Files whose tests are slow and share no module or session fixture: one test, one unit."""
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """`--dist loadgroup`: one unit per file or notebook, one per test in the `SPLIT` files.
+
+    pytest-xdist's own loadgroup reads `xdist_group` marks by renaming each test's node id,
+    which pytest 9 (structured node ids) ignores; grouping by path here needs no marks.
+    """
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByFile(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            where = nodeid.split("::")[0]
+            return nodeid if where in SPLIT else where
+
+    return ByFile(config, log)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Notebook cells (nbval items, in notebooks/ and solutions/ too) get a longer timeout; the
+    long groups come first, since the scheduler hands out units in collection order."""
+    for item in items:
+        if type(item).__name__ == "IPyNbCell" and item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(NOTEBOOK_CELL_TIMEOUT))
+
+    def rank(item: pytest.Item) -> int:
+        where = item.nodeid.split("::")[0]
+        return LONG_FIRST.index(where) if where in LONG_FIRST else len(LONG_FIRST)
+
+    items.sort(key=rank)  # stable: the rest keep their order
 
 
 @pytest.fixture

@@ -3,7 +3,7 @@ does in them: open a notebook, Run All, run one cell again, click.
 
 Why one of each: starting JupyterLab and Chromium costs seconds, and every test can share them
 (each notebook gets a kernel of its own anyway). `tests/test_browser.py` holds every browser
-test, so that pytest-xdist's `--dist loadfile` keeps them on one worker with one server.
+test, so that `make test` (tests/conftest.py's scheduler) keeps them on one worker with one server.
 
 The server serves a temporary folder, never the repository: a test copies a lesson or writes a
 notebook there (`Lab.add`, `Lab.write`) and opens the copy, and autosave is off, so nothing a test

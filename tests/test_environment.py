@@ -82,8 +82,16 @@ def test_scripts_are_executable(name: str) -> None:
 def test_ci_runs_make_test() -> None:
     text = (ROOT / ".ci" / "run").read_text()
     assert text.startswith("#!/usr/bin/env bash\n") and "set -euo pipefail" in text
-    # the README's test command first, then the mutation harness over the exercise checks
-    assert text.rstrip().endswith("make test\nexec make mutants")
+    # the README's test command first, then the browser edition, the book and Binder, then the
+    # mutation harness over the exercise checks
+    steps = [line for line in text.splitlines() if line.startswith(("make ", "exec make "))]
+    assert steps == [
+        "make test",
+        "make test-lite",
+        "make test-site",
+        "make test-binder",
+        "exec make mutants",
+    ]
 
 
 def _sanitizers() -> list[tuple[re.Pattern[str], str]]:

@@ -7,6 +7,7 @@ widgets, checks, cli.
 `import toolsys` stays light: openai, ipywidgets, matplotlib and mcp load only when used.
 """
 
+from toolsys import _platform  # noqa: F401  # first: in the browser it makes httpx2 importable
 from toolsys._redact import add_secret, add_secret_name, add_secret_pattern, redact, redact_secrets
 from toolsys.components import BaseTool, Toolkit
 from toolsys.discovery import discover

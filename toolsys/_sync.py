@@ -74,7 +74,7 @@ from asyncio.tasks import current_task as _current_task
 from collections.abc import Awaitable, Callable, Coroutine, Generator
 from typing import Any, TypeVar
 
-from toolsys import _workers
+from toolsys import _platform, _workers
 
 T = TypeVar("T")
 _SWEEP_EVERY = 256
@@ -88,7 +88,11 @@ class _Private:
 
     def __init__(self) -> None:
         self.pid = os.getpid()
-        self.loop = asyncio.SelectorEventLoop(_selector())
+        self.loop = (
+            _platform.new_event_loop()  # no self-pipe in the browser: a loop that sleeps
+            if _platform.BROWSER
+            else asyncio.SelectorEventLoop(_selector())
+        )
         self.loop.set_default_executor(_pool())
         self.tasks = _Counted()
         self.loop.set_task_factory(self.tasks)
@@ -159,6 +163,8 @@ class _Private:
         task made without the factory (`asyncio.Task(...)` called directly).
         """
         if not (thorough or self.tasks.pending or self.host.cancelling()):
+            return
+        if not _platform.THREADS:  # the browser: no thread to hand them to; they stay here
             return
         left = asyncio.all_tasks(self.loop)
         if not self.host.cancelling():
@@ -404,6 +410,7 @@ def _resume(
 
 
 _local = threading.local()
+_TASK_PER_THREAD = sys.version_info >= (3, 14)
 _everywhere: weakref.WeakSet[_Private] = weakref.WeakSet()
 _held: list[_Private] = []  # every thread's loop, while a fork copies this process
 _inherited: list[_Private] = []  # in a forked child: the parent's loops, never dropped here
@@ -454,6 +461,8 @@ def run_sync(awaitable: Awaitable[T]) -> T:
     previous = _get_running_loop()
     if previous is loop:  # called by a call this thread is running: use a fresh loop
         return _in_new_thread(coroutine)
+    if _TASK_PER_THREAD and previous is not None:  # Python 3.14: one current task per thread
+        return _beside(previous, coroutine)
     if host.done() or host.cancelling():  # spent by an interrupt
         host = state.renew_host()
     context = contextvars.copy_context()
@@ -481,11 +490,33 @@ def run_sync(awaitable: Awaitable[T]) -> T:
     return result
 
 
+def _beside(previous: asyncio.AbstractEventLoop, coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run the call with the caller's task (a notebook cell's) stepped aside: from Python 3.14
+    a thread has one current task, whatever the loop, and the host task must be it."""
+    outer = asyncio.current_task(previous)
+    if outer is not None:
+        _leave_task(previous, outer)
+    _set_running_loop(None)
+    try:
+        return run_sync(coroutine)
+    finally:
+        _set_running_loop(previous)
+        if outer is not None:
+            _enter_task(previous, outer)
+
+
 async def _awaiting(awaitable: Awaitable[T]) -> T:
     return await awaitable
 
 
 def _in_new_thread(coroutine: Coroutine[Any, Any, T]) -> T:
+    if not _platform.THREADS:  # in the browser: a fresh private loop, nested in this thread
+        outer, outer_owner = getattr(_local, "private", None), getattr(_local, "owner", None)
+        _local.private = None
+        try:
+            return run_sync(coroutine)
+        finally:  # the nested loop's owner is dropped here, which closes that loop
+            _local.private, _local.owner = outer, outer_owner
     box: dict[str, Any] = {}
 
     def worker() -> None:

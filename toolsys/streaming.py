@@ -36,6 +36,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from toolsys import _platform
 from toolsys.loop import Event, Transcript, run_agent
 
 __all__ = ["AgentStream", "Assembler", "TextDelta", "ToolCallDelta", "stream_agent"]
@@ -269,15 +270,16 @@ class _Handoff:
     object, not the stream, so a stream dropped unfinished is collected, and closes this.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, waits: bool = True) -> None:
         self.closed = threading.Event()
         self._items: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._dealt_with = threading.Semaphore(0)
+        self._waits = waits  # False where the run and the consumer share one thread (browser)
 
     def put(self, item: Any) -> None:
         """On the run's thread: hand over one item and wait until the consumer is done with it."""
         self._items.put(item)
-        if not self.closed.is_set():
+        if self._waits and not self.closed.is_set():
             self._dealt_with.acquire()
 
     def end(self, transcript: Transcript | None, error: BaseException | None) -> None:
@@ -299,7 +301,7 @@ class AgentStream(Iterator["Event | Delta"]):
 
     def __init__(self, start: Callable[[Callable[[Any], None], threading.Event], Transcript]):
         self.transcript: Transcript | None = None
-        self._handoff = handoff = _Handoff()
+        self._handoff = handoff = _Handoff(waits=_platform.THREADS)
         self._done = False
         self._started = False
 
@@ -311,6 +313,9 @@ class AgentStream(Iterator["Event | Delta"]):
             else:
                 handoff.end(transcript, None)
 
+        if not _platform.THREADS:  # in the browser: the whole run now, its events as they came
+            work()
+            return
         self._thread = threading.Thread(target=work, name="toolsys-stream", daemon=True)
         self._thread.start()
 

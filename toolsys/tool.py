@@ -18,6 +18,7 @@ from typing import Any, cast
 
 from pydantic import BaseModel, ConfigDict
 
+from toolsys import _platform
 from toolsys._deferred import PendingModel
 from toolsys._examples import checked_examples
 from toolsys._tool import Tool
@@ -162,6 +163,14 @@ def _execution_options(name: str, timeout: Any, idempotent: Any, isolate: Any) -
         raise ToolDefinitionError(
             f"Tool {name!r}: isolate={isolate!r} is not supported; use isolate='process' or "
             "isolate=Subprocess(memory_mb=..., cpu_seconds=...), or leave it out."
+        )
+    if isolate is not None and not _platform.PROCESSES:
+        raise ToolDefinitionError(
+            f"Tool {name!r}: "
+            + _platform.unavailable(
+                "isolate='process'",
+                "Register the tool without isolate, or run this notebook on your machine.",
+            )
         )
     if isolate is not None and not hasattr(os, "fork"):
         raise ToolDefinitionError(

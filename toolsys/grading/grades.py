@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from toolsys import _platform
 from toolsys.grading._kernel import KernelStartError, run_graded
 from toolsys.grading._sandbox import Sandbox, isolation
 from toolsys.grading._verdicts import read_verdicts
@@ -117,6 +118,14 @@ def grade(
     hidden: HiddenCases | None = None,
 ) -> list[NotebookGrade]:
     """Grade the submissions from `find_notebooks`, `jobs` at a time (each in its own kernel)."""
+    if not _platform.PROCESSES:
+        raise UsageError(
+            _platform.unavailable(
+                "Grading (toolsys check)",
+                "Each notebook is graded in a kernel process of its own: grade on your machine "
+                "or on Binder.",
+            )
+        )
     _check_timeout(timeout)
     _check_isolation()  # probe once, before the threads start
 

@@ -11,6 +11,7 @@ import datetime as _dt
 import json
 from typing import Any
 
+from toolsys import _platform
 from toolsys.errors import ErrorCode, ErrorInfo
 from toolsys.tool import Tool
 
@@ -81,6 +82,22 @@ def overloaded(tool: Tool, abandoned: int, limit: int) -> ErrorInfo:
         f"tell the user that {tool.name} is stuck.",
         retryable=True,
         details={"abandoned_threads": abandoned, "limit": limit, "side_effects": "none"},
+    )
+
+
+def no_threads(tool: Tool, seconds: float) -> ErrorInfo:
+    """A sync tool behind a Timeout where no thread can be started (the browser): not run."""
+    return ErrorInfo(
+        ErrorCode.EXECUTION_ERROR,
+        f"Tool {tool.name!r} was not run: "
+        + _platform.unavailable(
+            f"its {seconds:g} s deadline (Timeout runs a sync tool on a worker thread)",
+            "Nothing was done.",
+        ),
+        f"Answer without {tool.name}, or tell the user it cannot run here. (Its author can make "
+        "it async, or name it in Timeout(cooperative=...) if it checks deadline().)",
+        retryable=False,
+        details={"unavailable": "threads", "timeout_s": seconds, "side_effects": "none"},
     )
 
 

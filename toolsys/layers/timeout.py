@@ -41,7 +41,7 @@ import weakref
 from collections.abc import Awaitable, Callable, Collection
 from typing import Any, Protocol
 
-from toolsys import failures
+from toolsys import _platform, failures
 from toolsys.errors import ToolError
 from toolsys.execution import Call, Next
 from toolsys.layers import _messages
@@ -263,6 +263,8 @@ def _leave_behind(task: asyncio.Task[Any], stopped: Callable[[], ToolResult]) ->
 
 async def _abandonable(tool: Tool, call: Call, call_next: Next, seconds: float) -> ToolResult:
     """A sync tool, on its own thread: at the deadline the thread is left running, counted."""
+    if not _platform.THREADS:  # in the browser: refused at once, never run without its deadline
+        return failure(_messages.no_threads, tool, seconds)
     ticket = _Ticket()
     token = _tickets.set((*_tickets.get(), ticket))  # an outer Timeout's ticket stays too
     try:

@@ -10,6 +10,7 @@ import asyncio
 import inspect
 from typing import Any
 
+from toolsys._sync import run_sync
 from toolsys.checks import (
     CheckFailed,
     Described,
@@ -140,7 +141,7 @@ def _run_loop(
             hint="Write `async def agent_loop(...)`: the calls of a turn are awaited together.",
         )
     try:
-        messages = asyncio.run(coroutine)
+        messages = run_sync(coroutine)
     except NotImplementedError:
         raise
     except Exception as exc:
@@ -159,7 +160,7 @@ def _run_loop(
 def _expected(script: list[dict], prompt: str, max_steps: int, ran: list[str]) -> list[dict]:
     from toolsys.models import ScriptedModel
 
-    return asyncio.run(
+    return run_sync(
         agent_loop(ScriptedModel(script).client(), _parallel_registry(ran), prompt, max_steps)
     )
 
