@@ -207,7 +207,7 @@ _CHECK = """    for name in names:
             [swap("call_remote(remote_name, arguments)", "call_remote(remote_name, **arguments)")],
             "never raise",
         ),
-        ([swap("f\"{prefix}_{tool['name']}\"", "f\"{prefix}{tool['name']}\"")], "prefix + '_'"),
+        ([swap("f\"{prefix}__{tool['name']}\"", "f\"{prefix}_{tool['name']}\"")], "prefix + '__'"),
         (
             [swap("name in registry or names.count(name) > 1", "name in registry")],
             "clash with each other",
@@ -226,7 +226,7 @@ _CHECK = """    for name in names:
         "late-binding",
         "prefixed-name-to-server",
         "arguments-spread",
-        "no-underscore",
+        "one-underscore",
         "duplicates-in-listing",
         "overwrites",
         "half-import",
@@ -291,7 +291,7 @@ def test_an_import_written_another_way_passes() -> None:
     import functools
 
     def import_with_prefix(registry, listing, prefix, call_remote):
-        names = [prefix + "_" + tool["name"] for tool in listing]
+        names = [prefix + "__" + tool["name"] for tool in listing]
         seen = set(registry)
         for name in names:
             if name in seen:

@@ -307,12 +307,20 @@ def test_a_rule_factory_that_returns_no_rule_is_rejected() -> None:
     assert "should return a rule" in verdict("12.4", lambda shop, limit=50.0: None).text()
 
 
+def test_a_rule_that_fails_when_the_tools_are_listed_is_rejected() -> None:
+    # asked with arguments=None when the tools are listed, it raised: refund_order was hidden
+    broken = answer("12.4", drop("if arguments is None: return NeedsApproval(...)"))
+    text = verdict("12.4", broken).text()
+    assert "leave out refund_order" in text and "arguments=None" in text
+
+
 def test_a_refund_rule_written_another_way_passes() -> None:
     def split_proof_rule(shop, limit=50.0):
         def rule(tool, arguments, context):
             roles = context.get("roles") or []
             if "manager" in roles:
                 return Allow()
+            arguments = arguments or {"order_id": None, "amount": 0}  # listed: no refund yet
             with shop.reading() as conn:
                 (earlier,) = conn.execute(
                     "SELECT TOTAL(amount_cents) FROM refunds WHERE order_id = ?",

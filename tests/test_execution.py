@@ -516,15 +516,18 @@ def _plain(query: str, limit: int = 3) -> str:
 def test_the_sync_fast_path_gives_what_the_stages_give(
     fn: Any, args: Any, as_text: bool, coerce: bool
 ) -> None:
-    from toolsys.invoke import invoke, run_plain, validate
+    from toolsys.invoke import invoke
     from toolsys.result import to_json
+    from toolsys.stages import validate
 
     tool = tool_from_function(fn)
     if as_text and isinstance(args, dict):
         args = to_json(args)
     validated = validate(tool, args, coerce=coerce)
     staged = validated if isinstance(validated, ToolResult) else invoke(tool, validated)
-    assert envelope(run_plain(tool, args, coerce)) == envelope(staged)
+    registry = Registry(coerce=coerce)
+    registry.add(tool)  # no layers: `ExecutePath.execute` runs it itself
+    assert envelope(registry.execute(tool.name, args)) == envelope(staged)
 
 
 def test_only_a_tool_called_with_plain_keywords_takes_the_inline_call() -> None:

@@ -42,9 +42,9 @@ def test_imported_tools_are_registered_under_the_prefix_with_the_schema_unchange
         return registry.names(), {tool.name: tool.parameters for tool in tools}
 
     names, schemas = _imported(server, use, prefix="b")
-    assert names == [f"b_{name}" for name in builtin.names()]
+    assert names == [f"b__{name}" for name in builtin.names()]
     for tool in builtin:
-        assert schemas[f"b_{tool.name}"] == tool.parameters
+        assert schemas[f"b__{tool.name}"] == tool.parameters
 
 
 def test_calls_go_through_the_registrys_layers_with_validated_values() -> None:
@@ -58,11 +58,11 @@ def test_calls_go_through_the_registrys_layers_with_validated_values() -> None:
 
     async def use(registry: Registry, tools: ImportedTools) -> Any:
         registry.use(record)
-        return await registry.aexecute("s_get_order", {"order_id": "ORD-42"})
+        return await registry.aexecute("s__get_order", {"order_id": "ORD-42"})
 
     result = _imported(to_server(shop), use, prefix="s", trust="trusted")
     assert result.ok and result.value == {"id": "ORD-42", "status": "shipped"}
-    assert seen == [("s_get_order", "read", {"order_id": "ORD-42"})]
+    assert seen == [("s__get_order", "read", {"order_id": "ORD-42"})]
 
 
 def test_invalid_arguments_are_refused_here_with_our_message_before_the_server() -> None:
@@ -315,14 +315,14 @@ def test_a_name_providers_refuse_is_renamed_with_a_diagnostic() -> None:
     tools = [{"name": "files.read", "inputSchema": _schema(path="string")}]
 
     async def use(registry: Registry, imported: ImportedTools) -> Any:
-        result = await registry.aexecute("fs_files_read", {"path": "a"})
+        result = await registry.aexecute("fs__files_read", {"path": "a"})
         return registry.names(), registry.diagnostics, result
 
     seen: list[str] = []
     server = listing(tools, lambda name, args: seen.append(name) or "content")
     names, diagnostics, result = _imported(server, use, prefix="fs")
-    assert names == ["fs_files_read"]
-    assert diagnostics == ["fs_files_read: renamed from 'fs_files.read'."]
+    assert names == ["fs__files_read"]
+    assert diagnostics == ["fs__files_read: renamed from 'fs__files.read'."]
     assert (result.value, seen) == ("content", ["files.read"])
 
 

@@ -47,14 +47,14 @@ def test_import_server_over_stdio_then_close_ends_the_session() -> None:
         registry = Registry()
         tools = await import_server(registry, _params(), prefix="shop", trust="trusted")
         categories = {tool.name: tool.category for tool in tools}
-        ok = await registry.aexecute("shop_get_order", {"order_id": "ORD-42"})
+        ok = await registry.aexecute("shop__get_order", {"order_id": "ORD-42"})
         await tools.aclose()
-        after = await registry.aexecute("shop_get_order", {"order_id": "ORD-42"})
+        after = await registry.aexecute("shop__get_order", {"order_id": "ORD-42"})
         return categories, ok, after
 
     categories, ok, after = asyncio.run(main_())
-    assert categories["shop_cancel_order"] == Category.WRITE
-    assert categories["shop_run_report"] == Category.EXECUTE
+    assert categories["shop__cancel_order"] == Category.WRITE
+    assert categories["shop__run_report"] == Category.EXECUTE
     assert ok.value == {"id": "ORD-42", "status": "shipped"}
     assert after.error.code == "MCP_UNAVAILABLE"
 

@@ -104,7 +104,8 @@ def test_a_namespace_view_registers_with_the_prefix_and_works_by_short_name() ->
     assert space.names() == ["refund"] and "refund" in space and len(space) == 1
     assert space.get("refund").name == "billing__refund"
     assert space.execute("refund", {"order_id": "A"}).value == "refunded A"
-    assert [t["function"]["name"] for t in space.export()] == ["billing__refund"]
+    # listed by the name it is called by here: listing and calling agree
+    assert [t["function"]["name"] for t in space.export()] == ["refund"]
     assert repr(space) == "Namespace('billing': refund)"
 
 
@@ -119,7 +120,7 @@ def test_a_namespace_filters_by_prefix_and_nests() -> None:
         "shop__lookup",
     ]
     assert app.namespace("shop__billing").names() == ["refund", "find_order"]
-    assert [t.name for t in app.list(prefix="shop__billing__")] == [
+    assert [t.name for t in app.list(prefix="shop__billing")] == [
         "shop__billing__refund",
         "shop__billing__find_order",
     ]

@@ -140,13 +140,18 @@ def test_get_unknown_raises_keyerror_with_suggestion(registry: Registry) -> None
 
 def test_list_filters_by_category_and_prefix() -> None:
     reg = Registry()
-    reg.register(add, name="db_read", category=Category.READ)
-    reg.register(add, name="db_write", category=Category.WRITE)
-    reg.register(add, name="fs_read", category=Category.READ)
-    assert [t.name for t in reg.list(category=Category.READ)] == ["db_read", "fs_read"]
-    assert [t.name for t in reg.list(category="write")] == ["db_write"]
-    assert [t.name for t in reg.list(prefix="db_")] == ["db_read", "db_write"]
-    assert [t.name for t in reg.list(category=Category.READ, prefix="db_")] == ["db_read"]
+    reg.register(add, name="db__read", category=Category.READ)
+    reg.register(add, name="db__write", category=Category.WRITE)
+    reg.register(add, name="dbx_read", category=Category.READ)
+    reg.register(add, name="fs__read", category=Category.READ)
+    reads = ["db__read", "dbx_read", "fs__read"]
+    assert [t.name for t in reg.list(category=Category.READ)] == reads
+    assert [t.name for t in reg.list(category="write")] == ["db__write"]
+    # a prefix means what it means everywhere: the namespace `db` (db__...), not "starts with"
+    assert [t.name for t in reg.list(prefix="db")] == ["db__read", "db__write"]
+    assert [t.name for t in reg.list(category=Category.READ, prefix="db")] == ["db__read"]
+    with pytest.raises(ToolDefinitionError, match="without the trailing '_'"):
+        reg.list(prefix="db_")
 
 
 def test_export_is_cached_until_the_tool_set_changes(registry: Registry) -> None:
@@ -352,12 +357,14 @@ def test_an_omitted_spec_argument_gets_the_declared_default() -> None:
     assert reg.get("search").parameters["properties"]["limit"]["default"] == 5
 
 
-def test_a_nullable_spec_argument_without_a_declared_default_promises_no_default() -> None:
+def test_a_nullable_spec_argument_without_a_declared_default_gets_its_own_default() -> None:
     reg = Registry()
     reg.register(
         _search_spec(Param("version", "string", "Version.", required=False, nullable=True)),
         lambda query, version="latest": version,
     )
+    # the implementation's own default is the argument's default: never a null it would not get;
+    # the schema stays the spec's, which declared none
     assert "default" not in reg.get("search").parameters["properties"]["version"]
     assert reg.execute("search", {"query": "x"}).value == "latest"
     assert reg.execute("search", {"query": "x", "version": None}).value is None
@@ -374,21 +381,24 @@ def test_an_optional_spec_parameter_with_no_default_anywhere_is_refused_at_regis
 SHARED: list[int] = []
 
 
-def test_an_omitted_function_argument_is_not_passed() -> None:
+def test_an_omitted_function_argument_is_passed_as_its_default_never_the_shared_object() -> None:
     reg = Registry()
 
     def probe(a: int, seen: list[int] = SHARED) -> bool:
-        """Whether `seen` is the function's own default object (Pydantic would pass a copy).
+        """Whether `seen` is the function's own default object (Pydantic passes a copy).
 
         Args:
             a: A.
             seen: Seen.
         """
+        seen.append(a)
         return seen is SHARED
 
     reg.register(probe)
-    assert reg.execute("probe", {"a": 1}).value is True
-    assert reg.execute("probe", {"a": 1, "seen": []}).value is False
+    # every argument is passed, defaults included (what the approver sees is what runs): a
+    # mutable default arrives as a fresh copy, so one call's edit never reaches the next
+    assert reg.execute("probe", {"a": 1}).value is False
+    assert reg.execute("probe", {"a": 2}).value is False and SHARED == []
 
 
 @pytest.mark.parametrize(

@@ -10,14 +10,17 @@ Kept out, each for a stated reason:
 - null for an omittable, non-nullable property, at any depth: the validator reads it as "left
   out" (a strict-mode model sends exactly that), where the plain schema says no. Such nulls are
   dropped before the plain schema judges; the strict schema judges them as they are.
-- `true`/`false` for an integer enum such as `Literal[1, 2, 3]`: Pydantic accepts them (True == 1
-  in Python), JSON Schema's enum does not. Known, not fixed; pinned by a test below.
+
+Literals and enums of every JSON type (strings, integers, numbers, booleans, null, mixed; `Literal`,
+`Enum` classes, a spec's `enum`, in lists and unions) are judged too, with booleans and 0/1 among
+the values tried: `true` is never 1 and 1 never `true` (Python's `True == 1` is not JSON Schema's).
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from enum import Enum, IntEnum, StrEnum
+from typing import Any, Literal
 
 import jsonschema
 import pytest
@@ -26,10 +29,72 @@ from hypothesis import strategies as st
 from pydantic_core import ValidationError
 
 from tests.schema_cases import CASES
+from toolsys import Param, Registry, ToolSpec
 from toolsys.export import StrictSchemaError, make_strict
-from toolsys.tool import Tool, tool_from_function
+from toolsys.tool import Tool, tool_from_function, tool_from_spec
 
-TOOLS = [tool_from_function(fn) for fn in CASES if fn.__name__ != "dates"]
+
+class Colour(StrEnum):
+    RED = "red"
+    BLUE = "blue"
+
+
+class Coats(IntEnum):
+    ONE = 1
+    TWO = 2
+    THREE = 3
+
+
+class Ratio(float, Enum):
+    HALF = 0.5
+    WHOLE = 1.0
+
+
+class Switch(Enum):
+    ON = True
+    OFF = False
+
+
+def literals_of_every_type(
+    text: Literal["a", "b"] = "a",
+    whole: Literal[1, 2, 3] = 1,
+    real: Literal[0.5, 1.5] = 0.5,
+    flag: Literal[True] = True,
+    nothing: Literal[None] = None,
+    mixed: Literal[1, "one", True] = "one",
+    falsy: Literal[0, False] = 0,
+    many: list[Literal[1, 2]] | None = None,
+    maybe: Literal[1, 2] | None = None,
+) -> None:
+    """Literals of every JSON type."""
+
+
+def enums_of_every_type(
+    colour: Colour = Colour.RED,
+    coats: Coats = Coats.ONE,
+    ratio: Ratio = Ratio.HALF,
+    switch: Switch = Switch.ON,
+    several: list[Coats] | None = None,
+) -> None:
+    """Enum classes of every JSON type."""
+
+
+SPEC_ENUMS = ToolSpec(
+    "spec_enums",
+    "A spec's enums.",
+    [
+        Param("level", "integer", "Level.", required=False, default=1, enum=[1, 2, 3]),
+        Param("on", "boolean", "On.", required=False, default=True, enum=[True]),
+        Param("ratio", "number", "Ratio.", required=False, default=0.5, enum=[0.5, 2]),
+        Param("word", "string", "Word.", required=False, default="x", enum=["x", "y"]),
+    ],
+)
+LITERALS = [
+    tool_from_function(literals_of_every_type),
+    tool_from_function(enums_of_every_type),
+    tool_from_spec(SPEC_ENUMS, lambda level=1, on=True, ratio=0.5, word="x": None),
+]
+TOOLS = [tool_from_function(fn) for fn in CASES if fn.__name__ != "dates"] + LITERALS
 BY_NAME = {tool.name: tool for tool in TOOLS}
 SETTINGS = settings(
     max_examples=60,
@@ -127,31 +192,8 @@ def _drop_nulls_for_defaults(value: Any, node: Any, root: dict) -> Any:
     return value
 
 
-def _bool_for_int_enum(value: Any, node: Any, root: dict) -> bool:
-    options = _options(node, root)
-    if isinstance(value, bool):
-        return any(
-            any(type(v) is int for v in option.get("enum", ()))
-            for option in options
-            if "enum" in option
-        )
-    if isinstance(value, dict):
-        for option in options:
-            properties = option.get("properties", {})
-            if any(_bool_for_int_enum(v, properties.get(k, {}), root) for k, v in value.items()):
-                return True
-    if isinstance(value, list):
-        for option in options:
-            items = option.get("items")
-            if isinstance(items, dict) and any(_bool_for_int_enum(v, items, root) for v in value):
-                return True
-    return False
-
-
 def assert_judged_alike(tool: Tool, arguments: dict) -> None:
     schema = tool.parameters
-    if _bool_for_int_enum(arguments, schema, schema):
-        return  # the known exception, pinned by test_true_for_an_integer_enum_is_a_known_exception
     expected = _schema_accepts(schema, _drop_nulls_for_defaults(arguments, schema, schema))
     shown = json.dumps(arguments)
     assert _validator_accepts(tool, arguments) == expected, f"validate: {shown}"
@@ -181,7 +223,10 @@ def _from_schema(node: dict, defs: dict, depth: int = 0) -> st.SearchStrategy:
     if "enum" in node:
         values = node["enum"]
         integral = [float(v) for v in values if type(v) is int]  # 2.0 is in enum [1, 2, 3]
-        return st.sampled_from([*values, *integral, None])
+        crossed = [True, False, 0, 1, 1.0, 0.0]  # true is not 1 to JSON Schema
+        return st.sampled_from([*values, *integral, None, *crossed])
+    if "const" in node:
+        return st.sampled_from([node["const"], None, True, False, 0, 1])
     if "anyOf" in node:
         return st.one_of([_from_schema(option, defs, depth) for option in node["anyOf"]])
     kinds = node.get("type", [])
@@ -273,7 +318,7 @@ def test_what_the_strict_schema_accepts_the_validator_accepts(
 ) -> None:
     """A strict-mode model sends every key, null for "left out": all of it must validate."""
     arguments = data.draw(_object(strict, strict.get("$defs", {}), 0))
-    if _bool_for_int_enum(arguments, strict, strict) or not _schema_accepts(strict, arguments):
+    if not _schema_accepts(strict, arguments):
         return
     assert _validator_accepts(tool, arguments), json.dumps(arguments)
     assert _text_validator_accepts(tool, arguments), json.dumps(arguments)
@@ -368,9 +413,56 @@ def _every_key(value: Any, node: Any, root: dict) -> Any:
     return value
 
 
-def test_true_for_an_integer_enum_is_a_known_exception() -> None:
-    """Pydantic reads `true` as 1 for `Literal[1, 2, 3]`; JSON Schema does not. If this starts
-    failing, the exception is gone: remove it from this module's docstring and judges."""
-    tool = BY_NAME["literal_enum"]
-    assert not _schema_accepts(tool.parameters, {"level": True})
-    assert _validator_accepts(tool, {"level": True})
+LITERAL_CASES: list[tuple[str, dict, bool]] = [
+    ("literal_enum", {"level": True}, False),  # the case that used to be an exception
+    ("literal_enum", {"level": 1}, True),
+    ("literals_of_every_type", {"whole": True}, False),
+    ("literals_of_every_type", {"whole": 1.0}, True),  # 1.0 is 1 to JSON Schema
+    ("literals_of_every_type", {"real": True}, False),
+    ("literals_of_every_type", {"real": 1.5}, True),
+    ("literals_of_every_type", {"flag": 1}, False),
+    ("literals_of_every_type", {"flag": True}, True),
+    ("literals_of_every_type", {"nothing": None}, True),
+    ("literals_of_every_type", {"nothing": False}, False),
+    ("literals_of_every_type", {"mixed": True}, True),
+    ("literals_of_every_type", {"mixed": 1}, True),
+    ("literals_of_every_type", {"mixed": 1.0}, True),
+    ("literals_of_every_type", {"mixed": False}, False),
+    ("literals_of_every_type", {"falsy": False}, True),
+    ("literals_of_every_type", {"falsy": 0}, True),
+    ("literals_of_every_type", {"falsy": True}, False),
+    ("literals_of_every_type", {"many": [1, True]}, False),
+    ("literals_of_every_type", {"many": [1, 2.0]}, True),
+    ("literals_of_every_type", {"maybe": True}, False),
+    ("literals_of_every_type", {"maybe": None}, True),
+    ("enums_of_every_type", {"coats": True}, False),
+    ("enums_of_every_type", {"coats": 3}, True),
+    ("enums_of_every_type", {"ratio": True}, False),
+    ("enums_of_every_type", {"ratio": 1}, True),
+    ("enums_of_every_type", {"switch": 1}, False),
+    ("enums_of_every_type", {"switch": False}, True),
+    ("enums_of_every_type", {"several": [2, True]}, False),
+    ("enums_of_every_type", {"colour": "blue"}, True),
+    ("spec_enums", {"level": True}, False),
+    ("spec_enums", {"level": 3}, True),
+    ("spec_enums", {"on": 1}, False),
+    ("spec_enums", {"ratio": True}, False),
+    ("spec_enums", {"ratio": 2.0}, True),
+]
+
+
+@pytest.mark.parametrize(("name", "arguments", "valid"), LITERAL_CASES)
+def test_a_boolean_is_never_a_number_literal_nor_a_number_a_boolean_one(
+    name: str, arguments: dict, valid: bool
+) -> None:
+    tool = BY_NAME[name]
+    assert _schema_accepts(tool.parameters, arguments) is valid  # the judge agrees with us
+    assert _validator_accepts(tool, arguments) is valid
+    assert _text_validator_accepts(tool, arguments) is valid
+    registry = Registry()
+    registry.add(tool)  # and `execute`, for a dict and for JSON text
+    for sent in (arguments, json.dumps(arguments)):
+        result = registry.execute(tool.name, sent)
+        assert result.ok is valid, result.error
+        if not valid:
+            assert result.error is not None and result.error.code == "INVALID_ARGUMENTS"

@@ -1,7 +1,9 @@
 """toolsys: the tool layer of an LLM agent, built chapter by chapter in the workbook.
 
 Layers, lowest first (imports only point down): spec / schema / errors / result -> tool ->
-registry (+ execution layers) -> loop -> models, tools, widgets, checks, cli.
+the execute path (`Executor`, `Layer`, `Next`: one seam every call goes through) -> registry
+and its views (namespaces, deferred sessions) -> execution layers -> loop -> models, tools,
+widgets, checks, cli.
 `import toolsys` stays light: openai, ipywidgets, matplotlib and mcp load only when used.
 """
 
@@ -10,7 +12,7 @@ from toolsys._redact import add_secret, add_secret_name, add_secret_pattern, red
 from toolsys.components import BaseTool, Toolkit
 from toolsys.discovery import discover
 from toolsys.errors import ErrorCode, ErrorInfo, ToolDefinitionError, ToolError
-from toolsys.execution import Call, Layer, ToolExecutor
+from toolsys.execution import Call, Executor, Layer, Next, ToolExecutor
 from toolsys.export import LintIssue, StrictSchemaError
 from toolsys.injection import Context, Depends
 from toolsys.isolate import Subprocess
@@ -28,8 +30,10 @@ __all__ = [
     "Depends",
     "ErrorCode",
     "ErrorInfo",
+    "Executor",
     "Layer",
     "LintIssue",
+    "Next",
     "Param",
     "Partial",
     "Registry",

@@ -263,3 +263,147 @@ def _allows_null(node: Any, defs: Mapping[str, Any]) -> bool:
         if kind == "null" or (isinstance(kind, list) and "null" in kind) or not option:
             return True
     return False
+
+
+# -- number and boolean literals -----------------------------------------------------------------
+# Python's `True == 1` lets pydantic accept `true` for `Literal[1, 2, 3]` (and 1 for
+# `Literal[True]`, `true` for an IntEnum sent as JSON), where JSON Schema's `enum` and `const`
+# tell a boolean from a number. The schema's reading wins: a tool whose schema has such a literal
+# gets this check before its validator runs (`Tool.literals`); no other tool pays for it.
+
+_NUMBERS = (int, float)
+
+
+def literal_check(schema: Any) -> Any:
+    """For a schema with a number or a boolean in some `enum` or `const`: a check that raises
+    pydantic's ValidationError, with the path, where a boolean was sent for a number or a number
+    for a boolean. None for any other schema."""
+    if not _has_number_literals(schema, 0):
+        return None
+    defs = schema.get("$defs", {}) if isinstance(schema, Mapping) else {}
+
+    def check(value: Any) -> None:
+        found = _mistyped(schema, value, defs, (), 0)
+        if found is not None:
+            loc, bad, expected = found
+            raise ValidationError.from_exception_data(
+                "arguments",
+                [
+                    {
+                        "type": "literal_error",
+                        "loc": loc,
+                        "input": bad,
+                        "ctx": {"expected": expected},
+                    }
+                ],
+            )
+
+    return check
+
+
+def _has_number_literals(node: Any, depth: int) -> bool:
+    if depth > _MAX_DEPTH:
+        return False
+    if isinstance(node, Mapping):
+        values = list(node.get("enum", ()) if isinstance(node.get("enum"), list) else ())
+        if "const" in node:
+            values.append(node["const"])
+        if any(type(v) is bool or type(v) in _NUMBERS for v in values):
+            return True
+        return any(_has_number_literals(v, depth + 1) for v in node.values())
+    if isinstance(node, list):
+        return any(_has_number_literals(v, depth + 1) for v in node)
+    return False
+
+
+def _mistyped(
+    node: Any,
+    value: Any,
+    defs: Mapping[str, Any],
+    loc: tuple[Any, ...],
+    depth: int,
+    option: bool = False,
+) -> tuple[tuple[Any, ...], Any, str] | None:
+    """(where, the value, what was expected) for the first boolean sent for a number (or number
+    for a boolean) that the schema certainly refuses; None when there is none. For an `option`
+    of a union, a scalar of another JSON type is refused too: that option did not take it."""
+    node = _resolve(node, defs)
+    if not isinstance(node, Mapping) or depth > _MAX_DEPTH:
+        return None
+    for key in ("anyOf", "oneOf"):
+        options = node.get(key)
+        if isinstance(options, list) and options:
+            fitting = [o for o in options if _may_hold(_resolve(o, defs), value)]
+            found = [_mistyped(o, value, defs, loc, depth + 1, True) for o in fitting]
+            if found and all(found):
+                return found[0]
+    for option in node.get("allOf", ()) if isinstance(node.get("allOf"), list) else ():
+        found_one = _mistyped(option, value, defs, loc, depth + 1)
+        if found_one is not None:
+            return found_one
+    if type(value) is bool or type(value) in _NUMBERS:
+        expected = _refused(node, value, option)
+        return None if expected is None else (loc, value, expected)
+    if isinstance(value, dict):
+        properties = node.get("properties")
+        extra = node.get("additionalProperties")
+        for key, item in value.items():
+            sub = properties.get(key) if isinstance(properties, Mapping) else None
+            if sub is None and isinstance(extra, Mapping):
+                sub = extra
+            if sub is not None:
+                found_item = _mistyped(sub, item, defs, (*loc, key), depth + 1)
+                if found_item is not None:
+                    return found_item
+    elif isinstance(value, list):
+        given = node.get("prefixItems")
+        prefix: list[Any] = given if isinstance(given, list) else []
+        items = node.get("items")
+        for index, item in enumerate(value):
+            sub = prefix[index] if index < len(prefix) else items
+            if isinstance(sub, Mapping):
+                found_item = _mistyped(sub, item, defs, (*loc, index), depth + 1)
+                if found_item is not None:
+                    return found_item
+    return None
+
+
+def _may_hold(node: Any, value: Any) -> bool:
+    """Whether an option of a union could hold a container of this kind (the others are not
+    where a list or an object is looked into)."""
+    if not isinstance(value, list | dict) or not isinstance(node, Mapping):
+        return True
+    kinds = node.get("type")
+    if kinds is None:
+        return True
+    kinds = kinds if isinstance(kinds, list) else [kinds]
+    return ("array" if isinstance(value, list) else "object") in kinds
+
+
+def _refused(node: Mapping[str, Any], value: Any, option: bool) -> str | None:
+    """What `node` expects when it refuses this boolean or number for its JSON type; else None."""
+    is_bool = type(value) is bool
+    kinds = node.get("type")
+    kinds = kinds if isinstance(kinds, list) else [kinds] if isinstance(kinds, str) else None
+    if kinds is not None:
+        if is_bool:
+            fits = "boolean" in kinds
+        else:
+            whole = type(value) is int or value.is_integer()
+            fits = "number" in kinds or ("integer" in kinds and whole)
+        if not fits and (option or (is_bool and {"number", "integer"} & set(kinds))):
+            return " or ".join(str(k) for k in kinds)
+        if not fits and not is_bool and "boolean" in kinds:
+            return "true or false"
+    allowed = node["enum"] if isinstance(node.get("enum"), list) else None
+    if "const" in node:
+        allowed = [node["const"]]
+    if allowed is None:
+        return None
+    same = [v for v in allowed if (type(v) is bool) == is_bool and type(v) in (bool, *_NUMBERS)]
+    if any(v == value for v in same):
+        return None
+    if not any(v == value for v in allowed):
+        return None  # not the confusion this check is for: the validator says what is wrong
+    shown = [json.dumps(v) for v in allowed]
+    return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} or {shown[-1]}"

@@ -161,6 +161,12 @@ async def resume_turn(
     for call_id, decision in decisions.items():
         _announce(run, step, pending[call_id], decision)
     calls = [_call(c) for c in paused.get("calls", [])]
+    twice = sorted({c.id for c in calls if [d.id for d in calls].count(c.id) > 1})
+    if twice:  # a live run never saves that: one approval must never run a call twice
+        raise ValueError(
+            f"The paused run lists the call id(s) {twice} more than once; a run pauses with "
+            "each call once. The saved run was changed: it is not resumed."
+        )
     for call_id, change in edit.items():
         if call_id not in deny:
             calls = [_edited(run, c, change) if c.id == call_id else c for c in calls]

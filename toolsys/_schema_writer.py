@@ -39,6 +39,15 @@ def drop_null_default(schema: dict[str, Any]) -> None:
         del schema["default"]
 
 
+def drop_default(schema: dict[str, Any]) -> None:
+    """`json_schema_extra` of a spec parameter whose default is the implementation's own.
+
+    The argument model holds it (the approver and the audit log see what the tool receives), but
+    the schema stays the spec's: the spec declared no default, so none is promised to the model.
+    """
+    schema.pop("default", None)
+
+
 _SCALARS: dict[Any, str] = {
     str: "string",
     int: "integer",
@@ -101,7 +110,7 @@ def _property(name: str, definition: Any) -> tuple[str, dict[str, Any], bool] | 
     if info.serialization_alias not in (None, info.alias):
         return None
     extra = info.json_schema_extra
-    if extra is not None and extra is not drop_null_default:
+    if extra is not None and extra is not drop_null_default and extra is not drop_default:
         return None
     description = info.description
     constraints = list(info.metadata)
@@ -123,7 +132,7 @@ def _property(name: str, definition: Any) -> tuple[str, dict[str, Any], bool] | 
         default = info.default
         if not _plain(default):
             return None
-        if default is not None or extra is None:
+        if extra is None or (default is not None and extra is drop_null_default):
             schema["default"] = default
     return key, _clean(_sorted(schema)), is_required
 

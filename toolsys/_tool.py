@@ -9,9 +9,9 @@ to what the schema promises is in `toolsys/_agreement.py`.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import functools
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,46 +24,25 @@ from toolsys._agreement import (
     check_json,
     could_be_nonstandard,
     json_text,
+    literal_check,
     parse_json,
     repair,
 )
 from toolsys._deferred import PendingModel, first_use_validator
-from toolsys.errors import ToolDefinitionError
 from toolsys.injection import Injection, injected_values
 from toolsys.isolate import Subprocess
 from toolsys.spec import Category
-
-NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-
-
-def check_name(name: str) -> None:
-    """Reject names OpenAI and Anthropic would refuse, with the rule spelled out."""
-    if not isinstance(name, str) or not NAME_PATTERN.match(name):
-        raise ToolDefinitionError(
-            f"Tool name {name!r} cannot be exported: providers accept 1-64 characters from "
-            "A-Z, a-z, 0-9, '_' and '-'. Rename it, e.g. "
-            f"{re.sub(r'[^A-Za-z0-9_-]+', '_', str(name))[:64].strip('_') or 'my_tool'!r}."
-        )
-
-
-_CAMEL_WORDS = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
-_SEPARATORS = re.compile(r"[-_]+")
-
-
-def normalize(name: str) -> str:
-    """The form two names must not share, because a model confuses them: case, `-` or `_`, and
-    camelCase word boundaries are ignored (`getWeather`, `Get-Weather` -> `get_weather`,
-    `HTTPRequest` -> `http_request`)."""
-    return _SEPARATORS.sub("_", _CAMEL_WORDS.sub("_", name)).lower()
 
 
 @dataclass(frozen=True, eq=False)
 class Tool:
     """A tool as the registry holds it. `parameters` is the JSON Schema the model sees (read-only).
 
-    `positional` names the fields passed by position (`def f(x, /)`), each with the value to
-    pass when the model left it out but sent a later one; `declared_defaults` names the fields
-    whose declared default is passed when the model leaves them out (`Param(default=...)`).
+    Every field is passed to the implementation, defaults included: a field's default is the
+    implementation's own (read from its signature), so what a policy, an approver and the audit
+    log see (`Call.values`) is exactly what the tool receives. `positional` names the fields
+    passed by position (`def f(x, /)`), each with its default; `omitted` names the rare fields
+    whose implementation default cannot be a JSON value: those are left out when not sent.
 
     Read by the robustness layers (`toolsys.layers`): `timeout` (seconds; the `Timeout` layer's
     default when None), `idempotent` (a repeat cannot double a side effect; None means True for
@@ -94,7 +73,7 @@ class Tool:
     aliases: Mapping[str, str] = field(default_factory=dict, repr=False)
     null_means_default: frozenset[str] = field(default=frozenset(), repr=False)
     positional: tuple[tuple[str, Any], ...] = field(default=(), repr=False)
-    declared_defaults: frozenset[str] = field(default=frozenset(), repr=False)
+    omitted: frozenset[str] = field(default=frozenset(), repr=False)
     timeout: float | None = None
     idempotent: bool = None  # type: ignore[assignment]  # None: decided by the category
     isolate: Subprocess | None = None
@@ -104,17 +83,31 @@ class Tool:
     examples: tuple[Mapping[str, Any], ...] = field(default=(), repr=False)
     validator: SchemaValidator = field(init=False, repr=False)
     accepts_anything: bool = field(init=False, repr=False)
+    literals: Callable[[Any], Any] | None = field(init=False, repr=False)
+    """The check that a number or boolean literal was sent as its own JSON type (`_agreement`)."""
     by_keyword: bool = field(init=False, repr=False)
     """`call` passes the model's fields as keywords, as they are (the execute fast path's test)."""
+    open: bool = field(init=False, repr=False)
+    """No `roles` and no `available`: every caller may see and use it."""
+    sync: bool = field(init=False, repr=False)
+    """Runs without an event loop (not async)."""
+    direct: bool = field(init=False, repr=False)
+    """Plain enough for the sync fast method to validate and call it inline."""
 
     def __post_init__(self) -> None:
         given = self._model  # type: ignore[attr-defined]  # not `self.model`: it stays pending
-        object.__setattr__(self, "validator", first_use_validator(self, given))
-        object.__setattr__(self, "accepts_anything", accepts_anything(self.parameters))
+        set_ = object.__setattr__
+        set_(self, "validator", first_use_validator(self, given))
+        set_(self, "accepts_anything", accepts_anything(self.parameters))
+        set_(self, "literals", literal_check(self.parameters))
         plain = self.isolate is None and not (self.pass_model or self.positional or self.aliases)
-        object.__setattr__(self, "by_keyword", plain)
+        set_(self, "by_keyword", plain and not self.omitted)
+        set_(self, "open", self.roles is None and self.available is None)
+        set_(self, "sync", not self.is_async)
+        direct = self.by_keyword and self.sync and self.open and not self.injected
+        set_(self, "direct", direct and not self.accepts_anything and self.literals is None)
         if self.idempotent is None:
-            object.__setattr__(self, "idempotent", self.category == Category.READ)
+            set_(self, "idempotent", self.category == Category.READ)
 
     def validate(self, arguments: Mapping[str, Any], *, coerce: bool = False) -> BaseModel:
         """Validate decoded JSON arguments; raises pydantic's ValidationError.
@@ -136,6 +129,8 @@ class Tool:
                 for key, value in arguments.items()
                 if value is not None or key not in self.null_means_default
             }
+        if self.literals is not None:
+            self.literals(arguments)
         try:
             return self._validate(arguments, coerce)
         except ValidationError as exc:
@@ -169,6 +164,8 @@ class Tool:
             return self.validate(data, coerce=coerce)
         if could_be_nonstandard(text):
             check_json(parse_json(text))
+        if self.literals is not None:
+            self.literals(parse_json(text))
         return model
 
     def call(
@@ -177,12 +174,12 @@ class Tool:
         context: Mapping[str, Any] | None = None,
         dependencies: Mapping[str, Any] | None = None,
     ) -> Any:
-        """Call the implementation with the arguments the model sent; for an async or isolated
-        tool this returns the coroutine.
+        """Call the implementation with the validated arguments, defaults included; for an
+        async or isolated tool this returns the coroutine.
 
-        An argument the model left out is left out of the call too, so the implementation's own
-        default applies, unless the spec declared a default for it (that one is passed).
-        Injected parameters come from `context` and `dependencies` (a ToolError when missing).
+        A tool that takes its model whole (`args=Model`) gets a copy of its own class, so what
+        it changes on it changes nothing the layers saw. Injected parameters come from `context`
+        and `dependencies` (a ToolError when missing).
         """
         fn = self.fn
         if self.injected:  # bound per call: building a new Tool would re-check the schema
@@ -192,11 +189,11 @@ class Tool:
             plain = dataclasses.replace(self, fn=fn, isolate=None, injected={})
             return self.isolate.run(plain.call, arguments)
         if self.pass_model:
-            return fn(arguments)
+            return fn(own_copy(arguments))
         values = arguments.__dict__
-        given = arguments.__pydantic_fields_set__
-        if len(given) != len(values):
-            values = {k: v for k, v in values.items() if k in given or k in self.declared_defaults}
+        if self.omitted:
+            given = arguments.__pydantic_fields_set__
+            values = {k: v for k, v in values.items() if k in given or k not in self.omitted}
         if self.positional:
             return self._call_positional(fn, values)
         if not self.aliases:
@@ -209,6 +206,19 @@ class Tool:
         head = [values.get(name, default) for name, default in self.positional[: last + 1]]
         rest = {self.aliases.get(k, k): v for k, v in values.items() if k not in names}
         return fn(*head, **rest)
+
+
+def own_copy(arguments: BaseModel) -> BaseModel:
+    """The validated arguments as the tool's own object: for a model the developer wrote (which
+    the tool's argument model freezes, `toolsys.tool`), a deep copy of that model's own class,
+    which the tool may change without changing what the layers saw; any other model as it is
+    (generated ones are frozen, and their tools are ours)."""
+    own = type(arguments).__dict__.get("__toolsys_own__")
+    if own is None:
+        return arguments
+    values = copy.deepcopy({**arguments.__dict__, **(arguments.__pydantic_extra__ or {})})
+    copied: BaseModel = own.model_construct(_fields_set=set(arguments.model_fields_set), **values)
+    return copied
 
 
 class _ModelField:

@@ -6,15 +6,17 @@ available=...)`), and both the listing (`registry.export(target, context=...)`) 
 fails closed: an unknown category, a malformed `roles` in the context, or an `available` that
 raises or answers anything but True denies, with a reason in words.
 
-The listing asks the registry's policy when it has one (any layer with a `visible(tool,
-context)` method, such as `Policy`), so a policy's fixed `Deny` rules hide tools too; without
-one it applies these tool-level checks alone.
+`Visibility(layers)` is the one decision listings and calls share (`toolsys.execution`): every
+layer with a `visible(tool, context)` method (such as `Policy`) must say yes, so a policy's
+rules hide tools too; without one, these tool-level checks decide alone. A call to a hidden
+tool is refused before its arguments are even validated, so the answer never describes it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import weakref
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from toolsys.export import export_tools
@@ -104,45 +106,95 @@ def screen(tool: Tool, context: Mapping[str, Any]) -> tuple[str | None, frozense
     return f"Tool {name!r} is not available to this caller now{why}.", roles
 
 
-def _visible_by_default(tool: Tool, context: Mapping[str, Any]) -> bool:
-    return refusal(tool, context) is None
+def _own_checks(tool: Tool, context: Mapping[str, Any]) -> str | None:
+    """The tool's own checks, with the common case (no roles, no `available`) answered at once."""
+    if tool.open and tool.category in _KNOWN:
+        return None
+    return screen(tool, context)[0]
 
 
-def judge(layers: Iterable[Any]) -> Callable[[Tool, Mapping[str, Any]], bool]:
-    """The `visible` of the first layer that has one (a named layer too), else the tool checks."""
-    for layer in layers:
-        visible = getattr(getattr(layer, "layer", layer), "visible", None)
-        if callable(visible):
-            return visible
-    return _visible_by_default
+class Visibility:
+    """The one decision of who may see and use a tool, for listings and calls alike.
+
+    `shows(tool, context)`: may it be listed to this caller (and named in an UNKNOWN_TOOL
+    answer, found by a search)? `refusal(tool, context)`: why a call to it is refused before its
+    arguments are even validated, or None. Every layer with a `visible(tool, context)` method (a
+    named layer's too) is asked, and all must say True; one that says anything else, or raises,
+    hides the tool. For calls, a layer that also has `refusal(tool, context)` answers with it
+    instead (`Policy`: what it refuses whatever the arguments; its rules then decide on them).
+    Without such a layer, the tool's own checks decide both (`refusal` above). `open` is True
+    when a tool with no roles and no `available` needs no question at all.
+    """
+
+    def __init__(self, layers: Iterable[Any]) -> None:
+        self._judges = []
+        for layer in layers:
+            own = getattr(layer, "layer", layer)
+            visible = getattr(own, "visible", None)
+            if callable(visible):
+                why = getattr(own, "refusal", None)
+                self._judges.append((visible, why if callable(why) else None))
+        self.open = not self._judges
+
+    def shows(self, tool: Tool, context: Mapping[str, Any]) -> bool:
+        if self.open:
+            return _own_checks(tool, context) is None
+        for visible, _ in self._judges:
+            try:
+                if visible(tool, context) is not True:
+                    return False
+            except Exception:
+                return False
+        return True
+
+    def refusal(self, tool: Tool, context: Mapping[str, Any]) -> str | None:
+        if self.open:
+            return _own_checks(tool, context)
+        for visible, why in self._judges:
+            try:
+                if why is not None:
+                    reason = why(tool, context)
+                    if reason is None:
+                        continue
+                elif visible(tool, context) is True:
+                    continue
+                else:
+                    reason = None
+            except Exception:
+                reason = None
+            name = getattr(tool, "name", "?")
+            return reason if isinstance(reason, str) and reason else _hidden(name)
+        return None
+
+
+def _hidden(name: str) -> str:
+    return f"The tool {name!r} is not available to this caller."
 
 
 def export_for(
-    owner: Any,
-    tools: Iterable[Tool],
-    layers: Iterable[Any],
-    target: str,
-    strict: bool,
-    context: Mapping[str, Any],
+    owner: Any, entries: list[tuple[str, Tool]], target: str, strict: bool
 ) -> list[dict[str, Any]]:
-    """`export_tools` of what this caller may see, cached on `owner` by (target, strict, tools).
-
-    Callers with the same rights share one cached list.
-    """
-    visible = judge(layers)
-    shown = [tool for tool in tools if _safe(visible, tool, context)]
-    key = (target, strict, *shown)
+    """`export_tools` of these (name, tool) entries, cached on `owner` by (target, strict,
+    entries): callers with the same rights share one cached list. An entry whose name is not
+    its tool's (a namespace lists short names) is exported under its name."""
+    key = (target, strict, *(tool if tool.name == name else (name, tool) for name, tool in entries))
     cache = _caches.setdefault(owner, {})
     cached = cache.get(key)
     if cached is None:
         if len(cache) >= _CACHE_SIZE:
             cache.clear()
+        shown = [tool if tool.name == name else _renamed(tool, name) for name, tool in entries]
         cached = cache[key] = export_tools(shown, target, strict=strict)
     return cached
 
 
-def _safe(visible: Callable[[Tool, Mapping[str, Any]], bool], tool: Tool, context: Any) -> bool:
-    try:
-        return visible(tool, context) is True
-    except Exception:
-        return False
+def _renamed(tool: Tool, name: str) -> Tool:
+    """`tool` as listed under another name (made once per tool and name)."""
+    found = _listed_as.get(tool, {}).get(name)
+    if found is None:
+        found = dataclasses.replace(tool, name=name)
+        _listed_as.setdefault(tool, {})[name] = found
+    return found
+
+
+_listed_as: weakref.WeakKeyDictionary[Tool, dict[str, Tool]] = weakref.WeakKeyDictionary()

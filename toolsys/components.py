@@ -16,6 +16,10 @@ real one, and nothing is global:
 
     registry.add(SendEmail(outbox))
 
+`roles` and `available` say who may see and use it, as for a function tool (`toolsys.access`).
+A `Toolkit`'s `prefix` qualifies every name the one way a prefix does (`toolsys.names`):
+`Toolkit(..., prefix="mail")` registers `mail__send_email`.
+
 `run` is read like a function tool (type hints + docstring), or takes one Pydantic model when the
 class sets `args = Model`; it may be `async def`, and may declare injected parameters
 (`ctx: Context`, `Annotated[T, Depends(...)]`, see `toolsys.injection`). The `Tool` it becomes is
@@ -32,17 +36,15 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, ClassVar, Protocol
 
 from pydantic import BaseModel
 
 from toolsys.errors import ToolDefinitionError
+from toolsys.names import check_prefix, qualified
 from toolsys.spec import Category
 from toolsys.tool import Tool, check_name, normalize, tool_from_function
-
-_PREFIX = re.compile(r"^[A-Za-z0-9_-]{0,63}$")
 
 
 class BaseTool:
@@ -60,13 +62,17 @@ class BaseTool:
     tags: ClassVar[tuple[str, ...]] = ()
     timeout: ClassVar[float | None] = None
     idempotent: ClassVar[bool | None] = None
+    roles: ClassVar[Any] = None
+    """Who may see and use it (role names); None: everyone."""
+    available: ClassVar[Callable[[Mapping[str, Any]], Any] | None] = None
+    """`available(context) -> bool`, e.g. a feature flag; a plain function, not a method."""
 
     def tool_name(self) -> str:
         """The name the model sees (before any toolkit prefix)."""
         return type(self).name or normalize(type(self).__name__)
 
     def as_tool(self, prefix: str = "") -> Tool:
-        """This instance built into a registrable `Tool`, its name after `prefix`."""
+        """This instance built into a registrable `Tool`, named `prefix__name` with a prefix."""
         cls = type(self)
         run = getattr(self, "run", None)
         if not callable(run):
@@ -91,6 +97,8 @@ class BaseTool:
             args=cls.args,
             timeout=cls.timeout,
             idempotent=cls.idempotent,
+            roles=cls.roles,
+            available=_inherited(cls, "available"),
         )
 
 
@@ -110,7 +118,8 @@ ToolLike = BaseTool | Tool | Callable[..., Any]
 class Toolkit:
     """Related tools that share dependencies, registered and unregistered as one group.
 
-    Either list the tools, `Toolkit(SendEmail(outbox), ListInbox(outbox), prefix="mail_")`, or
+    Either list the tools, `Toolkit(SendEmail(outbox), ListInbox(outbox), prefix="mail")`
+    (registered as `mail__send_email`, `mail__list_inbox`), or
     subclass it, take the shared dependencies in `__init__` and return the tools from `tools()`.
     `register(registry)` adds all of them or none (a name clash rolls back the ones added);
     `unregister(registry)` removes exactly the ones it added.
@@ -128,13 +137,11 @@ class Toolkit:
         return getattr(self, "_given", ())
 
     def build(self, prefix: str | None = None) -> list[Tool]:
-        """Every tool built, named `prefix + name` (the toolkit's own prefix by default)."""
+        """Every tool built, named `prefix__name` (the toolkit's own prefix by default; none
+        when it is "")."""
         prefix = self.prefix if prefix is None else prefix
-        if not isinstance(prefix, str) or not _PREFIX.match(prefix):
-            raise ToolDefinitionError(
-                f"Toolkit prefix {prefix!r} cannot start a tool name: use up to 63 characters "
-                "from A-Z, a-z, 0-9, '_' and '-', e.g. 'crm_'."
-            )
+        if prefix:
+            check_prefix(prefix)
         built = [_built(item, prefix) for item in self.tools()]
         names = [tool.name for tool in built]
         twice = sorted({name for name in names if names.count(name) > 1})
@@ -210,8 +217,19 @@ def _built(item: object, prefix: str) -> Tool:
 
 
 def _prefixed(prefix: str, name: str) -> str:
-    check_name(prefix + name)
-    return prefix + name
+    if not prefix:
+        check_name(name)
+        return name
+    return qualified(prefix, name)
+
+
+def _inherited(cls: type, attribute: str) -> Any:
+    """A class attribute as set on the class or a base, never bound as a method."""
+    for klass in cls.__mro__:
+        if attribute in klass.__dict__:
+            value = klass.__dict__[attribute]
+            return value.__func__ if isinstance(value, staticmethod | classmethod) else value
+    return None
 
 
 __all__ = ["BaseTool", "ToolLike", "Toolkit", "as_tool"]

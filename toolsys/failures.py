@@ -96,6 +96,16 @@ def unknown_tool(name: object, available: list[str]) -> ErrorInfo:
     )
 
 
+def not_permitted(name: str, reason: str) -> ErrorInfo:
+    """The caller may not use this tool (its roles, `available`, a policy): it did not run."""
+    return ErrorInfo(
+        ErrorCode.PERMISSION_DENIED,
+        f"Not allowed: {reason} The call to {name!r} did not run.",
+        "Do not retry this call; tell the user it is not permitted for them, or use a tool "
+        "you were offered.",
+    )
+
+
 def tool_not_loaded(name: str, search_tool: str) -> ErrorInfo:
     """A tool that exists but is not loaded yet (deferred export): search for it, then call it."""
     words = " ".join(name.replace("-", "_").split("_"))[:100]

@@ -16,13 +16,14 @@ an error envelope (MISSING_DEPENDENCY, INVALID_CONTEXT), never a crash.
 
 from __future__ import annotations
 
+import types
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Annotated, Any
 
-from toolsys.errors import ErrorCode, ToolError
+from toolsys.errors import ErrorCode, ToolDefinitionError, ToolError
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 _KNOWN = ("user", "roles", "tenant")
@@ -77,8 +78,9 @@ Injection = type[Context] | Depends
 
 
 def injection(annotation: Any, param: str) -> Injection | None:
-    """What an annotation asks to be injected: `Context`, `Annotated[T, Depends()]`, or None."""
-    if annotation is Context:
+    """What an annotation asks to be injected: `Context` (also `Context | None` and
+    `Optional[Context]`: the registry always fills it), `Annotated[T, Depends()]`, or None."""
+    if _is_context(annotation):
         return Context
     if typing.get_origin(annotation) is Annotated:
         base, *metadata = typing.get_args(annotation)
@@ -87,9 +89,28 @@ def injection(annotation: Any, param: str) -> Injection | None:
                 return Depends(meta.name or param)
             if meta is Depends:
                 return Depends(param)
-        if base is Context:
+        if _is_context(base):
             return Context
     return None
+
+
+def _is_context(annotation: Any) -> bool:
+    """`Context`, or a union of `Context` with None; a union of `Context` with anything else is
+    refused: the model could then fill in who the caller is."""
+    if annotation is Context:
+        return True
+    if typing.get_origin(annotation) not in (typing.Union, types.UnionType):
+        return False
+    members = [m for m in typing.get_args(annotation) if m is not type(None)]
+    if Context not in members:
+        return False
+    if len(members) > 1:
+        raise ToolDefinitionError(
+            f"A parameter typed {annotation!r} mixes the injected Context with values a model "
+            "could send; type it `ctx: Context` (the registry fills it) and take anything the "
+            "model sends in another parameter."
+        )
+    return True
 
 
 def injected_params(hints: Mapping[str, Any]) -> dict[str, Injection]:

@@ -2,10 +2,11 @@
 
     invoke    -> EXECUTION_ERROR     the tool raised (or its own ToolError code)
 
-Three ways in, one behaviour: `run_plain` (the sync fast path: validate and call, no layers),
-`invoke` (sync; an async tool is run to completion) and `ainvoke` (the layered path: awaited,
-or on a worker thread so that a deadline can leave it behind). Each inlines the common case, a
-tool called with its validated fields as keywords, because it is on every call. Only
+Two ways in, one behaviour: `invoke` (sync; an async tool is run to completion) and `ainvoke`
+(the layered path: awaited, or on a worker thread so that a deadline can leave it behind).
+`ainvoke` inlines the common case, a tool called with its validated fields as keywords, because
+it is on every call (so does `toolsys.execution.ExecutePath.execute`, the sync fast method).
+Whatever a tool raises becomes its envelope in one place (`toolsys.stages.tool_failed`); only
 KeyboardInterrupt and a real cancellation of the caller's task propagate.
 """
 
@@ -21,9 +22,8 @@ from pydantic import BaseModel
 
 from toolsys import _workers
 from toolsys._cancel import is_cancellation
-from toolsys.errors import ToolError
 from toolsys.result import ToolResult
-from toolsys.stages import MAX_ARGUMENT_CHARS, _tool_error, crashed, validate
+from toolsys.stages import tool_failed
 
 if TYPE_CHECKING:
     from toolsys.execution import Call
@@ -32,65 +32,23 @@ if TYPE_CHECKING:
 Arguments = Mapping[str, Any] | str | bytes | bytearray | None
 
 
-def run_plain(tool: Tool, arguments: Arguments, coerce: bool = False) -> ToolResult:
-    """`validate` then `invoke`, for a sync tool without layers: the sync fast path.
+def invoke(
+    tool: Tool,
+    arguments: BaseModel,
+    context: Mapping[str, Any] | None = None,
+    dependencies: Mapping[str, Any] | None = None,
+) -> ToolResult:
+    """Call a tool synchronously (an async tool is run to completion); the result, never a raise.
 
-    The same stages, with the common case inlined (arguments valid as sent, a tool called with
-    keywords): a call costs little more than the validation itself. Anything else, a failure
-    included, takes the general stage functions, so the outcome is theirs.
-    """
-    model: Any = None
-    raw: Any = arguments  # narrowed by `kind`, which mypy does not follow
-    kind = type(raw)
-    if kind is dict and not coerce and not tool.accepts_anything:
-        if not tool.null_means_default or None not in raw.values():
-            try:
-                model = tool.validator.validate_python(raw, strict=True)
-            except Exception:  # invalid, or stranger: `validate` says which, as data
-                model = None
-    elif kind is str and not coerce and len(raw) <= MAX_ARGUMENT_CHARS:
-        try:
-            model = tool.validator.validate_json(raw or "{}", strict=True)
-        except Exception:
-            model = None
-        else:  # pydantic reads NaN and Infinity, JSON does not: `validate` refuses them
-            model = None if "NaN" in raw or "Infinity" in raw else model
-    if model is None:
-        model = validate(tool, arguments, coerce=coerce)
-        if type(model) is ToolResult:
-            return model
-    values = model.__dict__
-    if not tool.by_keyword or len(model.__pydantic_fields_set__) != len(values):
-        return invoke(tool, model)
+    A tool with injected parameters gets them from `context` and `dependencies`."""
     try:
-        value = tool.fn(**values)
+        value = tool.call(arguments, context, dependencies)
         if type(value) is CoroutineType:
             from toolsys._sync import run_sync
 
             value = run_sync(value)
-    except ToolError as exc:
-        return _tool_error(exc)
-    except KeyboardInterrupt:
-        raise
     except BaseException as exc:
-        return crashed(tool, exc)
-    return ToolResult(True, value, None, {})
-
-
-def invoke(tool: Tool, arguments: BaseModel) -> ToolResult:
-    """Call a tool synchronously (an async tool is run to completion); the result, never a raise."""
-    try:
-        value = tool.call(arguments)
-        if type(value) is CoroutineType:
-            from toolsys._sync import run_sync
-
-            value = run_sync(value)
-    except ToolError as exc:
-        return _tool_error(exc)
-    except KeyboardInterrupt:
-        raise
-    except BaseException as exc:
-        return crashed(tool, exc)
+        return tool_failed(tool, exc)
     return ToolResult(True, value, None, {})
 
 
@@ -106,34 +64,28 @@ VALIDATED: contextvars.ContextVar[list[Any] | None] = contextvars.ContextVar(
 a tool runs, so a tool calling another registry does not add to this call's record."""
 
 
-FRESH: list[ToolResult | None] = [None]
-"""The last success `ainvoke` built (in any thread), until `toolsys.execution.finished` takes
-it: only the layers of the call that made it can hold it yet, so `finished` may add the call's
-meta to it in place instead of copying it (see there)."""
-
-
-async def ainvoke(call: Call, path: Any, dependencies: Mapping[str, Any]) -> ToolResult:
+async def ainvoke(path: Any, dependencies: Mapping[str, Any], call: Call) -> ToolResult:
     """Call `call.tool` with its validated arguments: awaited when async, on a thread when
-    `call.offload`. While an async tool runs, `RUNNING` holds `(path, call)`, so a composite
+    `call.offload`. A call a layer replaced (not validated any more) is prepared again first
+    (`path.prepare`). While an async tool runs, `RUNNING` holds `(path, call)`, so a composite
     tool (always async) sends its inner calls through the same path.
 
     A tool with injected parameters gets them from the call's context and `dependencies`.
+    `path` and `dependencies` come first: the path binds them once (`functools.partial`).
     """
+    if call[3] is None or call[2] is None:  # not validated yet, or a layer replaced it
+        ready = path.prepare(call)
+        if type(ready) is ToolResult:
+            return ready
+        call = ready
     tool: Tool = call.tool  # type: ignore[assignment]
     arguments: Any = call.arguments
     hidden = VALIDATED.set(None) if VALIDATED.get() is not None else None
     try:
-        values = arguments.__dict__
-        if (
-            tool.by_keyword
-            and not (tool.injected or call.offload)
-            and (len(arguments.__pydantic_fields_set__) == len(values))
-        ):
-            value = tool.fn(**values)  # the common case of `tool.call`, inlined
+        if tool.by_keyword and not (tool.injected or call.offload):
+            value = tool.fn(**arguments.__dict__)  # the common case of `tool.call`, inlined
         else:
-            run: Callable[..., Any] = tool.call
-            if tool.injected:
-                run = functools.partial(run, context=call.context, dependencies=dependencies)
+            run = functools.partial(tool.call, context=call.context, dependencies=dependencies)
             if call.offload and not tool.is_async:
                 value = await _on_thread(run, arguments)
             else:
@@ -144,19 +96,14 @@ async def ainvoke(call: Call, path: Any, dependencies: Mapping[str, Any]) -> Too
                 value = await value
             finally:
                 RUNNING.reset(token)
-    except ToolError as exc:
-        return _tool_error(exc)
-    except KeyboardInterrupt:
-        raise
     except BaseException as exc:
         if is_cancellation(exc) and _really_cancelled():
             raise
-        return crashed(tool, exc)
+        return tool_failed(tool, exc)
     finally:
         if hidden is not None:
             VALIDATED.reset(hidden)
-    result = FRESH[0] = ToolResult(True, value, None, {})
-    return result
+    return ToolResult(True, value, None, {})
 
 
 def _really_cancelled() -> bool:

@@ -14,7 +14,10 @@ Decisions:
   read them differently. Category too: a manifest that says READ for code that says WRITE would
   let a policy allow what it should not.
 - Execution options (category, timeout, idempotent) come from the manifest: layers must decide
-  before the module is imported.
+  before the module is imported. The import happens where the tool runs, after every layer has
+  decided: a call a policy denies imports nothing. The loaded code then runs as the tool it is:
+  a sync function on the Timeout's worker thread (so a deadline can leave it behind), with its
+  injected `ctx` and dependencies.
 - A failing import (module missing, attribute missing, the module raising while imported, the
   attribute not being a tool) is a TOOL_LOAD_FAILED envelope with no traceback and no path; the
   developer's exception is kept on `result.exception` (as the cause) and logged. It is not cached:
@@ -29,11 +32,13 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import importlib
-import inspect
 import logging
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
+
+from pydantic import BaseModel
 
 from toolsys.compose._children import shape
 from toolsys.errors import ErrorCode, ToolDefinitionError, ToolError
@@ -75,17 +80,56 @@ def lazy_tool(
         )
     params = _params(name, parameters)
     spec = ToolSpec(name, summary, params, Category(category), tuple(tags))
+    manifest = tool_from_spec(spec, _accepts, timeout=timeout, idempotent=idempotent)
     state: dict[str, Tool] = {}
 
-    async def run(**arguments: Any) -> Any:
-        real = state.get("tool") or _load(placeholder, match.group(1), match.group(2))
+    def load() -> Tool:
+        real = state.get("tool") or _load(manifest, match.group(1), match.group(2))
         state["tool"] = real
-        value = real.call(real.validate(arguments))
-        return await value if inspect.isawaitable(value) else value
+        return real
 
-    placeholder = tool_from_spec(spec, run, timeout=timeout, idempotent=idempotent)
-    placeholder = dataclasses.replace(placeholder, source="lazy")
-    return placeholder
+    given = {f.name: getattr(manifest, f.name) for f in dataclasses.fields(Tool) if f.init}
+    given["model"] = manifest._model  # type: ignore[attr-defined]  # still pending: not created
+    return LazyTool(**{**given, "fn": _run_loaded, "source": "lazy"}, load=load)
+
+
+def _accepts(**arguments: Any) -> None:
+    """The signature a manifest's parameters are checked against: it takes them all."""
+
+
+def _run_loaded(
+    real: Tool, arguments: BaseModel, context: Any, dependencies: Any
+) -> Any:  # a module-level function: the Timeout layer wraps `fn` to follow its thread
+    return real.call(arguments, context, dependencies)
+
+
+def _unloaded() -> Tool:
+    raise RuntimeError("a LazyTool needs its load function")
+
+
+@dataclass(frozen=True, eq=False)
+class LazyTool(Tool):
+    """A tool known by its manifest: listed, linted, explained and validated from it without
+    importing anything. Its code is loaded by the first call that reaches it (`load`), and the
+    call's validated arguments are validated again by the loaded tool, which then runs as itself
+    (`fn` runs it, so a Timeout layer follows it onto its worker thread)."""
+
+    load: Callable[[], Tool] = field(default=_unloaded, repr=False)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        object.__setattr__(self, "by_keyword", False)  # `call` runs it, never `fn` directly
+        object.__setattr__(self, "direct", False)
+
+    def call(
+        self,
+        arguments: BaseModel,
+        context: Mapping[str, Any] | None = None,
+        dependencies: Mapping[str, Any] | None = None,
+    ) -> Any:
+        real = self.load()
+        loaded = real.validate(arguments.model_dump(by_alias=True))
+        return self.fn(real, loaded, context, dependencies)
 
 
 def lazy_from_manifest(entry: Mapping[str, Any]) -> Tool:
@@ -247,4 +291,4 @@ def _unavailable(placeholder: Tool, reason: str, exc: BaseException | None = Non
     )
 
 
-__all__ = ["lazy_from_manifest", "lazy_tool"]
+__all__ = ["LazyTool", "lazy_from_manifest", "lazy_tool"]

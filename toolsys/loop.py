@@ -221,19 +221,31 @@ def _prepare(
     )
 
 
-def _export(registry: ToolExecutor, context: Mapping[str, Any] | None) -> list[dict[str, Any]]:
-    """What this caller may use: `export(context=)` when the registry takes it."""
-    if context is not None and "context" in inspect.signature(registry.export).parameters:
-        return registry.export("openai", context=context)  # type: ignore[call-arg]
-    return registry.export("openai")
+def _exporter(
+    registry: ToolExecutor, context: Mapping[str, Any] | None
+) -> Callable[[], list[dict[str, Any]]]:
+    """What this caller may use, asked before every request (a deferred session loads tools):
+    `export(context=...)` with the caller's context, `{}` for a caller who gave none (tools
+    only some callers may use are not offered to them). Whether the executor takes `context` is
+    looked at once per run, not at every step."""
+    export = registry.export
+    try:
+        takes = "context" in inspect.signature(export).parameters
+    except (TypeError, ValueError):
+        takes = True
+    if not takes:
+        return lambda: export("openai")
+    caller = {} if context is None else context
+    return lambda: export("openai", context=caller)  # type: ignore[call-arg]
 
 
 async def _drive(run: Run, first: int, started: float) -> Transcript:
     """Steps `first`..max_steps: ask the model, run its calls, answer them (or pause)."""
     transcript, messages, emit = run.transcript, run.transcript.messages, run.emit
+    export = _exporter(run.registry, run.context)
     for step in range(first, run.max_steps + 1):
         transcript.steps = step
-        tools = _export(run.registry, run.context)  # each step: a deferred session loads tools
+        tools = export()  # each step: a deferred session loads tools
         choice = run.tool_choice if step == 1 or run.tool_choice == "none" else "auto"
         emit(ModelRequest(step, len(messages), choice))
         request = run.wire.request(run.model, messages, tools, choice)
@@ -334,10 +346,38 @@ def resume_agent(
     client: Any,
     registry: ToolExecutor,
     transcript: Transcript,
-    **options: Any,
+    *,
+    approve: Iterable[str] = (),
+    deny: Mapping[str, str] | None = None,
+    edit: Mapping[str, Mapping[str, Any]] | None = None,
+    approver: Approver | None = None,
+    approved_by: str | None = None,
+    model: str | None = None,
+    max_steps: int = 8,
+    on_event: Callable[[Event], Any] | None = None,
+    context: Mapping[str, Any] | None = None,
+    deadline: float | None = None,
+    api: str = "chat",
 ) -> Transcript:
-    """`aresume_agent` for synchronous code (and Jupyter cells); same options."""
-    return run_sync(aresume_agent(client, registry, transcript, **options))
+    """`aresume_agent` for synchronous code (and Jupyter cells); the same options."""
+    return run_sync(
+        aresume_agent(
+            client,
+            registry,
+            transcript,
+            approve=approve,
+            deny=deny,
+            edit=edit,
+            approver=approver,
+            approved_by=approved_by,
+            model=model,
+            max_steps=max_steps,
+            on_event=on_event,
+            context=context,
+            deadline=deadline,
+            api=api,
+        )
+    )
 
 
 def _api_message(exc: Exception) -> str:

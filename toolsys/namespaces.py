@@ -1,21 +1,19 @@
 """Namespaces: many tools under prefixes, with names every provider accepts.
 
 Why: past a few dozen tools, names collide (two plugins both bring `search`) and a model needs a
-hint of where a tool comes from. A namespace is a prefix on the wire name: `billing__refund`.
-
-Why `__`, not a dot or one `_`: OpenAI and Anthropic accept only `^[a-zA-Z0-9_-]{1,64}$`, so
-`billing.refund` cannot be sent. A single `_` is ambiguous (`billing_refund` could be the root
-tool `billing_refund`), while `__` can be split back into namespace and tool, is what MCP clients
-already send (`mcp__server__tool`), and reads as one token boundary to a tokenizer. Prefix parts
-may therefore not contain `__` or start or end with `_`. The registry's own collision rule
-(`toolsys.tool.normalize`) still applies across namespaces: `billing__refund` and a root tool
-`billing_refund` read alike to a model, so the second one is refused.
+hint of where a tool comes from. A namespace is a prefix on the wire name: `billing__refund`,
+built by the one rule every prefix follows (`toolsys.names.qualified`: why `__`, and the
+64-character limit). The registry's own collision rule (`toolsys.names.normalize`) still applies
+across namespaces: `billing__refund` and a root tool `billing_refund` read alike to a model, so
+the second one is refused.
 
 - `registry.include(other, prefix="billing")` copies every tool of `other` in under the prefix,
   all or nothing; a collision is refused naming both tools. It is a snapshot: later changes to
   `other` are not seen, and the including registry's layers (not `other`'s) run its calls.
-- `registry.namespace("billing")` is a view: it registers with the prefix and lists, gets,
-  exports and executes by the short name, within the namespace only.
+- `registry.namespace("billing")` is a view, and an executor of its own: it registers with the
+  prefix, and lists, exports and executes by the name relative to it (`refund`, and
+  `tax__refund` for a nested namespace). Its calls go through the registry's own path and
+  layers; a name that would not fit under the prefix reaches no tool, never one outside it.
 
 Lesson: `notebooks/09_composition.ipynb` builds the prefix merge by hand and compares its names
 with `include`'s.
@@ -25,56 +23,18 @@ from __future__ import annotations
 
 import builtins
 import dataclasses
-import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from toolsys.errors import ToolDefinitionError
-from toolsys.export import export_tools
+from toolsys.names import SEPARATOR, check_prefix, normalize, qualified, qualified_or_none, split
 from toolsys.result import ToolResult
 from toolsys.spec import ToolSpec
-from toolsys.tool import NAME_PATTERN, Tool, normalize, tool_from_function, tool_from_spec
+from toolsys.tool import Tool, tool_from_function, tool_from_spec
 
 if TYPE_CHECKING:
-    from toolsys.execution import Arguments
+    from toolsys.execution import Arguments, ExecutePath
     from toolsys.registry import Registry
-
-SEPARATOR = "__"
-_PART = r"[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*"
-_PREFIX = re.compile(rf"^{_PART}(?:__{_PART})*$")
-_QUALIFIED = re.compile(rf"^((?:{_PART}__)+)(.+)$")
-
-
-def check_prefix(prefix: str) -> None:
-    """Refuse a prefix that is not wire-safe or could not be split off again."""
-    if not isinstance(prefix, str) or not _PREFIX.match(prefix):
-        raise ToolDefinitionError(
-            f"Namespace prefix {prefix!r} is not usable: use letters, digits, '-' and single '_' "
-            f"(no dots, no '__', not starting or ending with '_'), e.g. 'billing'; nest with "
-            f"'{SEPARATOR}' ('shop__billing')."
-        )
-
-
-def qualified(prefix: str, name: str) -> str:
-    """The wire name of tool `name` in namespace `prefix`: `billing__refund`, at most 64 chars."""
-    check_prefix(prefix)
-    full = f"{prefix}{SEPARATOR}{name}"
-    if not NAME_PATTERN.match(full):
-        raise ToolDefinitionError(
-            f"Tool {name!r} in namespace {prefix!r} would be named {full!r} ({len(full)} "
-            "characters); providers accept 1-64 characters from A-Z, a-z, 0-9, '_' and '-'. "
-            "Use a shorter prefix or tool name."
-        )
-    return full
-
-
-def split(name: str) -> tuple[str | None, str]:
-    """(namespace, short name) of a wire name: `shop__billing__refund` -> ("shop__billing",
-    "refund"); a name outside any namespace -> (None, name)."""
-    match = _QUALIFIED.match(name)
-    if match is None:
-        return None, name
-    return match.group(1)[: -len(SEPARATOR)], match.group(2)
 
 
 def renamed(tool: Tool, name: str) -> Tool:
@@ -116,13 +76,33 @@ def include(
     return [registry.add(tool, replace=replace) for tool in incoming]
 
 
+class _Prefixed:
+    """The scope of a namespace: the registry's tools under one prefix, by relative name."""
+
+    gate = None
+
+    def __init__(self, registry: Registry, prefix: str) -> None:
+        self.registry, self.prefix = registry, prefix
+        self.start = prefix + SEPARATOR
+
+    def lookup(self, name: str) -> Tool | None:
+        full = qualified_or_none(self.prefix, name)
+        return None if full is None else self.registry.lookup(full)
+
+    def entries(self) -> list[tuple[str, Tool]]:
+        start, cut = self.start, len(self.start)
+        return [(tool.name[cut:], tool) for tool in self.registry if tool.name.startswith(start)]
+
+
 class Namespace:
-    """The part of a registry under one prefix: register, list, get, export and execute by
-    short name. `registry.namespace("billing").tool(refund)` registers `billing__refund`."""
+    """The part of a registry under one prefix, as an executor: register, list, get, export and
+    execute by the name relative to the prefix. `registry.namespace("billing").tool(refund)`
+    registers `billing__refund`, listed and called here as `refund`."""
 
     def __init__(self, registry: Registry, prefix: str) -> None:
         check_prefix(prefix)
         self.registry, self.prefix = registry, prefix
+        self._scope = _Prefixed(registry, prefix)
 
     def __repr__(self) -> str:
         return f"Namespace({self.prefix!r}: {', '.join(self.names()) or 'no tools'})"
@@ -168,8 +148,7 @@ class Namespace:
 
     def list(self) -> builtins.list[Tool]:
         """The tools in this namespace and in namespaces nested under it, as registered."""
-        start = self.prefix + SEPARATOR
-        return [tool for tool in self.registry if tool.name.startswith(start)]
+        return [tool for _, tool in self._scope.entries()]
 
     def get(self, name: str) -> Tool:
         return self.registry.get(self.full(name))
@@ -183,24 +162,50 @@ class Namespace:
     def __iter__(self) -> Iterator[Tool]:
         return iter(self.list())
 
+    @property
+    def path(self) -> ExecutePath:
+        """The registry's path (its layers) around this namespace's tools."""
+        return self.registry.path(self._scope)
+
     def export(
-        self, target: str = "openai", *, strict: bool = False
+        self,
+        target: str = "openai",
+        *,
+        strict: bool = False,
+        context: Mapping[str, Any] | None = None,
     ) -> builtins.list[dict[str, Any]]:
-        """Only this namespace's tools (nested ones included), under their full names."""
-        return export_tools(self.list(), target, strict=strict)
+        """This namespace's tools (nested ones included) by their names relative to it, the
+        names `execute` takes; with `context`, only those this caller may use."""
+        return self.path.export(target, strict, context)
 
-    def execute(self, name: str, arguments: Arguments = None, **options: Any) -> ToolResult:
-        """Run a tool of this namespace by short name (`Registry.execute`'s options apply)."""
-        return self.registry.execute(self._wire(name), arguments, **options)
+    def execute(
+        self,
+        name: str,
+        arguments: Arguments = None,
+        *,
+        context: Mapping[str, Any] | None = None,
+        run_id: str | None = None,
+        step: int | None = None,
+        call_id: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> ToolResult:
+        """Run a tool of this namespace by its relative name; never raises (`Registry.execute`)."""
+        return self.path.execute(name, arguments, context, run_id, step, call_id, idempotency_key)
 
-    async def aexecute(self, name: str, arguments: Arguments = None, **options: Any) -> ToolResult:
-        return await self.registry.aexecute(self._wire(name), arguments, **options)
-
-    def _wire(self, name: object) -> Any:
-        # Never raises: a name that cannot be qualified is passed on and reported as unknown.
-        if isinstance(name, str) and NAME_PATTERN.match(f"{self.prefix}{SEPARATOR}{name}"):
-            return f"{self.prefix}{SEPARATOR}{name}"
-        return name
+    async def aexecute(
+        self,
+        name: str,
+        arguments: Arguments = None,
+        *,
+        context: Mapping[str, Any] | None = None,
+        run_id: str | None = None,
+        step: int | None = None,
+        call_id: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> ToolResult:
+        """`execute` from async code."""
+        path = self.path
+        return await path.aexecute(name, arguments, context, run_id, step, call_id, idempotency_key)
 
 
 def describe(name: str) -> str | None:

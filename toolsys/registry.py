@@ -5,6 +5,11 @@ The agent loop needs exactly two things from it: `export(...)` to tell the model
 failure (unknown tool, malformed JSON, invalid arguments, an exception inside the tool) comes back
 as a `ToolResult` with an error envelope.
 
+It is the base executor (`toolsys.execution.Executor`): its layers and tools make one
+`ExecutePath`, and its views (a namespace, a deferred session) are executors whose paths are the
+same layers around their own scope (`path(scope)`), so every route a call can take meets every
+layer, and what each one lists is what it runs.
+
 Chapters 01 and 02 build this by hand first: notebooks/01_dispatch.ipynb (a dispatch table),
 notebooks/02_registry.ipynb (a small registry).
 """
@@ -12,33 +17,44 @@ notebooks/02_registry.ipynb (a small registry).
 from __future__ import annotations
 
 import builtins
-import time
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
+import weakref
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, overload
 
 from pydantic import BaseModel
 
 from toolsys import failures
-from toolsys.access import export_for
 from toolsys.components import BaseTool, as_tool
 from toolsys.errors import ToolDefinitionError
 from toolsys.execution import (
     Arguments,
+    ExecutePath,
     Layer,
     NamedLayer,
-    build_path,
-    finished,
+    Scope,
+    in_order,
     layer_name,
     layer_stage,
-    resolve,
-    shown_name,
 )
 from toolsys.export import LintIssue, export_tools, lint
-from toolsys.invoke import run_plain
+from toolsys.names import SEPARATOR, check_prefix
 from toolsys.namespaces import Namespace, include
 from toolsys.result import ToolResult
 from toolsys.spec import Category, ToolSpec
 from toolsys.tool import Subprocess, Tool, normalize, tool_from_function, tool_from_spec
+
+
+class _Everything:
+    """The registry's own scope: every tool, by its registered name."""
+
+    gate = None
+
+    def __init__(self, tools: dict[str, Tool]) -> None:
+        self.lookup = tools.get
+        self._tools = tools
+
+    def entries(self) -> list[tuple[str, Tool]]:
+        return list(self._tools.items())
 
 
 class Registry:
@@ -53,11 +69,23 @@ class Registry:
         self._normalized: dict[str, str] = {}
         self._exports: dict[tuple[str, bool], builtins.list[dict[str, Any]]] = {}
         self._layers: builtins.list[Layer] = []
-        self.coerce = coerce
+        self._coerce = bool(coerce)
         self._dependencies: dict[str, Any] = {}
+        self._scope = _Everything(self._tools)
+        self._paths: weakref.WeakKeyDictionary[Any, ExecutePath] = weakref.WeakKeyDictionary()
         self._rebuild()
         for layer in layers or []:
             self.use(layer)
+
+    @property
+    def coerce(self) -> bool:
+        """Validate leniently ("3" for an integer) instead of strictly."""
+        return self._coerce
+
+    @coerce.setter
+    def coerce(self, value: bool) -> None:
+        self._coerce = bool(value)
+        self._rebuild()
 
     # -- registration -------------------------------------------------------------------------
 
@@ -151,7 +179,8 @@ class Registry:
         return include(self, other, prefix, replace=replace)
 
     def namespace(self, prefix: str) -> Namespace:
-        """A view that registers, lists, exports and runs tools under `prefix`."""
+        """A view (an executor) that registers, lists, exports and runs tools under `prefix`,
+        by their names relative to it."""
         return Namespace(self, prefix)
 
     def lazy(self, name: str, *, replace: bool = False, **manifest: Any) -> Tool:
@@ -180,18 +209,32 @@ class Registry:
             error = failures.unknown_tool(name, self.names())
             raise KeyError(f"{error.message} {error.suggestion}") from None
 
+    def lookup(self, name: str) -> Tool | None:
+        """The tool registered as `name`, or None."""
+        return self._tools.get(name)
+
     def names(self) -> builtins.list[str]:
         return list(self._tools)
 
     def list(
-        self, category: Category | str | None = None, prefix: str | None = None
+        self,
+        category: Category | str | None = None,
+        prefix: str | None = None,
+        *,
+        context: Mapping[str, Any] | None = None,
     ) -> builtins.list[Tool]:
-        """The registered tools, optionally only one category and/or names with a prefix."""
+        """The registered tools, optionally only one category, only those under a prefix (the
+        namespace `prefix`: `billing__...`, nested ones included), only those a caller may use
+        (`context`, as `export` decides)."""
+        if prefix is not None:
+            check_prefix(prefix)
+        start = None if prefix is None else prefix + SEPARATOR
+        tools = [tool for _, tool in self._path.listed(context)]
         return [
             tool
-            for tool in self._tools.values()
+            for tool in tools
             if (category is None or tool.category == category)
-            and (prefix is None or tool.name.startswith(prefix))
+            and (start is None or tool.name.startswith(start))
         ]
 
     def __contains__(self, name: object) -> bool:
@@ -243,7 +286,7 @@ class Registry:
         if deferred:
             return self.deferred(core).export(target, strict=strict, context=context)
         if context is not None:
-            return export_for(self, self._tools.values(), self._layers, target, strict, context)
+            return self._path.export(target, strict, context)
         key = (target, strict)
         cached = self._exports.get(key)
         if cached is None:
@@ -277,8 +320,22 @@ class Registry:
 
     @property
     def layers(self) -> builtins.list[str]:
-        """The names of the execution layers, outermost first (see `toolsys.execution`)."""
-        return [layer_name(layer) for layer in self._layers]
+        """The names of the execution layers in the order a call meets them: every "received"
+        layer, then every "validated" one (see `toolsys.execution`)."""
+        return [layer_name(layer) for layer in in_order(self._layers)]
+
+    def path(self, scope: Scope | None = None) -> ExecutePath:
+        """The execute path of this registry's layers around `scope` (a view's tools: a
+        namespace, a deferred session), or around all its tools; rebuilt when the layers change."""
+        if scope is None:
+            return self._path
+        path = self._paths.get(scope)
+        if path is None:
+            path = ExecutePath(
+                self._layers, scope, coerce=self._coerce, dependencies=self._dependencies
+            )
+            self._paths[scope] = path
+        return path
 
     def use(
         self,
@@ -291,11 +348,13 @@ class Registry:
         """Add an execution layer: last (innermost) by default, or `before`/`after` a named one.
 
         `name` overrides the layer's own name (its `name` attribute or function name); names are
-        unique, so a layer can be found again and removed with `remove_layer`.
+        unique, so a layer can be found again and removed with `remove_layer`. A call meets every
+        "received" layer before any "validated" one, so `before`/`after` name a layer of the
+        same stage.
         """
         if name is not None:
             layer = NamedLayer(layer, name)
-        layer_stage(layer)  # refuse an unknown stage now, not at the first call
+        stage = layer_stage(layer)  # refuse an unknown stage now, not at the first call
         if layer_name(layer) in self.layers:
             raise ValueError(
                 f"A layer named {layer_name(layer)!r} is already in use; pass name=... to add "
@@ -304,10 +363,17 @@ class Registry:
         if before is not None and after is not None:
             raise ValueError("use(): pass before= or after=, not both.")
         index = len(self._layers)
-        if before is not None:
-            index = self._layer_index(before)
-        elif after is not None:
-            index = self._layer_index(after) + 1
+        other = before if before is not None else after
+        if other is not None:
+            index = self._layer_index(other) + (before is None)
+            there = layer_stage(self._layers[index - (before is None)])
+            if there != stage:
+                raise ValueError(
+                    f"use({layer_name(layer)!r}, {'before' if before else 'after'}="
+                    f"{other!r}): {other!r} is a {there!r} layer and this one is {stage!r}; "
+                    "every 'received' layer meets a call before every 'validated' one, so "
+                    "place it among the layers of its own stage."
+                )
         self._layers.insert(index, layer)
         self._rebuild()
 
@@ -318,15 +384,16 @@ class Registry:
         return layer.layer if isinstance(layer, NamedLayer) else layer
 
     def _layer_index(self, name: str) -> int:
-        names = self.layers
+        names = [layer_name(layer) for layer in self._layers]
         if name not in names:
-            raise ValueError(f"No layer named {name!r}; the layers are: {names or 'none'}.")
+            raise ValueError(f"No layer named {name!r}; the layers are: {self.layers or 'none'}.")
         return names.index(name)
 
     def _rebuild(self) -> None:
-        self._handler, self._start = build_path(
-            self._layers, self._tools.get, self.names, lambda: self.coerce, self._dependencies
+        self._path = ExecutePath(
+            self._layers, self._scope, coerce=self._coerce, dependencies=self._dependencies
         )
+        self._paths.clear()
 
     def execute(
         self,
@@ -342,24 +409,9 @@ class Registry:
         """Run a tool by name. Never raises; usable inside a running event loop (Jupyter).
 
         With no layers and a sync tool this runs the stages directly; otherwise it runs
-        `aexecute` to completion in this thread (see `toolsys._sync`).
+        the whole path to completion in this thread (see `ExecutePath.execute`).
         """
-        start = time.perf_counter()
-        tool = None if self._layers or type(name) is not str else self._tools.get(name)
-        if tool is not None and not (tool.is_async or tool.injected):
-            result = run_plain(tool, arguments, self.coerce)
-        elif tool is not None or self._layers:
-            path = self._start(name, arguments, context, run_id, step, call_id, idempotency_key)
-            run_sync = _run_sync or _sync_runner()
-            shown = name if type(name) is str else shown_name(name)
-            return finished(shown, run_sync(path), start)
-        else:
-            name = name if type(name) is str else shown_name(name)
-            result = resolve(name, self._tools.get, self.names)  # type: ignore[assignment]
-        meta = result.meta
-        meta["tool"], meta["attempt"] = name, 1
-        meta["duration_ms"] = (time.perf_counter() - start) * 1000
-        return result
+        return self._path.execute(name, arguments, context, run_id, step, call_id, idempotency_key)
 
     async def aexecute(
         self,
@@ -379,20 +431,5 @@ class Registry:
         safe. A layer that sets `offload` on the call moves a sync tool to a worker thread.
         `idempotency_key` reaches the layers on the call (see `toolsys.layers.Idempotency`).
         """
-        start = time.perf_counter()
-        path = self._start(name, arguments, context, run_id, step, call_id, idempotency_key)
-        shown = name if type(name) is str else shown_name(name)
-        return finished(shown, await path, start)
-
-
-_run_sync: Callable[[Awaitable[ToolResult]], ToolResult] | None = None
-
-
-def _sync_runner() -> Callable[[Awaitable[ToolResult]], ToolResult]:
-    """`toolsys._sync.run_sync`, imported on the first layered call: it brings asyncio, which
-    `import toolsys` and the unlayered path do not need."""
-    global _run_sync
-    from toolsys._sync import run_sync
-
-    _run_sync = run_sync
-    return run_sync
+        path = self._path
+        return await path.aexecute(name, arguments, context, run_id, step, call_id, idempotency_key)

@@ -35,7 +35,7 @@ from toolsys._schema_json import _SCHEMAS
 from toolsys._schema_json import _Generator as _Generator
 from toolsys._schema_json import frozen_schema as frozen_schema
 from toolsys._schema_json import json_schema as json_schema
-from toolsys._schema_writer import drop_null_default, write_schema
+from toolsys._schema_writer import drop_default, drop_null_default, write_schema
 from toolsys.docstrings import parse_docstring
 from toolsys.errors import ToolDefinitionError
 from toolsys.injection import Injection, injection
@@ -50,10 +50,11 @@ _JSON_TO_PYTHON: dict[str, Any] = {
     "object": dict[str, Any],
 }
 _RESERVED = frozenset(dir(BaseModel))
-# No unknown arguments, and no NaN or infinity for a float: JSON has neither.
-_FORBID_EXTRA = ConfigDict(extra="forbid", allow_inf_nan=False)
+# No unknown arguments, and no NaN or infinity for a float: JSON has neither. Frozen: validated
+# arguments cannot be changed on their way to the tool (toolsys/execution.py).
+_FORBID_EXTRA = ConfigDict(extra="forbid", allow_inf_nan=False, frozen=True)
 # A model whose schema `write_schema` wrote: its validator is built when a call first needs it.
-_DEFERRED = ConfigDict(extra="forbid", allow_inf_nan=False, defer_build=True)
+_DEFERRED = ConfigDict(extra="forbid", allow_inf_nan=False, frozen=True, defer_build=True)
 
 
 @dataclass(frozen=True)
@@ -101,12 +102,19 @@ def model_from_params(name: str, params: Sequence[Param]) -> type[BaseModel]:
     return _create(name, _params_fields(name, params))
 
 
-def pending_from_params(name: str, params: Sequence[Param]) -> type[BaseModel] | PendingModel:
-    """`model_from_params`, leaving a simple spec's model pending (see `toolsys._deferred`)."""
-    return _pending(name, _params_fields(name, params))
+def pending_from_params(
+    name: str, params: Sequence[Param], unlisted: frozenset[str] = frozenset()
+) -> type[BaseModel] | PendingModel:
+    """`model_from_params`, leaving a simple spec's model pending (see `toolsys._deferred`).
+
+    `unlisted`: parameters whose default the model holds but the schema does not show (the
+    implementation's own, where the spec declared none)."""
+    return _pending(name, _params_fields(name, params, unlisted))
 
 
-def _params_fields(name: str, params: Sequence[Param]) -> dict[str, Any]:
+def _params_fields(
+    name: str, params: Sequence[Param], unlisted: frozenset[str] = frozenset()
+) -> dict[str, Any]:
     fields: dict[str, Any] = {}
     seen: set[str] = set()
     for param in params:
@@ -117,6 +125,8 @@ def _params_fields(name: str, params: Sequence[Param]) -> dict[str, Any]:
             )
         seen.add(param.name)
         extra = drop_null_default if param.default is None else None
+        if param.name in unlisted:
+            extra = drop_default
         info = Field(
             default=... if param.required else param.default,
             description=param.description or None,

@@ -50,8 +50,8 @@ def valid_as_sent(tool: Tool, raw: Any, coerce: bool) -> BaseModel | None:
     """The validated arguments when `raw` (a dict, or JSON text) is valid as sent, the common
     case; None otherwise, and `validate` then says why. Never raises, builds no envelope.
 
-    The same test as the sync fast path's (`toolsys.invoke.run_plain`, which inlines it)."""
-    if coerce:
+    The one test of "valid as sent" (`toolsys.execution.ExecutePath.execute` inlines it)."""
+    if coerce or tool.literals is not None:  # a number literal: `Tool.validate` checks it
         return None
     kind = type(raw)
     try:
@@ -162,8 +162,16 @@ def _depth_exceeded(value: Any) -> bool:
     return False
 
 
-def _tool_error(exc: ToolError) -> ToolResult:
-    return failure(exc.to_info, exception=exc)
+def tool_failed(tool: Tool, exc: BaseException) -> ToolResult:
+    """What a tool's exception tells the model: the tool's own envelope when it raised a
+    `ToolError`, else EXECUTION_ERROR (`crashed`). The one place a tool's exception becomes an
+    envelope; KeyboardInterrupt is raised again (an async path lets a real cancellation of its
+    own task through before it asks)."""
+    if isinstance(exc, KeyboardInterrupt):
+        raise exc
+    if isinstance(exc, ToolError):
+        return failure(exc.to_info, exception=exc)
+    return crashed(tool, exc)
 
 
 def crashed(tool: Tool, exc: BaseException) -> ToolResult:

@@ -7,7 +7,9 @@ imported from.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
+import json
 import math
 import os
 from collections.abc import Callable, Mapping, Sequence
@@ -19,10 +21,11 @@ from pydantic import BaseModel, ConfigDict
 from toolsys import _platform
 from toolsys._deferred import PendingModel
 from toolsys._examples import checked_examples
-from toolsys._tool import NAME_PATTERN, Tool, check_name, normalize
+from toolsys._tool import Tool
 from toolsys.errors import ToolDefinitionError
 from toolsys.injection import Injection, injected_params
 from toolsys.isolate import Subprocess
+from toolsys.names import NAME_PATTERN, check_name, normalize
 from toolsys.schema import (
     ArgumentsModel,
     _type_hints,
@@ -69,7 +72,7 @@ def _build(
     pass_model: bool = False,
     aliases: Mapping[str, str] | None = None,
     positional: tuple[tuple[str, Any], ...] = (),
-    declared_defaults: frozenset[str] = frozenset(),
+    omitted: frozenset[str] = frozenset(),
     injected: Mapping[str, Injection] | None = None,
     timeout: float | None = None,
     idempotent: bool | None = None,
@@ -108,7 +111,7 @@ def _build(
         aliases=dict(aliases or {}) if only_renamed else {},
         null_means_default=null_means_default,
         positional=positional,
-        declared_defaults=declared_defaults,
+        omitted=omitted,
         injected=dict(injected or {}),
         **_execution_options(name, timeout, idempotent, isolate),
         **_access_options(name, roles, available),
@@ -264,19 +267,24 @@ def _hints(fn: Callable[..., Any]) -> dict[str, Any]:
 
 
 def _closed(model: type[BaseModel]) -> type[BaseModel]:
-    """The model with unknown top-level arguments forbidden, unless it chose `extra` itself.
+    """The model with its instances frozen and unknown top-level arguments forbidden (unless it
+    chose `extra` itself).
 
     Pydantic ignores unknown fields by default, so a misspelt argument (`durationMinutes`) would
     vanish silently and the default be used. Function and spec tools forbid them; so do these.
-    The subclass keeps the name, so the function still receives an instance of `model`.
+    Frozen, as every argument model is: what a layer saw validated cannot be changed on the way
+    to the tool. The subclass keeps the name, so the function still receives an instance of
+    `model`: a copy of that class, its own to change (`toolsys._tool.own_copy`).
     """
-    if "extra" in model.model_config:
-        return model
+    config = ConfigDict(frozen=True)
+    if "extra" not in model.model_config:
+        config["extra"] = "forbid"
     namespace = {
-        "model_config": ConfigDict(extra="forbid"),
+        "model_config": config,
         "__module__": model.__module__,
         "__doc__": model.__doc__,
         "__qualname__": model.__qualname__,
+        "__toolsys_own__": model,
     }
     return type(model.__name__, (model,), namespace)
 
@@ -295,7 +303,10 @@ def tool_from_spec(
     """A tool from a declarative spec; the implementation must accept the spec's parameters.
 
     A parameter the model leaves out gets the spec's declared default, or, with none declared,
-    is left out of the call so the implementation's own default applies.
+    the implementation's own default, read from its signature: the argument model holds it, so
+    the approver and the audit log see the value the tool receives, and the schema stays the
+    spec's (it promises no default the spec did not declare). (An implementation default that is
+    not a JSON value is the one exception: such an argument is left out of the call.)
     """
     options: dict[str, Any] = {"timeout": timeout, "idempotent": idempotent, "isolate": isolate}
     options.update(roles=roles, available=available, examples=examples)
@@ -304,37 +315,55 @@ def tool_from_spec(
             fn, spec.name, spec.description, spec.category, spec.tags, spec.parameters, **options
         )
     check_name(spec.name)
-    positional = _check_signature_matches(spec.name, fn, spec.parameters)
+    positional, own = _check_signature_matches(spec.name, fn, spec.parameters)
+    held = frozenset(name for name, value in own.items() if _is_json(value))
+    params = [
+        dataclasses.replace(p, default=own[p.name]) if p.name in held else p
+        for p in spec.parameters
+    ]
     return _build(
         name=spec.name,
         description=spec.description,
         fn=fn,
-        model=pending_from_params(spec.name, spec.parameters),
+        model=pending_from_params(spec.name, params, held),
         category=spec.category,
         tags=spec.tags,
         diagnostics=[],
         source="spec",
         aliases={field_name(p.name): p.name for p in spec.parameters},
-        positional=positional,
-        declared_defaults=frozenset(
-            field_name(p.name) for p in spec.parameters if not p.required and p.default is not None
+        positional=tuple((field, own.get(name, default)) for field, name, default in positional),
+        omitted=frozenset(
+            field_name(p.name) for p in params if p.name in own and p.default is None
         ),
         **options,
     )
 
 
+def _is_json(value: Any) -> bool:
+    """A default the argument model can hold and the schema can show: plain JSON data."""
+    if value is None or type(value) in (str, int, float, bool):
+        return value is not None and (type(value) is not float or math.isfinite(value))
+    if type(value) in (list, dict):
+        try:
+            return json.loads(json.dumps(value, allow_nan=False)) == value
+        except (TypeError, ValueError):
+            return False
+    return False
+
+
 def _check_signature_matches(
     name: str, fn: Callable[..., Any], params: Sequence[Param]
-) -> tuple[tuple[str, Any], ...]:
+) -> tuple[tuple[tuple[str, str, Any], ...], dict[str, Any]]:
     """Catch drift between a spec and its implementation when it is registered, not when called.
 
-    Returns the fields to pass by position (`def impl(query, /)`), with the implementation's
-    default for each.
+    Returns the fields to pass by position (`def impl(query, /)`: field, parameter, declared
+    default), and the implementation's own defaults of the optional parameters the spec gives
+    no default.
     """
     try:
         signature = inspect.signature(fn)
     except (TypeError, ValueError):
-        return ()
+        return (), {}
     names = [p.name for p in params]
     accepted = ", ".join(signature.parameters)
     where = f"{getattr(fn, '__qualname__', fn)!r}({accepted})"
@@ -352,6 +381,7 @@ def _check_signature_matches(
             f"Tool {name!r}: the spec's parameters ({', '.join(names) or 'none'}) do not match "
             f"{where}: {exc}. Rename one side so they agree."
         ) from exc
+    defaults: dict[str, Any] = {}
     for param in params:
         own = signature.parameters.get(param.name)
         if not param.required and param.default is None and own and own.default is own.empty:
@@ -360,4 +390,8 @@ def _check_signature_matches(
                 f"has no default, neither in the spec nor in {where}. Declare one with "
                 f"Param(..., default=...) or give the function a default."
             )
-    return tuple((field_name(p.name), p.default) for p in by_position)
+        if not param.required and param.default is None and own and own.default is not None:
+            defaults[param.name] = own.default
+    declared = {p.name: p.default for p in params}
+    positional = tuple((field_name(p.name), p.name, declared.get(p.name)) for p in by_position)
+    return positional, defaults

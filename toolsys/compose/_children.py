@@ -105,6 +105,36 @@ def all_idempotent(tools: Iterable[Tool]) -> bool:
     return all(t.idempotent for t in tools)
 
 
+Access = Any
+"""Something with `roles` and `available`, as a tool has (a composite's own limits)."""
+
+
+def own_access(name: str, roles: Any, available: Any) -> Access:
+    """A composite's own `roles=`/`available=`, checked as a tool's are (None when neither)."""
+    if roles is None and available is None:
+        return None
+    return tool_from_function(lambda: None, name=name, roles=roles, available=available)
+
+
+def who_may_use(tools: Iterable[Access]) -> tuple[frozenset[str] | None, Any]:
+    """The `roles` and `available` of a composite: a caller may use it only when they may use
+    every child, so it is never listed to someone its steps would refuse."""
+    roles: frozenset[str] | None = None
+    checks = []
+    for tool in tools:
+        if tool.roles is not None:
+            roles = tool.roles if roles is None else roles & tool.roles
+        if tool.available is not None:
+            checks.append(tool.available)
+    if not checks:
+        return roles, None
+
+    def available(context: Mapping[str, Any]) -> bool:
+        return all(check(context) is True for check in checks)
+
+    return roles, available
+
+
 def unique_names(composite: str, tools: Sequence[Tool]) -> None:
     """Parallel results are keyed by child name: two children may not share one."""
     seen: set[str] = set()
@@ -173,7 +203,7 @@ def merged_model(
         definitions[field] = (annotation, info)
     return create_model(
         f"{composite}_arguments",
-        __config__=ConfigDict(extra="forbid", allow_inf_nan=False),
+        __config__=ConfigDict(extra="forbid", allow_inf_nan=False, frozen=True),
         **definitions,
     )
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from toolsys.compose._children import Step, as_steps, merged_model, unique_names
+from toolsys.compose._children import Step, as_steps, merged_model, own_access, unique_names
 from toolsys.compose._pipeline import composite, given
 from toolsys.compose._run import Inner, envelope, guarded
 from toolsys.errors import ErrorCode, ToolError
@@ -21,6 +21,8 @@ def parallel(
     children: Sequence[Tool | Step | Callable[..., Any]],
     *,
     description: str | None = None,
+    roles: Any = None,
+    available: Callable[[Any], Any] | None = None,
 ) -> Tool:
     """A tool that runs every child on the same arguments, at once (async children overlap).
 
@@ -32,7 +34,8 @@ def parallel(
 
     `complete` is False when some children failed (partial success is still a success, so the
     model sees both). When every child fails, the call fails: the children's common code (or
-    EXECUTION_ERROR), with each envelope in `details.errors`.
+    EXECUTION_ERROR), with each envelope in `details.errors`. Only a caller who may use every
+    child may use it (`roles` and `available` limit it further).
     """
     tools = [s.tool for s in as_steps(name, children)]
     unique_names(name, tools)
@@ -42,7 +45,8 @@ def parallel(
         return await guarded(name, run, lambda: _run(name, tools, arguments))
 
     text = description or f"Runs {', '.join(t.name for t in tools)} at once on the same arguments."
-    return composite(name, text, model, run, tools, "parallel")
+    access = own_access(name, roles, available)
+    return composite(name, text, model, run, tools, "parallel", access)
 
 
 async def _run(name: str, tools: list[Tool], arguments: BaseModel) -> dict[str, Any]:

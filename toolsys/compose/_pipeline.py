@@ -9,7 +9,15 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from toolsys.compose._children import Step, all_idempotent, as_steps, highest_category
+from toolsys.compose._children import (
+    Access,
+    Step,
+    all_idempotent,
+    as_steps,
+    highest_category,
+    own_access,
+    who_may_use,
+)
 from toolsys.compose._run import Inner, guarded, own_failure, step_failed
 from toolsys.tool import Tool, tool_from_function
 
@@ -32,8 +40,12 @@ def composite(
     runner: Callable[[BaseModel], Any],
     children: Sequence[Tool],
     source: str,
+    access: Access = None,
 ) -> Tool:
-    """The composite as a `Tool`: its children's highest category, idempotent only if all are."""
+    """The composite as a `Tool`: its children's highest category, idempotent only if all are,
+    and usable only by a caller who may use every child (and `access`: its own roles and
+    available)."""
+    roles, available = who_may_use([*children, *([] if access is None else [access])])
     tool = tool_from_function(
         runner,
         name=name,
@@ -41,12 +53,19 @@ def composite(
         category=highest_category(children),
         args=model,
         idempotent=all_idempotent(children),
+        roles=roles,
+        available=available,
     )
     return dataclasses.replace(tool, source=source)
 
 
 def pipeline(
-    name: str, steps: Sequence[Tool | Step | Callable[..., Any]], *, description: str | None = None
+    name: str,
+    steps: Sequence[Tool | Step | Callable[..., Any]],
+    *,
+    description: str | None = None,
+    roles: Any = None,
+    available: Callable[[Any], Any] | None = None,
 ) -> Tool:
     """A tool that runs `steps` in order; its schema is the first step's, its value the last's.
 
@@ -54,7 +73,8 @@ def pipeline(
     arguments and every earlier result that is a JSON object (the latest wins), or from its
     mapping: `step(refund, inputs=lambda previous, args: {...})`. A failure at step k ends the
     run with an envelope naming step k, carrying step k's own envelope (`details.failed_step`)
-    and what steps 1..k-1 returned (`details.completed`).
+    and what steps 1..k-1 returned (`details.completed`). `roles` and `available` limit who
+    may use it, beyond its steps' own (which it always keeps).
 
     >>> registry.add(pipeline("lookup_then_refund", [find_order, refund]))
     """
@@ -68,7 +88,8 @@ def pipeline(
     text = description or (
         f"Runs {', then '.join(t.name for t in tools)}. {first.description}".strip()
     )
-    return composite(name, text, first.model, run, tools, "pipeline")
+    access = own_access(name, roles, available)
+    return composite(name, text, first.model, run, tools, "pipeline", access)
 
 
 async def _run(name: str, chain: list[Step], arguments: BaseModel) -> Any:

@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from toolsys.errors import ErrorCode, ErrorInfo, ToolError
-from toolsys.execution import Call, Next, build_path, running
+from toolsys.execution import Call, ExecutePath, Next, running
 from toolsys.result import ToolResult
 from toolsys.tool import Tool
 
@@ -27,7 +27,21 @@ MAX_NESTING = 16
 _chain: contextvars.ContextVar[tuple[int, ...]] = contextvars.ContextVar(
     "toolsys_composites", default=()
 )
-_standalone: Next = build_path([], lambda name: None, list, lambda: False).handler
+
+
+class _NoTools:
+    """The scope of a composite run by hand: its children are given, no name reaches a tool."""
+
+    gate = None
+
+    def lookup(self, name: str) -> Tool | None:
+        return None
+
+    def entries(self) -> tuple[tuple[str, Tool], ...]:
+        return ()
+
+
+_standalone: Next = ExecutePath((), _NoTools()).handler
 
 
 class Inner:

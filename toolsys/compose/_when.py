@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from toolsys.compose._children import as_tool, merged_model
+from toolsys.compose._children import as_tool, merged_model, own_access
 from toolsys.compose._pipeline import composite, given
 from toolsys.compose._run import Inner, guarded, own_failure, step_failed
 from toolsys.errors import ToolDefinitionError
@@ -24,6 +24,8 @@ def when(
     otherwise: Tool | Callable[..., Any],
     *,
     description: str | None = None,
+    roles: Any = None,
+    available: Callable[[Any], Any] | None = None,
 ) -> Tool:
     """A tool that runs `then` if `condition` holds for this call, else `otherwise`.
 
@@ -33,6 +35,8 @@ def when(
     that is not a bool is an error, never a truthy guess. The schema merges the branches' inputs
     (and the condition tool's): a parameter is required when the condition tool requires it or
     both branches do. The value is the chosen branch's; the envelope of a failure names the branch.
+    Only a caller who may use the condition tool and both branches may use it (`roles` and
+    `available` limit it further).
 
     >>> when("refund_or_escalate", lambda a: a["amount"] <= 100, then=refund, otherwise=escalate)
     """
@@ -53,7 +57,8 @@ def when(
         f"Runs {branches['then'].name} when {_said(condition)}, else {branches['otherwise'].name}."
     )
     children = [*([test] if test else []), *branches.values()]
-    return composite(name, text, model, run, children, "when")
+    access = own_access(name, roles, available)
+    return composite(name, text, model, run, children, "when", access)
 
 
 def _said(condition: Any) -> str:

@@ -11,6 +11,7 @@ from typing import Any
 
 from toolsys.errors import ErrorCode, ErrorInfo
 from toolsys.execution import Call
+from toolsys.failures import not_permitted
 from toolsys.result import ToolResult
 from toolsys.tool import Tool
 
@@ -32,13 +33,7 @@ def denied(name: str, reason: str, *, by_human: bool = False) -> ToolResult:
             "what to do instead.",
         )
         return ToolResult.failure(error, decision="denied_by_human")
-    error = ErrorInfo(
-        ErrorCode.PERMISSION_DENIED,
-        f"Not allowed: {reason} The call to {name!r} did not run.",
-        "Do not retry this call; tell the user it is not permitted for them, or use a tool "
-        "you were offered.",
-    )
-    return ToolResult.failure(error, decision="deny")
+    return ToolResult.failure(not_permitted(name, reason), decision="deny")
 
 
 def required(tool: Tool, call: Call, reason: str, key: str) -> ToolResult:

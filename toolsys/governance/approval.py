@@ -123,32 +123,56 @@ def human_decision(call_id: str | None, key: str) -> HumanDecision | None:
     return decision
 
 
-_DECIDED_ON: contextvars.ContextVar[tuple[str, str | None] | None] = contextvars.ContextVar(
-    "toolsys_decided_on", default=None
+@dataclass(frozen=True, slots=True)
+class Decided:
+    """A call a policy let run: its tool, its call id, "allow" or "approved", and by whom."""
+
+    tool: str
+    call_id: str | None
+    decision: str = "allow"
+    by: str | None = None
+
+
+_DECIDED: contextvars.ContextVar[Decided | None] = contextvars.ContextVar(
+    "toolsys_decided", default=None
 )
 
 
 class deciding:  # lower case: used like the function it replaced, `with deciding(...)`
-    """Mark this call (tool, call id) as decided by a policy, so a later rewrite is refused.
+    """Mark this call as decided by a policy ("allow", or "approved" by a person), so a later
+    rewrite of its arguments is refused, and the steps of a composite it runs are covered.
 
     A class rather than a generator-based context manager: it runs on every allowed call.
     """
 
     __slots__ = ("_mark", "_token")
 
-    def __init__(self, tool: str, call_id: str | None) -> None:
-        self._mark = (tool, call_id)
+    def __init__(
+        self, tool: str, call_id: str | None, decision: str = "allow", by: str | None = None
+    ) -> None:
+        self._mark = Decided(tool, call_id, decision, by)
 
     def __enter__(self) -> None:
-        self._token = _DECIDED_ON.set(self._mark)
+        self._token = _DECIDED.set(self._mark)
 
     def __exit__(self, *exc: object) -> None:
-        _DECIDED_ON.reset(self._token)
+        _DECIDED.reset(self._token)
 
 
 def decided_on() -> tuple[str, str | None] | None:
     """The (tool, call id) a policy decided on around the code running now, or None."""
-    return _DECIDED_ON.get()
+    mark = _DECIDED.get()
+    return None if mark is None else (mark.tool, mark.call_id)
+
+
+def covering(call_id: str | None) -> Decided | None:
+    """The decided call that `call_id` is a step of (a composite's inner call: `c1/2` of `c1`),
+    or None. Only a step is covered: its id is derived from the decided call's."""
+    mark = _DECIDED.get()
+    if mark is None or call_id is None:
+        return None
+    base = mark.call_id or mark.tool
+    return mark if call_id.startswith(base + "/") else None
 
 
 def pending_of(result: ToolResult, call_id: str, step: int, raw: str) -> PendingCall | None:

@@ -156,8 +156,9 @@ class AuditLog:
         why = self._journal.ready()
         if why is not None:
             return _refused(why)
-        seen: list[Call] = []
+        seen = _Seen()
         token = VALIDATED.set(seen)
+        seen.sent = call.values if call.arguments is not None else None  # before anything runs
         start = self.timer()
         try:
             result = await call_next(call)
@@ -178,7 +179,9 @@ class AuditLog:
         try:
             try:
                 final = seen[-1] if seen else call if call.arguments is not None else None
-                body = self.record(call, final, result, seconds)
+                dumped = seen.values if isinstance(seen, _Seen) else []
+                values = dumped[-1] if dumped else getattr(seen, "sent", None) if not seen else None
+                body = self.record(call, final, result, seconds, values)
             except Exception as exc:  # a value no record can hold: the call is still recorded
                 body = Body.of(self._fallback(call, result, seconds, exc))
             self._journal.append(body)
@@ -192,17 +195,26 @@ class AuditLog:
         return None
 
     def record(
-        self, call: Call, final: Call | None, result: ToolResult | None, seconds: float
+        self,
+        call: Call,
+        final: Call | None,
+        result: ToolResult | None,
+        seconds: float,
+        values: dict[str, Any] | None = None,
     ) -> Body:
         """The record of one call, encoded (without seq, prev and hash, which the chain adds).
 
-        `final` is the call as validated (None when it never was); `result` None means the
-        call was cancelled while it ran. Written straight in canonical form (keys sorted,
-        compact, ASCII: `toolsys.governance._chain`), each field once: the hot path.
+        `final` is the call as validated (None when it never was), `values` its arguments as
+        they were validated (a tool that changes what it received changes no record); `result`
+        None means the call was cancelled while it ran. Written straight in canonical form
+        (keys sorted, compact, ASCII: `toolsys.governance._chain`), each field once: the hot
+        path.
         """
         tool = final.tool if final is not None else None
+        if values is None and final is not None:
+            values = final.values
         arguments, clean = self._redactor.prepare(
-            final.values if final is not None else _decoded(call.raw_arguments)
+            values if final is not None else _decoded(call.raw_arguments)
         )
         meta = result.meta if result is not None else {}
         decision = meta.get("decision")
@@ -267,6 +279,20 @@ class AuditLog:
             return text
         digest = hashlib.sha256(text.encode("ascii")).hexdigest()
         return encoded({"omitted": "too long", "chars": len(text), "sha256": digest})
+
+
+class _Seen(list[Call]):
+    """The calls the path validated for one record (`VALIDATED`), each one's arguments dumped
+    the moment it was validated (`values`), and those of the call as it arrived (`sent`)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.values: list[dict[str, Any]] = []
+        self.sent: dict[str, Any] | None = None
+
+    def append(self, call: Call) -> None:
+        self.values.append(call.values)
+        super().append(call)
 
 
 def _decoded(raw: Any) -> Any:

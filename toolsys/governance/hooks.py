@@ -133,11 +133,10 @@ def _rewrite(call: Call, arguments: dict[str, Any], hook: Hook) -> Call | ToolRe
             "Developer: put Hooks before Policy in the registry's layers.",
         )
         return ToolResult.failure(error, decision="deny", hook=_name(hook.fn))
-    validated = validate(tool, arguments)
+    validated = validate(tool, arguments)  # here, so that the error names the hook
     if isinstance(validated, ToolResult):
-        validated.meta["hook"] = _name(hook.fn)
-        return validated
-    return call.replace(raw_arguments=arguments).validated(tool, validated)
+        return _marked(validated, hook)
+    return call.replace(raw_arguments=arguments, tool=tool)  # validated again on its way on
 
 
 async def _run(fn: Callable[..., Any], *args: Any) -> Any:
@@ -155,8 +154,13 @@ def _hook_failed(hook: Hook, call: Call, exc: BaseException, *, ran: bool) -> To
         message = f"{error.message} The call itself ran; its result is withheld."
         suggestion = "The action happened: do not repeat it. Tell the user it was done."
         result = ToolResult.failure(ErrorInfo(error.code, message, suggestion), exception=exc)
-    result.meta["hook"] = _name(hook.fn)
-    return result
+    return _marked(result, hook)
+
+
+def _marked(result: ToolResult, hook: Hook) -> ToolResult:
+    """`result` (a copy) saying which hook answered."""
+    meta = {**result.meta, "hook": _name(hook.fn)}
+    return ToolResult(result.ok, result.value, result.error, meta, result.exception, result.notice)
 
 
 def _name(fn: Callable[..., Any]) -> str:

@@ -23,9 +23,21 @@ failed. The capstone's split-proof refund rule holds a `BEGIN IMMEDIATE` transac
 
 Anything that raises or answers nonsense along the way (a rule, `available`, a malformed
 `roles` in the context) is a Deny that says what failed: a policy never fails open. Steps 1-3
-are the tool's own checks (`toolsys.access`), which the listing applies too.
-When the tools are listed, rules that are functions are not called (there are no arguments
-yet): a listing hides what steps 1-3 or a fixed `Deny` rule refuse.
+are the tool's own checks (`toolsys.access`).
+
+Listing and calling ask the same question, `decide`. When the tools are listed it is asked
+with no arguments yet (`arguments=None`): what it denies, or what fails to answer, is not listed
+(`visible`). So a rule must answer for `arguments=None` too, for the tool in general (Allow or
+NeedsApproval lists it; the shop's `refund_rule` reads `arguments or {}`). A call is refused
+before its arguments are even validated when the answer cannot depend on them (steps 1-3, a
+fixed `Deny`: `refusal`), and decided on its validated arguments by the layer itself.
+
+Inside a composite tool a person approved, a child call that would need approval runs on that
+approval: the person approved the composite, whose steps are part of what it does (`decision`
+"approved", with `covered_by` naming the composite). A composite the policy allowed without
+asking (a grant for its category, a rule) covers nothing: a step whose own rule asks for
+approval still asks (a customer granted WRITE tools cannot pass a refund over the limit through
+a composite), and a child the policy denies is always denied.
 
 Chapter 08 builds a category policy by hand first: notebooks/08_governance.ipynb.
 """
@@ -107,7 +119,8 @@ class Policy:
         call_or_arguments: Call | Mapping[str, Any] | None = None,
         context: Mapping[str, Any] | None = None,
     ) -> Decision:
-        """Allow, Deny or NeedsApproval for `tool` with these arguments and caller; never raises."""
+        """Allow, Deny or NeedsApproval for `tool` with these arguments (None: for the tool in
+        general, what a listing asks) and caller; never raises."""
         held: list[AbstractContextManager[Any]] = []
         try:
             return self._decided(tool, call_or_arguments, context, held)
@@ -124,19 +137,28 @@ class Policy:
         if context is None and isinstance(call_or_arguments, Call):
             context = call_or_arguments.context
         try:
-            return self._decide(
-                tool, call_or_arguments, context or _EMPTY, listing=False, held=held
-            )
+            return self._decide(tool, call_or_arguments, context or _EMPTY, held=held)
         except Exception as exc:
             return _failed(tool, "the policy", exc)
 
     def visible(self, tool: Tool, context: Mapping[str, Any] | None = None) -> bool:
-        """May this caller see `tool` in a listing? (Steps 1-3 and fixed rules; never raises.)"""
+        """May `tool` be listed to this caller? `decide(tool, None, context)`, the question a
+        call is asked too, with no arguments yet: hidden when it denies, or fails. Never raises."""
         try:
-            decision = self._decide(tool, None, context or _EMPTY, listing=True)
-        except Exception:
+            decision = self.decide(tool, None, context)
+        except Exception:  # a `decide` of a subclass that broke its promise
             return False
-        return not isinstance(decision, Deny)
+        return isinstance(decision, DECISIONS) and not isinstance(decision, Deny)
+
+    def refusal(self, tool: Tool, context: Mapping[str, Any] | None = None) -> str | None:
+        """Why a call to `tool` is refused whatever its arguments (steps 1-3, a fixed `Deny`
+        rule or default), or None; asked before the arguments are validated. A rule that
+        is a function decides later, on the validated arguments. Never raises."""
+        try:
+            decision = self._decide(tool, None, context or _EMPTY, ask=False)
+        except Exception as exc:
+            return _failed(tool, "the policy", exc).reason
+        return decision.reason if isinstance(decision, Deny) else None
 
     def _decide(
         self,
@@ -144,7 +166,7 @@ class Policy:
         call_or_arguments: Call | Mapping[str, Any] | None,
         context: Mapping[str, Any],
         *,
-        listing: bool,
+        ask: bool = True,
         held: list[AbstractContextManager[Any]] | None = None,
     ) -> Decision:
         name = tool.name
@@ -156,8 +178,8 @@ class Policy:
             category = Category(category)
         rule = self.rules.get(name)
         if rule is not None and not isinstance(rule, DECISIONS):
-            if listing:
-                return Allow()
+            if not ask:
+                return Allow()  # only the rule can say, and it is asked with the arguments
             arguments = (  # only a rule reads them: the dump is made for it alone
                 call_or_arguments.values
                 if isinstance(call_or_arguments, Call)
@@ -211,17 +233,27 @@ class Policy:
         assert tool is not None
         decision = self._decided(tool, call, None, held)
         if isinstance(decision, Allow):
-            with approval.deciding(tool.name, call.call_id):
+            with approval.deciding(tool.name, call.call_id, "allow"):
                 return decided(await call_next(call), "allow")
         if isinstance(decision, Deny):
             return denied(tool.name, decision.reason)
+        covering = approval.covering(call.call_id)
+        # a step of a composite a person approved runs on that approval; a composite the policy
+        # merely allowed (a grant, a rule) covers nothing: its steps' own rules still decide
+        if covering is not None and covering.decision == "approved":
+            with approval.deciding(tool.name, call.call_id, covering.decision, covering.by):
+                result = await call_next(call)
+            extra = {"covered_by": covering.tool}
+            if covering.by is not None:
+                extra["approved_by"] = covering.by
+            return decided(result, covering.decision, **extra)
         key = approval.arguments_hash(tool.name, call.values)
         human = approval.human_decision(call.call_id, key)
         if human is None:
             return required(tool, call, decision.reason, key)
         if not human.approved:
             return denied(tool.name, human.reason, by_human=True)
-        with approval.deciding(tool.name, call.call_id):
+        with approval.deciding(tool.name, call.call_id, "approved", human.by):
             return decided(await call_next(call), "approved", approved_by=human.by)
 
 

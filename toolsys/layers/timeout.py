@@ -283,8 +283,8 @@ async def _abandonable(tool: Tool, call: Call, call_next: Next, seconds: float) 
 
 def _timed_out(tool: Tool, seconds: float, runner: str, *, still_running: bool) -> ToolResult:
     result = failure(_messages.timeout, tool, seconds, runner, still_running)
-    result.meta["abandoned_thread"] = runner == "thread" and still_running
-    return result
+    meta = {**result.meta, "abandoned_thread": runner == "thread" and still_running}
+    return ToolResult(False, None, result.error, meta, result.exception)
 
 
 class _Run:

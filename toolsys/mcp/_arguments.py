@@ -2,7 +2,8 @@
 
 An imported tool keeps the server's schema unchanged (it is what the model is shown), so its
 arguments cannot be a model generated from type hints. Instead a small Pydantic model carries
-them as they are and checks them with `jsonschema` against that schema; every problem becomes a
+them as they are and checks them with `jsonschema` against that schema (and refuses NaN and
+infinity, which JSON cannot carry and `jsonschema` takes for numbers); every problem becomes a
 Pydantic error (`missing`, `extra_forbidden`, or "Input should be ..."), so the registry's own
 INVALID_ARGUMENTS message (toolsys/failures.py) names the path, the bad value and the fix before
 anything is sent to the server.
@@ -18,6 +19,7 @@ expressions run on RE2, its size is capped, and one validation stops after
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -74,7 +76,7 @@ def arguments_model(
         return [line for error in errors for line in _lines(error)]
 
     class Arguments(BaseModel):
-        model_config = ConfigDict(extra="allow", title=name)
+        model_config = ConfigDict(extra="allow", title=name, frozen=True)
 
         @model_validator(mode="before")
         @classmethod
@@ -85,6 +87,7 @@ def arguments_model(
                 problems = _patterns.run_bounded(lambda: problems_of(data), trusted)
             except _patterns.Overtime:
                 problems = [_overtime(data)]
+            problems = [*_not_finite(data, ()), *problems]
             if problems:
                 raise ValidationError.from_exception_data(name, problems[:_MAX_PROBLEMS])
             return data
@@ -159,6 +162,25 @@ def _kinds(schema: Any) -> set[str]:
     for option in schema.get("anyOf", ()):
         kinds |= _kinds(option)
     return kinds
+
+
+def _not_finite(value: Any, loc: tuple[Any, ...], depth: int = 0) -> list[InitErrorDetails]:
+    """NaN and infinity, which JSON cannot carry (and `jsonschema` calls numbers): never sent."""
+    if isinstance(value, float) and not math.isfinite(value):
+        words = {"expected": "a finite number (JSON has no NaN or Infinity)"}
+        return [
+            {
+                "type": PydanticCustomError("mcp_schema", "Input should be {expected}", words),
+                "loc": loc,
+                "input": value,
+            }
+        ]
+    items: Any = value.items() if isinstance(value, Mapping) else ()
+    if isinstance(value, list):
+        items = enumerate(value)
+    if depth > 64:
+        return []
+    return [line for key, item in items for line in _not_finite(item, (*loc, key), depth + 1)]
 
 
 def _lines(error: Violation) -> list[InitErrorDetails]:

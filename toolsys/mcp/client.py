@@ -1,7 +1,9 @@
 """Import an MCP server's tools into a registry, as real registry tools.
 
 `await import_server(registry, source, prefix="fs", trust="untrusted")` lists the server's tools
-and registers each one (named `fs_<name>`) with the server's input schema unchanged. Calls then
+and registers each one (named `fs__<name>`, as every prefix qualifies a name: `toolsys.names`)
+with the server's input schema unchanged; `roles=` and `available=` say who may see and use
+them, as for any tool. Calls then
 go through the registry like any other: its layers (timeouts, retries, approval, audit) apply,
 the arguments are decoded and checked against the schema here first (toolsys/mcp/_arguments.py),
 and every failure comes back as an envelope:
@@ -47,9 +49,10 @@ from toolsys.mcp._arguments import arguments_model, schema_problem
 from toolsys.mcp._connection import Connection, Unavailable
 from toolsys.mcp.annotations import Imported, Trust, category_for
 from toolsys.mcp.server import ERROR_META_KEY
+from toolsys.names import SEPARATOR, check_prefix, qualified
 from toolsys.registry import Registry
 from toolsys.spec import Category
-from toolsys.tool import Tool, normalize
+from toolsys.tool import Tool, normalize, tool_from_function
 
 __all__ = ["ImportedTools", "import_server"]
 
@@ -115,6 +118,8 @@ async def import_server(
     prefix: str | None = None,
     trust: Trust = "untrusted",
     timeout: float = 30.0,
+    roles: Any = None,
+    available: Any = None,
 ) -> ImportedTools:
     """Register every tool of an MCP server on `registry`; see the module docstring.
 
@@ -129,6 +134,9 @@ async def import_server(
             f"prefix={prefix!r}: use 1-31 letters, digits, '_' or '-', starting with a letter "
             "or digit (e.g. prefix='fs'), or leave it out."
         )
+    if prefix is not None:
+        check_prefix(prefix)  # one rule for every prefix: no '__', no '_' at either end
+    access = tool_from_function(lambda: None, name="imported", roles=roles, available=available)
     connection = Connection(_opener(source), _label(source, prefix))
     try:
         listed = await connection.run(_list_tools, timeout)
@@ -151,7 +159,7 @@ async def import_server(
     }
     try:
         tools = [
-            _tool(remote, prefix, trust, connection)
+            _tool(remote, prefix, trust, connection, access)
             for remote in listed
             if remote.name not in skipped
         ]
@@ -229,9 +237,13 @@ async def _list_tools(client: Client) -> list[MCPTool]:
     return tools
 
 
-def _tool(remote: MCPTool, prefix: str | None, trust: Trust, connection: Connection) -> Tool:
-    wanted = f"{prefix}_{remote.name}" if prefix else remote.name
-    name = re.sub(r"[^A-Za-z0-9_-]", "_", wanted)[:64] or "tool"
+def _tool(
+    remote: MCPTool, prefix: str | None, trust: Trust, connection: Connection, access: Tool
+) -> Tool:
+    head = f"{prefix}{SEPARATOR}" if prefix else ""
+    wanted = head + remote.name
+    short = re.sub(r"[^A-Za-z0-9_-]", "_", remote.name)[: 64 - len(head)] or "tool"
+    name = qualified(prefix, short) if prefix else short  # wire-safe, at most 64 characters
     hints = remote.annotations.model_dump(by_alias=True) if remote.annotations else None
     imported = category_for(hints, trust)
     schema = remote.input_schema
@@ -249,6 +261,8 @@ def _tool(remote: MCPTool, prefix: str | None, trust: Trust, connection: Connect
         is_async=True,
         pass_model=True,
         idempotent=imported.idempotent,
+        roles=access.roles,
+        available=access.available,
     )
 
 

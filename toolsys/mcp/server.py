@@ -1,6 +1,8 @@
 """Serve a registry as an MCP server: every tool, its schema, its hints, and errors as results.
 
-`to_server(registry)` is an `mcp` `MCPServer` whose tools are the registry's, listed live: its
+`to_server(registry)` is an `mcp` `MCPServer` whose tools are the registry's, listed live, as the
+registry lists them to the server's caller (`context=`, none by default: tools with `roles` or a
+policy's refusal stay hidden, and a call to one is refused as hidden): its
 `tools/list` shows each tool's generated input schema, an output schema where the return type
 gives one, and the annotations its category implies (toolsys/mcp/annotations.py); its
 `tools/call` runs `registry.aexecute`, so validation, layers and error envelopes are the
@@ -43,6 +45,7 @@ from __future__ import annotations
 import inspect
 import logging
 import typing
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -75,8 +78,12 @@ NOTICE_META_KEY = "toolsys/notice"
 TRANSPORTS = ("stdio",)
 
 
-def to_server(registry: Registry, *, name: str = "toolsys") -> MCPServer:
-    """An MCP server exposing every tool of `registry` (tools added later included)."""
+def to_server(
+    registry: Registry, *, name: str = "toolsys", context: Mapping[str, Any] | None = None
+) -> MCPServer:
+    """An MCP server exposing the tools of `registry` (tools added later included) that its
+    caller may use: `context` is who the server's clients are (user, roles...), the same for
+    every request; listing and calling both go through the registry with it."""
     if not isinstance(registry, Registry):
         raise TypeError(
             f"to_server() needs a toolsys Registry, not {type(registry).__name__}; "
@@ -84,7 +91,7 @@ def to_server(registry: Registry, *, name: str = "toolsys") -> MCPServer:
         )
     if not isinstance(name, str) or not name.strip():
         raise ValueError(f"to_server(name={name!r}): give the server a non-empty name.")
-    return _RegistryServer(registry, name)
+    return _RegistryServer(registry, name, dict(context or {}))
 
 
 def serve(registry: Registry, *, transport: str = "stdio", name: str = "toolsys") -> None:
@@ -133,7 +140,7 @@ class _Output:
 class _RegistryServer(MCPServer):
     """An `MCPServer` that lists and calls a registry's tools instead of its own."""
 
-    def __init__(self, registry: Registry, name: str) -> None:
+    def __init__(self, registry: Registry, name: str, context: dict[str, Any]) -> None:
         # MCPServer calls logging.basicConfig(level=INFO): a library must not configure the
         # root logger (in a notebook every HTTP request would then be logged), so undo it.
         root = logging.getLogger()
@@ -144,6 +151,7 @@ class _RegistryServer(MCPServer):
             root.handlers[:] = handlers
             root.setLevel(level)
         self.registry = registry
+        self.context = context
         self._listed: dict[str, _Listed] = {}
 
     def _entry(self, tool: Tool) -> _Listed:
@@ -161,26 +169,32 @@ class _RegistryServer(MCPServer):
         return entry
 
     async def list_tools(self) -> list[MCPTool]:
-        return [self._entry(tool).listing for tool in self.registry]
+        return [self._entry(tool).listing for tool in self.registry.list(context=self.context)]
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Any = None
     ) -> CallToolResult | InputRequiredResult:
         result = await approved_call(
-            lambda **ids: self.registry.aexecute(name, arguments, **ids), name, arguments, context
+            lambda **ids: self.registry.aexecute(name, arguments, context=self.context, **ids),
+            name,
+            arguments,
+            context,
         )
         if isinstance(result, InputRequiredResult):  # approval asked through the client (MRTR)
             return result
-        tool = _find(self.registry, name)
+        tool = self._find(name)
         return call_result(result, self._entry(tool).output if tool is not None else None)
 
     def _tool_input_schema(self, name: str) -> dict[str, Any] | None:
-        tool = _find(self.registry, name)
+        tool = self._find(name)
         return None if tool is None else thaw(tool.parameters)
 
-
-def _find(registry: Registry, name: object) -> Tool | None:
-    return registry.get(name) if isinstance(name, str) and name in registry else None
+    def _find(self, name: object) -> Tool | None:
+        """The tool called `name`, when this server's caller may see it."""
+        tool = self.registry.lookup(name) if isinstance(name, str) else None
+        if tool is None or not self.registry.path().visible(tool, self.context):
+            return None
+        return tool
 
 
 def call_result(result: ToolResult, output: _Output | None = None) -> CallToolResult:

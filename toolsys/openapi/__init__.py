@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, create_model
 from toolsys.components import Toolkit, _Registry
 from toolsys.errors import ToolDefinitionError
 from toolsys.failures import did_you_mean
+from toolsys.names import SEPARATOR, check_prefix
 from toolsys.openapi._http import Route, Slot, is_network_error
 from toolsys.openapi._schema import Converter, model_name, python_name
 from toolsys.spec import Category
@@ -130,9 +131,12 @@ def tools_from_spec(
 
     `base_url` defaults to the document's first server; `client` is an `httpx2.Client` (or
     `AsyncClient`: the tools are then async); `operations` selects operationIds (or tool
-    names); `prefix` goes before every name; with `registry` the toolkit is registered too.
+    names); `prefix` qualifies every name (`pets__getPetById`, `toolsys.names`); with `registry`
+    the toolkit is registered too.
     """
     document = load_spec(spec)
+    if prefix:
+        check_prefix(prefix)
     base = _base_url(document, base_url)
     found = _operations(document, prefix)
     if operations is not None:
@@ -188,7 +192,8 @@ def _operations(document: Mapping[str, Any], prefix: str) -> list[Entry]:
             operation = item.get(method)
             if not isinstance(operation, Mapping):
                 continue
-            name = _tool_name(operation.get("operationId"), method, path, 64 - len(prefix))
+            room = 64 - (len(prefix) + len(SEPARATOR) if prefix else 0)
+            name = _tool_name(operation.get("operationId"), method, path, room)
             where = f"{method.upper()} {path}"
             key = normalize(name)
             if key in owners:
@@ -329,7 +334,7 @@ def _model(name: str, fields: dict[str, Any], where: str) -> type[BaseModel]:
     try:
         return create_model(
             f"{model_name(name)}Arguments",
-            __config__=ConfigDict(extra="forbid", allow_inf_nan=False),
+            __config__=ConfigDict(extra="forbid", allow_inf_nan=False, frozen=True),
             **fields,
         )
     except Exception as exc:

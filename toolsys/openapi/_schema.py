@@ -167,7 +167,7 @@ class Converter:
             return dict[str, Any]
         fields = self.fields(properties, schema.get("required"), where, stack)
         allows = schema.get("additionalProperties") not in (None, False)
-        config = ConfigDict(extra="allow") if allows else ConfigDict(extra="forbid")
+        config = ConfigDict(extra="allow" if allows else "forbid", frozen=True)
         name = next((s.rsplit("/", 1)[-1] for s in reversed(stack) if "/" in s), "Object")
         return create_model(python_name(name, set()), __config__=config, **fields)
 

@@ -12,57 +12,83 @@ the export again before every request.
 
 A call to a tool that exists but was not found yet gets TOOL_NOT_LOADED (retryable, with a
 suggestion to search), never UNKNOWN_TOOL: the name is right, only the order of steps is not.
-Everything else (unknown names, bad arguments, the layers) is the registry's, unchanged.
+The session is an executor over the registry's own path (`registry.path(scope)`): every call,
+`search_tools` and TOOL_NOT_LOADED answers included, meets every layer (the audit log records
+each one), and unknown names and bad arguments are answered as the registry answers them.
 
 With the caller's `context` (the loop passes its own), the session lists, and a search finds,
-only the tools the registry would export to that caller (`registry.export(context=...)`: roles,
-availability, the policy): search never reveals a tool the caller may not see.
+only the tools the registry would show that caller (roles, availability, the policy): search
+never reveals a tool the caller may not see, and a call to one is refused as hidden.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Protocol
 
 from toolsys import failures
-from toolsys.export import export_tools
-from toolsys.invoke import Arguments, invoke
+from toolsys.execution import running
+from toolsys.invoke import Arguments
 from toolsys.result import ToolResult
 from toolsys.search.bm25 import Hit
 from toolsys.search.index import query_text
 from toolsys.spec import Param, ToolSpec
-from toolsys.stages import failure, validate
+from toolsys.stages import failure
 from toolsys.tool import Tool, tool_from_spec
+
+if TYPE_CHECKING:
+    from toolsys.execution import ExecutePath, Scope
 
 SEARCH_TOOL = "search_tools"
 MAX_FOUND = 10
 Core = Sequence[str] | Callable[[Tool], bool] | None
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
 
 
 class Searchable(Protocol):
-    """What a session needs of a registry: its tools, search, lookup and execution."""
+    """What a session needs of a registry: its tools, search, lookup, and its execute path."""
 
-    def __iter__(self) -> Any: ...
+    def __iter__(self) -> Iterator[Tool]: ...
     def __contains__(self, name: object) -> bool: ...
-    def export(
-        self, target: str = "openai", *, context: Mapping[str, Any] | None = None
-    ) -> list[dict[str, Any]]: ...
     def get(self, name: str) -> Tool: ...
+    def lookup(self, name: str) -> Tool | None: ...
     def search(self, query: Any, k: int = 5) -> list[Hit]: ...
-    async def aexecute(
-        self,
-        name: str,
-        arguments: Arguments = None,
-        *,
-        context: Mapping[str, Any] | None = None,
-        run_id: str | None = None,
-        step: int | None = None,
-        call_id: str | None = None,
-    ) -> ToolResult: ...
+    def path(self, scope: Scope | None = None) -> ExecutePath: ...
+
+
+class _Session:
+    """A session's scope: the registry's tools (so a hidden one is refused as hidden) and
+    `search_tools`; listed, the core and found ones; callable, only those (TOOL_NOT_LOADED)."""
+
+    def __init__(self, session: Deferred) -> None:
+        self.session = session
+
+    def lookup(self, name: str) -> Tool | None:
+        session = self.session
+        return session.search_tool if name == SEARCH_TOOL else session.registry.lookup(name)
+
+    def entries(self) -> list[tuple[str, Tool]]:
+        session = self.session
+        shown = {*session.core, *session.loaded}
+        found = [(tool.name, tool) for tool in session.registry if tool.name in shown]
+        return [*found, (SEARCH_TOOL, session.search_tool)]
+
+    def known(self) -> list[tuple[str, Tool]]:
+        """What an UNKNOWN_TOOL answer may suggest: the registry's tools, loaded or not (a
+        suggested one not loaded yet answers TOOL_NOT_LOADED, which says to search)."""
+        return [(tool.name, tool) for tool in self.session.registry]
+
+    def gate(self, tool: Tool) -> ToolResult | None:
+        session = self.session
+        if tool is session.search_tool or tool.name in session.core or tool.name in session.loaded:
+            return None
+        return failure(failures.tool_not_loaded, tool.name, SEARCH_TOOL)
 
 
 class Deferred:
-    """One run's view of a registry: core tools + `search_tools` + every tool found so far.
+    """One run's view of a registry, an executor of its own: core tools + `search_tools` +
+    every tool found so far, through the registry's own path and layers.
 
     `core`: names of tools always listed, or a rule (`lambda tool: tool.category == "read"`),
     or None for none. `k`: how many tools a search returns when the model does not say.
@@ -79,15 +105,19 @@ class Deferred:
         self.registry = registry
         self.core = _core_names(registry, core)
         self.loaded: list[str] = []  # found by search, in the order found
-        self._search = _search_tool(self, k)
-        self._exports: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
-        self._allowed: frozenset[str] | None = None  # the caller's tools during a search
+        self.search_tool = _search_tool(self, k)
+        self._scope = _Session(self)
 
     @property
     def visible(self) -> list[str]:
         """The registry's tools the model can see now (core and found), in registry order."""
         shown = set(self.core) | set(self.loaded)
         return [tool.name for tool in self.registry if tool.name in shown]
+
+    @property
+    def path(self) -> ExecutePath:
+        """The registry's path (its layers) around this session's tools."""
+        return self.registry.path(self._scope)
 
     def export(
         self,
@@ -98,34 +128,27 @@ class Deferred:
     ) -> list[dict[str, Any]]:
         """What the model sees now: the visible tools (those this caller may use, with
         `context`), then `search_tools`. Cached per tool set."""
-        shown = set(self.core) | set(self.loaded)
-        if context is not None:
-            shown &= self.allowed(context)
-        tools = [tool for tool in self.registry if tool.name in shown]
-        key = (target, strict, *(id(tool) for tool in tools))
-        cached = self._exports.get(key)
-        if cached is None:
-            cached = export_tools([*tools, self._search], target, strict=strict)
-            self._exports = {key: cached}
-        return cached
+        return self.path.export(target, strict, context)
 
     def allowed(self, context: Mapping[str, Any]) -> frozenset[str]:
-        """The names of the tools the registry exports to this caller."""
-        listed = self.registry.export("openai", context=context)
-        return frozenset(tool["function"]["name"] for tool in listed)
+        """The names of the registry's tools this caller may see and use."""
+        path = self.path
+        return frozenset(tool.name for tool in self.registry if path.visible(tool, context))
 
-    def search_tools(self, query: str, k: int) -> dict[str, Any]:
-        """Run a search for the model and load what it found (the body of `search_tools`)."""
-        hits = self.registry.search(
-            query_text(query), MAX_FOUND if self._allowed is not None else k
-        )
-        if self._allowed is not None:
-            hits = [hit for hit in hits if hit.name in self._allowed][:k]
+    async def search_tools(self, query: str, k: int) -> dict[str, Any]:
+        """Run a search for the model and load what it found (the body of `search_tools`).
+
+        Only tools the caller may see are found: the call's own context (`running()`)."""
+        current = running()
+        context = current[1].context if current is not None else _EMPTY
+        path, registry = self.path, self.registry
+        hits = registry.search(query_text(query), MAX_FOUND)
+        hits = [hit for hit in hits if path.visible(registry.get(hit.name), context)][:k]
         for hit in hits:
             if hit.name not in self.core and hit.name not in self.loaded:
                 self.loaded.append(hit.name)
         found = [
-            {"name": hit.name, "description": _first_sentence(self.registry.get(hit.name))}
+            {"name": hit.name, "description": _first_sentence(registry.get(hit.name))}
             for hit in hits
         ]
         note = (
@@ -135,35 +158,36 @@ class Deferred:
         )
         return {"query": query, "found": found, "note": note}
 
-    async def aexecute(self, name: str, arguments: Arguments = None, **ids: Any) -> ToolResult:
-        """Run `search_tools` here, refuse a known tool not loaded yet, pass the rest on (a tool
-        hidden from this caller too: the registry's layers answer for it, as without search)."""
-        context = ids.get("context")
-        if name == SEARCH_TOOL:
-            validated = validate(self._search, arguments)
-            self._allowed = None if context is None else self.allowed(context)
-            try:
-                result = (
-                    validated
-                    if isinstance(validated, ToolResult)
-                    else invoke(self._search, validated)
-                )
-            finally:
-                self._allowed = None
-            result.meta["tool"] = SEARCH_TOOL
-            return result
-        hidden = context is not None and type(name) is str and name not in self.allowed(context)
-        if type(name) is str and name in self.registry and name not in self.visible and not hidden:
-            refused = failure(failures.tool_not_loaded, name, SEARCH_TOOL)
-            refused.meta["tool"] = name
-            return refused
-        return await self.registry.aexecute(name, arguments, **ids)
+    async def aexecute(
+        self,
+        name: str,
+        arguments: Arguments = None,
+        *,
+        context: Mapping[str, Any] | None = None,
+        run_id: str | None = None,
+        step: int | None = None,
+        call_id: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> ToolResult:
+        """Run `search_tools`, a loaded tool, or say TOOL_NOT_LOADED for one not found yet, all
+        through the registry's layers (a tool hidden from this caller is refused as hidden)."""
+        path = self.path
+        return await path.aexecute(name, arguments, context, run_id, step, call_id, idempotency_key)
 
-    def execute(self, name: str, arguments: Arguments = None, **ids: Any) -> ToolResult:
+    def execute(
+        self,
+        name: str,
+        arguments: Arguments = None,
+        *,
+        context: Mapping[str, Any] | None = None,
+        run_id: str | None = None,
+        step: int | None = None,
+        call_id: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> ToolResult:
         """`aexecute` for synchronous code (and Jupyter cells)."""
-        from toolsys._sync import run_sync
-
-        return run_sync(self.aexecute(name, arguments, **ids))
+        path = self.path
+        return path.execute(name, arguments, context, run_id, step, call_id, idempotency_key)
 
     def __repr__(self) -> str:
         return f"Deferred(core={self.core}, loaded={self.loaded})"

@@ -21,6 +21,7 @@ from toolsys.checks import (
 )
 from toolsys.checks.ch09.ex1 import _Recorder
 from toolsys.errors import ToolError
+from toolsys.execution import Call, Next
 from toolsys.registry import Registry
 from toolsys.result import ToolResult
 from toolsys.spec import Param, ToolSpec
@@ -46,11 +47,23 @@ def dispatch(
 _TRACK = "track my package 1Z999AA10123456784"
 
 
+class _Ran(_Recorder):
+    """Notes the calls that run a catalog tool: validated ones (a TOOL_NOT_LOADED answer never
+    is), and not `search_tools`, which a session also sends through the registry's layers."""
+
+    stage = "validated"
+
+    async def __call__(self, call: Call, call_next: Next) -> ToolResult:
+        if call.name != SEARCH:
+            self.seen.append(call.name)
+        return await call_next(call)
+
+
 def _catalog() -> tuple[Registry, list[str]]:
-    """The 356-tool catalog, behind a layer that notes every call reaching the registry."""
+    """The 356-tool catalog, behind a layer that notes every call that runs one of its tools."""
     from toolsys.search import catalog_registry
 
-    recorder = _Recorder()
+    recorder = _Ran()
     registry = catalog_registry(Registry(layers=[recorder]))
     return registry, recorder.seen
 

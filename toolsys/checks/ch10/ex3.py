@@ -89,7 +89,7 @@ def _tool(name: str, **properties: str) -> dict[str, Any]:
 
 _FS = [_tool("read_file", path="string"), _tool("write_file", path="string", text="string")]
 _IMPORT_WHY = {
-    "names": "Each tool is registered as prefix + '_' + its name, in the listing's order; the "
+    "names": "Each tool is registered as prefix + '__' + its name, in the listing's order; the "
     "function returns those new names.",
     "keep": "The tools already in the registry stay as they were.",
     "forward": "Calling an imported tool calls call_remote with the server's own name (without "
@@ -126,7 +126,7 @@ def _given() -> dict[str, Any]:
     "10.3",
     title="Import with a prefix",
     hints=[
-        "First compute every new name, f'{prefix}_{tool[\"name\"]}', and refuse (ValueError) "
+        "First compute every new name, f'{prefix}__{tool[\"name\"]}', and refuse (ValueError) "
         "if one is already in the registry or appears twice; only then add them all.",
         "Each registered function takes keyword arguments and returns "
         "call_remote(<the server's name>, arguments).",
@@ -153,10 +153,10 @@ def _check_import_with_prefix(student: Callable[..., Any]) -> None:
         hint=_IMPORT_WHY["names"],
     )
     expect_plain(names, what=what, shape="a list of names", hint=_IMPORT_WHY["names"])
-    expect_equal(names, ["fs_read_file", "fs_write_file"], what=what, hint=_IMPORT_WHY["names"])
+    expect_equal(names, ["fs__read_file", "fs__write_file"], what=what, hint=_IMPORT_WHY["names"])
     expect_equal(
         list(registry),
-        ["calculator", "fs_read_file", "fs_write_file"],
+        ["calculator", "fs__read_file", "fs__write_file"],
         what="the registry's names after the import",
         hint=_IMPORT_WHY["names"],
     )
@@ -164,11 +164,11 @@ def _check_import_with_prefix(student: Callable[..., Any]) -> None:
         raise CheckFailed(
             "The import replaced the registry's own 'calculator'.", hint=_IMPORT_WHY["keep"]
         )
-    _expect_forwarded(registry, seen, "fs_read_file", {"path": "a.txt"}, "read_file")
+    _expect_forwarded(registry, seen, "fs__read_file", {"path": "a.txt"}, "read_file")
     _expect_forwarded(
-        registry, seen, "fs_write_file", {"path": "b.txt", "text": "hi"}, "write_file"
+        registry, seen, "fs__write_file", {"path": "b.txt", "text": "hi"}, "write_file"
     )
-    _expect_forwarded(registry, seen, "fs_read_file", {"path": "c.txt"}, "read_file")
+    _expect_forwarded(registry, seen, "fs__read_file", {"path": "c.txt"}, "read_file")
 
     for listing, prefix, why in (
         (_FS, "fs", "clash"),
@@ -187,7 +187,7 @@ def _check_import_with_prefix(student: Callable[..., Any]) -> None:
             what=shown,
             hint=_IMPORT_WHY[why],
         )
-        name = f"{prefix}_{listing[0]['name']}"
+        name = f"{prefix}__{listing[0]['name']}"
         if name not in text(raised):
             raise CheckFailed(
                 f"{shown} raised ValueError, but its message does not name {name!r}.",
@@ -209,8 +209,8 @@ def _check_import_with_prefix(student: Callable[..., Any]) -> None:
     got = call_student(
         student, fresh, mixed, "docs", call_remote, what=what, returns="the list of new names"
     )
-    expect_equal(got, ["docs_search", "docs_calculator"], what=what, hint=_IMPORT_WHY["names"])
-    _expect_forwarded(fresh, seen, "docs_calculator", {"expression": "1+1"}, "calculator")
+    expect_equal(got, ["docs__search", "docs__calculator"], what=what, hint=_IMPORT_WHY["names"])
+    _expect_forwarded(fresh, seen, "docs__calculator", {"expression": "1+1"}, "calculator")
 
     empty = _given()
     got = call_student(

@@ -246,3 +246,16 @@ def _check_split_proof_rule(student: Callable[..., Any]) -> None:
                     hint=_HINT,
                 )
             expect_equal(invariants(shop), [], what=f"the shop's broken invariants after {name}")
+    with _shop(reships=False) as shop:
+        rule = call_student(student, shop, what="split_proof_rule(shop)", returns="a rule")
+        listed = [tool.name for tool in _registry(shop, rule).list(context=CHLOE)]
+        if "refund_order" not in listed:
+            raise CheckFailed(
+                "The tools listed to Chloe (a customer) leave out refund_order: when the tools are "
+                "listed, the policy asks your rule with arguments=None, and it failed or denied.",
+                expected=Described("refund_order among the tools listed to a customer"),
+                got=listed,
+                hint="Answer for arguments=None too: `if arguments is None: return "
+                "NeedsApproval(...)` (or Allow()) offers the tool; each call is decided on its own "
+                "arguments.",
+            )
