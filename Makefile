@@ -95,14 +95,21 @@ lint: setup
 	$(BIN)/mypy
 
 clean:
-	rm -rf $(VENV) _site docs/node_modules
+	rm -rf $(VENV) $(LITE_VENV) _site docs/node_modules
 
 # --- learning with nothing installed: the browser edition, the book, Binder -------------------
-LITE_STAMP := $(VENV)/.toolsys-lite-installed
+# Their build tools live in a venv of their own: the JupyterLite kernel's lab extension would
+# load (and fail) in the workbook's JupyterLab.
+LITE_VENV ?= .venv-lite
+LITE_BIN := $(LITE_VENV)/bin
+LITE_STAMP := $(LITE_VENV)/.toolsys-lite-installed
 NPM_STAMP := docs/node_modules/.toolsys-installed
 
-$(LITE_STAMP): pyproject.toml | $(STAMP)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[workbook,test,lite]'
+$(LITE_BIN)/python: | $(BIN)/python
+	$(PY) -m venv $(LITE_VENV)
+
+$(LITE_STAMP): pyproject.toml | $(LITE_BIN)/python
+	$(LITE_BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[workbook,test,lite]'
 	@touch $(LITE_STAMP)
 
 # The Node package pyodide, pinned by docs/package-lock.json, never committed.
@@ -111,22 +118,22 @@ $(NPM_STAMP): docs/package.json docs/package-lock.json
 	@touch $(NPM_STAMP)
 
 lite-env: $(LITE_STAMP) $(NPM_STAMP)
-	$(BIN)/python docs/lite/build.py wheels
-	$(BIN)/python docs/lite/build.py env
+	$(LITE_BIN)/python docs/lite/build.py wheels
+	$(LITE_BIN)/python docs/lite/build.py env
 
 lite: lite-env
-	$(BIN)/python docs/lite/build.py lite
+	$(LITE_BIN)/python docs/lite/build.py lite
 
 test-lite: export TOOLSYS_OFFLINE := 1
 test-lite: lite
-	$(BIN)/python -m pytest -p no:randomly -o addopts="-p no:cacheprovider" \
+	$(LITE_BIN)/python -m pytest -p no:randomly -o addopts="-p no:cacheprovider" \
 		tests/lite/lite_notebooks.py tests/lite/lite_site.py $(PYTEST_ARGS)
 
 site: $(LITE_STAMP)
-	$(BIN)/python docs/site/build.py
+	$(LITE_BIN)/python docs/site/build.py
 
 test-site: site
-	$(BIN)/python -m pytest -p no:randomly -o addopts="-p no:cacheprovider" tests/lite/lite_book.py
+	$(LITE_BIN)/python -m pytest -p no:randomly -o addopts="-p no:cacheprovider" tests/lite/lite_book.py
 
 test-binder: $(LITE_STAMP)
-	$(BIN)/python -m pytest -p no:randomly -o addopts="-p no:cacheprovider" tests/lite/lite_binder.py
+	$(LITE_BIN)/python -m pytest -p no:randomly -o addopts="-p no:cacheprovider" tests/lite/lite_binder.py

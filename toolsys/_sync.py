@@ -512,7 +512,7 @@ def _nested(coroutine: Coroutine[Any, Any, T]) -> T:
     outer, outer_owner = getattr(_local, "private", None), getattr(_local, "owner", None)
     loop = _get_running_loop()
     task = _current_task(loop) if loop is not None else None
-    if task is not None:
+    if loop is not None and task is not None:
         _leave_task(loop, task)
     _local.private = None
     try:
@@ -524,7 +524,7 @@ def _nested(coroutine: Coroutine[Any, Any, T]) -> T:
         if inner is not None and inner is not outer:
             inner.close()
         _set_running_loop(loop)
-        if task is not None:
+        if loop is not None and task is not None:
             _enter_task(loop, task)
 
 

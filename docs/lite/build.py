@@ -82,7 +82,7 @@ def wheels() -> Path:
     with tempfile.TemporaryDirectory() as tmp:  # a clean copy: no stale build/ folder
         source = Path(tmp) / "src"
         shutil.copytree(
-            ROOT, source, ignore=shutil.ignore_patterns(".venv", "_site", "node_modules", ".git",
+            ROOT, source, ignore=shutil.ignore_patterns(".venv*", "_site", "node_modules", ".git",
                                                         "build", "*.egg-info", "__pycache__")
         )  # fmt: skip
         _pip("wheel", "--no-deps", "-w", str(WHEELS), str(source))

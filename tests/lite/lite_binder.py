@@ -65,7 +65,7 @@ def binder_env(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     shutil.copytree(
         ROOT,
         repo,
-        ignore=shutil.ignore_patterns(".venv", "_site", "node_modules", ".git", "build",
+        ignore=shutil.ignore_patterns(".venv*", "_site", "node_modules", ".git", "build",
                                       "*.egg-info", "__pycache__"),
     )  # fmt: skip
     subprocess.run([PYTHON311, "-m", "venv", str(tmp / "venv")], check=True)
