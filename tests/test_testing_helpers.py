@@ -474,3 +474,12 @@ def test_a_tool_that_leaks_a_traceback_and_paths_in_a_successful_result_fails_th
     text = str(caught.value)
     assert "a traceback ('Traceback (most recent call last)')" in text
     assert "an absolute path '/" in text and "successful result" in text
+
+
+def test_a_path_is_a_leak_wherever_the_checkout_lives_and_a_url_path_is_not() -> None:
+    from toolsys.fuzz import leaks
+
+    # A fresh clone in /tmp, this checkout wherever it is (CI's is under /check), another's home.
+    for path in ("/tmp/fresh/tests/x.py", "/home/ada/x.py", f"{os.getcwd()}/tests/x.py"):
+        assert leaks(f'File "{path}", line 3') == [f"an absolute path {path[:60]!r}"]
+    assert leaks("GET /v1/orders/123 and https://example.com/api/v2/x") == []

@@ -20,8 +20,10 @@ suite runs a smaller share of the same calls.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
+import os
 import random
 import re
 from collections.abc import Iterable, Iterator
@@ -34,7 +36,29 @@ from toolsys.result import ToolResult
 
 _TRACEBACK = "Traceback (most recent call last)"
 _PATH_TEXT = re.compile(r"/[^\s\"'\\,;<>]*")
-_ABSOLUTE_PATH = re.compile(r"(?<![\w.<>-])/(?:home|root|Users|etc|var|opt|srv|work|usr)/\S")
+_ABSOLUTE_PATH = re.compile(r"(?<![\w.<>-])/([\w.-]+)/\S")
+# Where paths of other machines start (a macOS home, a container's /work); a path of this machine
+# starts with one of its own top-level folders, wherever it was checked out (/tmp, /check, ...).
+_OTHER_ROOTS = frozenset({"home", "root", "Users", "etc", "var", "opt", "srv", "work", "usr", "tmp",
+                          "private", "mnt", "Volumes"})  # fmt: skip
+
+
+@functools.cache
+def _roots() -> frozenset[str]:
+    try:
+        here = {entry for entry in os.listdir("/") if os.path.isdir(os.path.join("/", entry))}
+    except OSError:
+        here = set()
+    return _OTHER_ROOTS | here
+
+
+def _absolute_path(message: str) -> re.Match[str] | None:
+    """The first absolute path in `message`: `/x/...` where `x` is a top-level folder (not a
+    URL's path such as `/v1/orders`)."""
+    for found in _ABSOLUTE_PATH.finditer(message):
+        if found[1] in _roots():
+            return found
+    return None
 
 
 @dataclass
@@ -105,7 +129,7 @@ def leaks(message: str, secrets: Iterable[str] = ()) -> list[str]:
         found.append("a secret from the environment (or add_secret)")
     if _TRACEBACK in message:
         found.append(f"a traceback ({_TRACEBACK!r})")
-    path = _ABSOLUTE_PATH.search(message)
+    path = _absolute_path(message)
     if path is not None:
         shown = _PATH_TEXT.match(message, path.start())
         found.append(f"an absolute path {(shown[0] if shown else '/')[:60]!r}")
