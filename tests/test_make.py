@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -14,8 +15,17 @@ pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="make is no
 
 
 def _make(folder: Path, *args: str) -> str:
+    """`make ARGS` in `folder` as a fresh shell runs it: variables given to an enclosing make
+    (`make test PYTEST_ARGS=-q` runs these tests) reach a child make through MAKEFLAGS."""
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+    for name in ("PYTEST_ARGS", "PARALLEL", "MUTANTS", "PY", "VENV"):
+        env.pop(name, None)
     done = subprocess.run(
-        ["make", "--no-print-directory", *args], cwd=folder, capture_output=True, text=True
+        ["make", "--no-print-directory", *args],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        env=env,
     )
     assert done.returncode == 0, done.stderr
     return done.stdout
