@@ -66,7 +66,7 @@ test: export TOOLSYS_OFFLINE := 1
 test: setup
 	$(BIN)/python -m pytest $(PARALLEL) tests $(NOTEBOOK_DIRS) $(PYTEST_ARGS)
 
-# Mutation testing of the exercise checks (70 s of CPU on 2 cores); `make test` runs a sample.
+# Mutation testing of the exercise checks (about 90 s on 2 cores); `make test` runs a sample.
 mutants: export TOOLSYS_OFFLINE := 1
 mutants: setup
 	$(BIN)/python -m tests.mutation --jobs 2 $(MUTANTS)
