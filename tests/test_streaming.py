@@ -6,6 +6,8 @@ import gc
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from toolsys import models
 from toolsys.loop import (
@@ -166,3 +168,19 @@ def test_the_assembler_reads_plain_dict_chunks_and_orders_calls_by_index():
     ]
     assert completion["usage"]["total_tokens"] == 3
     assert completion["choices"][0]["finish_reason"] == "tool_calls"
+
+
+@given(answer=st.text(alphabet=" \n\t-ab3é", max_size=12))
+@settings(max_examples=60, deadline=None)
+def test_streamed_text_is_exactly_the_answer_whitespace_included_on_both_apis(answer):
+    """The pieces of a streamed answer join to the answer itself: leading, trailing and doubled
+    whitespace included (the pieces used to drop what came before the first word)."""
+    for api in ("chat", "responses"):
+        plain = run_agent(ScriptedModel([text(answer)]).client(), registry, "hi", api=api)
+        stream = stream_agent(ScriptedModel([text(answer)]).client(), registry, "hi", api=api)
+        deltas = "".join(e.text for e in stream if isinstance(e, TextDelta))
+        assert deltas == answer
+        assert stream.transcript.messages == plain.messages
+    with ScriptedModel([text(answer)]).client().responses.stream(model="m", input="hi") as raw:
+        pieces = "".join(e.delta for e in raw if e.type == "response.output_text.delta")
+        assert pieces == raw.get_final_response().output_text == answer

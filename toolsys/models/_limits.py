@@ -1,4 +1,4 @@
-"""What a reply costs and where `max_tokens` cuts it, for both wire shapes.
+"""What a reply costs, where `max_tokens` cuts it and how it is streamed, for both wire shapes.
 
 Token counts are estimates, not a tokenizer: one token per four characters of JSON, rounded up.
 A reply longer than the request's limit is cut as a model that runs out of tokens leaves it:
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 
@@ -44,3 +45,9 @@ def cut_to(message: dict[str, Any], limit: int) -> dict[str, Any]:
         cut.pop("tool_calls", None)
         cut["content"] = cut.get("content") or ""
     return cut
+
+
+def stream_pieces(text: str) -> list[str]:
+    """`text` as the pieces a stream sends: one word each with the spaces after it, the first
+    with any spaces before it, so the pieces join to exactly `text` (whitespace included)."""
+    return re.findall(r"\s*\S+\s*", text) or ([text] if text else [])

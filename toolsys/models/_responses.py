@@ -69,7 +69,7 @@ from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any, Protocol
 
-from toolsys.models._limits import approx_tokens, cut_to
+from toolsys.models._limits import approx_tokens, cut_to, stream_pieces
 from toolsys.models._messages import Conversation, from_responses
 from toolsys.models._requests import RequestError
 from toolsys.models.config import FIXED_NOW
@@ -624,7 +624,7 @@ def stream_events(full: dict[str, Any]) -> Iterator[dict[str, Any]]:
             )
             part = {**where, "content_index": 0}
             yield event("response.content_part.added", **part, part=_text_part(""))
-            for word in re.findall(r"\S+\s*", text):
+            for word in stream_pieces(text):
                 yield event("response.output_text.delta", **part, delta=word, logprobs=[])
             yield event("response.output_text.done", **part, text=text, logprobs=[])
             yield event("response.content_part.done", **part, part=_text_part(text))

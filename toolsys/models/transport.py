@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from toolsys.models import _responses, config
 from toolsys.models._limits import approx_tokens as approx_tokens
-from toolsys.models._limits import cut_to
+from toolsys.models._limits import cut_to, stream_pieces
 from toolsys.models._requests import ROLES as ROLES
 from toolsys.models._requests import SUPPORTED_PARAMS as SUPPORTED_PARAMS
 from toolsys.models._requests import RequestError, validate
@@ -137,7 +137,7 @@ def stream_chunks(full: dict[str, Any], include_usage: bool) -> Iterator[dict[st
         }
 
     yield chunk({"role": "assistant", "content": "" if message["content"] is not None else None})
-    for word in re.findall(r"\S+\s*", message["content"] or ""):
+    for word in stream_pieces(message["content"] or ""):
         yield chunk({"content": word})
     for i, call in enumerate(message.get("tool_calls") or []):
         fn = call["function"]
