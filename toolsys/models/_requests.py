@@ -192,13 +192,111 @@ def _validate_tools(tools: Any) -> list[str]:
             )
         if name in names:
             raise RequestError(f"Duplicate tool name '{name}' in tools.", param="tools")
-        if not isinstance(fn.get("parameters", {}), dict):
-            raise RequestError(
-                f"Invalid tools[{i}].function.parameters: expected a JSON schema object.",
-                param=f"tools[{i}].function.parameters",
-            )
+        check_definition(fn, f"tools[{i}].function")
         names.append(name)
     return names
+
+
+_TEXT_KEYS = ("description", "title", "pattern", "format", "$ref", "$schema", "$id")
+_SCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties")
+_SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
+_NUMBER_KEYS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
+_COUNT_KEYS = ("minLength", "maxLength", "minItems", "maxItems", "minProperties")
+
+
+def check_definition(function: dict[str, Any], where: str) -> None:
+    """Refuse a function definition whose description or parameters the model could not read.
+
+    The real API answers a malformed schema with 400 `invalid_function_parameters` ("Invalid
+    schema for function 'f': ..."); so does the offline model, for the JSON Schema keywords it
+    reads (types, texts, nested schemas, enums, bounds), before any of them is used. A boolean
+    schema (`true`/`false`) is valid JSON Schema but outside the subset: it is refused too.
+    """
+    name = function.get("name")
+    description = function.get("description")
+    if description is not None and not isinstance(description, str):
+        raise RequestError(
+            f"Invalid type for '{where}.description': expected a string, but got "
+            f"{_json_type(description)} instead.",
+            param=f"{where}.description",
+            code="invalid_type",
+        )
+    if function.get("strict") is not None and not isinstance(function["strict"], bool):
+        raise RequestError(
+            f"Invalid type for '{where}.strict': expected a boolean, but got "
+            f"{_json_type(function['strict'])} instead.",
+            param=f"{where}.strict",
+            code="invalid_type",
+        )
+    problem = _schema_problem(function.get("parameters", {}))
+    if problem is not None:
+        raise RequestError(
+            f"Invalid schema for function '{name}': {problem}.",
+            param=f"{where}.parameters",
+            code="invalid_function_parameters",
+        )
+
+
+def _schema_problem(schema: Any) -> str | None:
+    """The first keyword of `schema` (walked without recursion) that has the wrong type."""
+    todo: list[tuple[tuple[str, ...], Any]] = [((), schema)]
+    while todo:
+        context, node = todo.pop()
+        at = f"In context={context}"
+        if not isinstance(node, dict):
+            kind = "a boolean schema" if isinstance(node, bool) else _json_type(node)
+            return f"{at}, expected a schema object, got {kind}"
+        kind = node.get("type")
+        if kind is not None and not (
+            isinstance(kind, str)
+            or (isinstance(kind, list) and all(isinstance(k, str) for k in kind))
+        ):
+            return f"{at}, 'type' must be a string or a list of strings"
+        for key in _TEXT_KEYS:
+            if key in node and not isinstance(node[key], str):
+                return f"{at}, '{key}' must be a string"
+        for key in _NUMBER_KEYS:
+            value = node.get(key)
+            if key in node and (isinstance(value, bool) or not isinstance(value, int | float)):
+                return f"{at}, '{key}' must be a number"
+        for key in _COUNT_KEYS:
+            value = node.get(key)
+            if key in node and (type(value) is not int or value < 0):
+                return f"{at}, '{key}' must be a non-negative integer"
+        if "enum" in node and not isinstance(node["enum"], list):
+            return f"{at}, 'enum' must be an array"
+        required = node.get("required", [])
+        if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
+            return f"{at}, 'required' must be an array of strings"
+        for key in _SCHEMA_MAPS:
+            children = node.get(key, {})
+            if not isinstance(children, dict):
+                return f"{at}, '{key}' must be an object of schemas"
+            todo.extend(((*context, key, str(k)), v) for k, v in children.items())
+        for key in _SCHEMA_LISTS:
+            children = node.get(key, [])
+            if not isinstance(children, list):
+                return f"{at}, '{key}' must be an array of schemas"
+            todo.extend(((*context, key, str(i)), v) for i, v in enumerate(children))
+        for key in ("items", "not", "contains", "additionalItems"):
+            if key in node:
+                todo.append(((*context, key), node[key]))
+        extra = node.get("additionalProperties", True)
+        if not isinstance(extra, bool):
+            todo.append(((*context, "additionalProperties"), extra))
+    return None
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, list):
+        return "an array"
+    if value is None:
+        return "null"
+    return "an object" if isinstance(value, dict) else "a string"
 
 
 def _validate_tool_choice(choice: Any, names: list[str]) -> None:

@@ -71,7 +71,7 @@ from typing import Any, Protocol
 
 from toolsys.models._limits import approx_tokens, cut_to, stream_pieces
 from toolsys.models._messages import Conversation, from_responses
-from toolsys.models._requests import RequestError
+from toolsys.models._requests import RequestError, check_definition
 from toolsys.models.config import FIXED_NOW
 
 CREATED = int(FIXED_NOW.timestamp())
@@ -227,11 +227,7 @@ def _tools(tools: Any) -> list[str]:
                 param=f"{where}.{extra[0]}",
                 code="unsupported_parameter",
             )
-        if not isinstance(tool.get("parameters", {}), dict):
-            raise RequestError(
-                f"Invalid '{where}.parameters': expected a JSON schema object.",
-                param=f"{where}.parameters",
-            )
+        check_definition(tool, where)
         if name in names:
             raise RequestError(f"Duplicate tool name '{name}' in tools.", param="tools")
         names.append(name)
