@@ -244,8 +244,8 @@ def _schema_problem(schema: Any) -> str | None:
         context, node = todo.pop()
         at = f"In context={context}"
         if not isinstance(node, dict):
-            kind = "a boolean schema" if isinstance(node, bool) else _json_type(node)
-            return f"{at}, expected a schema object, got {kind}"
+            got = "a boolean schema" if isinstance(node, bool) else _json_type(node)
+            return f"{at}, expected a schema object, got {got}"
         kind = node.get("type")
         if kind is not None and not (
             isinstance(kind, str)
