@@ -333,6 +333,27 @@ def test_max_output_tokens_leaves_the_response_incomplete_mid_arguments():
         json.loads(call.arguments)
 
 
+@pytest.mark.parametrize("prompt", ["what is 2 plus 3", "hello there", PROMPTS[0][0]])
+def test_both_apis_cut_at_the_same_limits_and_count_the_same_output_tokens(prompt):
+    """One rule for both APIs (`_limits.within`): for every limit, chat completions says
+    "length" exactly where the Responses API says "incomplete", with the same output tokens,
+    never more than the limit (the two used to count different shapes of the same reply)."""
+    client = models.client()
+    for limit in range(16, 90):
+        chat = client.chat.completions.create(
+            model=MODEL,
+            messages=[{"role": "user", "content": prompt}],
+            tools=BUILTIN_CHAT,
+            max_completion_tokens=limit,
+        )
+        resp = client.responses.create(
+            model=MODEL, input=prompt, tools=flat(BUILTIN_CHAT), max_output_tokens=limit
+        )
+        cut = chat.choices[0].finish_reason == "length"
+        assert cut == (resp.status == "incomplete"), limit
+        assert resp.usage.output_tokens == chat.usage.completion_tokens <= limit, limit
+
+
 def test_a_scripted_model_answers_the_responses_api_from_its_script():
     model = ScriptedModel([calls(("add", {"a": 1, "b": 2})), text("3")])
     client = model.client()

@@ -19,6 +19,42 @@ def approx_tokens(value: Any) -> int:
     return math.ceil(len(json.dumps(value, ensure_ascii=False)) / 4)
 
 
+def assistant_message(reply: dict[str, Any], taken: set[Any]) -> dict[str, Any]:
+    """The reply as the chat-shaped assistant message both APIs count, cut and send: each new
+    call gets the next free id `call_0001`, `call_0002`, ... not in `taken` (the conversation's
+    ids), so the same conversation gets the same ids and the same token count on both APIs."""
+    message: dict[str, Any] = {
+        "role": "assistant",
+        "content": reply.get("content"),
+        "refusal": None,
+    }
+    calls, n = [], len(taken)
+    for call in reply.get("tool_calls") or []:
+        call_id = call.get("id")
+        while not call_id or call_id in taken:
+            n += 1
+            call_id = f"call_{n:04d}"
+        taken.add(call_id)
+        calls.append(
+            {
+                "id": call_id,
+                "type": "function",
+                "function": {"name": call["name"], "arguments": call["arguments"]},
+            }
+        )
+    if calls:
+        message["tool_calls"] = calls
+    return message
+
+
+def within(message: dict[str, Any], limit: int | None) -> tuple[dict[str, Any], int, bool]:
+    """(the message as sent, its output tokens, whether `limit` cut it): one rule for both APIs."""
+    tokens = approx_tokens(message)
+    if limit is not None and tokens > limit:
+        return cut_to(message, limit), limit, True
+    return message, tokens, False
+
+
 def cut_to(message: dict[str, Any], limit: int) -> dict[str, Any]:
     """The chat-shaped message as a model stopped by `limit` tokens leaves it.
 

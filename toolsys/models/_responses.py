@@ -69,7 +69,7 @@ from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any, Protocol
 
-from toolsys.models._limits import approx_tokens, cut_to, stream_pieces
+from toolsys.models._limits import approx_tokens, assistant_message, stream_pieces, within
 from toolsys.models._messages import Conversation, from_responses
 from toolsys.models._requests import RequestError, check_definition
 from toolsys.models.config import FIXED_NOW
@@ -437,11 +437,9 @@ def respond(backend: Backend, body: dict[str, Any], store: ResponseStore) -> dic
         reply = decide(conversation)
     else:
         reply = backend.reply(chat_request(body, items))
-    message = _chat_message(items, reply)
+    taken = {i["call_id"] for i in items if i.get("type") == "function_call"}
     limit: int | None = body.get("max_output_tokens")
-    cut = limit is not None and approx_tokens(message) > limit
-    if limit is not None and cut:
-        message = cut_to(message, limit)
+    message, answer, cut = within(assistant_message(reply, taken), limit)
     asked = {k: v for k, v in body.items() if k not in ("stream", "stream_options")}
     digest = hashlib.sha256(  # streamed or not, the same response has the same id
         json.dumps([asked, items, message], sort_keys=True, default=str).encode()
@@ -450,7 +448,6 @@ def respond(backend: Backend, body: dict[str, Any], store: ResponseStore) -> dic
     prompt = approx_tokens(
         {"instructions": body.get("instructions"), "input": items, "tools": tools}
     )
-    answer = limit if limit is not None and cut else approx_tokens(output)
     response = {
         "id": f"resp_{digest}",
         "object": "response",
@@ -519,33 +516,6 @@ def chat_request(body: dict[str, Any], items: list[dict[str, Any]]) -> dict[str,
     if body.get("max_output_tokens") is not None:
         request["max_completion_tokens"] = body["max_output_tokens"]
     return request
-
-
-def _chat_message(items: list[dict[str, Any]], reply: dict[str, Any]) -> dict[str, Any]:
-    """The reply as a chat-shaped message, each new call with the next free `call_NNNN` id.
-
-    The ids are the chat endpoint's (`transport._assign_ids`): the same conversation gets the
-    same call ids on both APIs.
-    """
-    taken = {i["call_id"] for i in items if i.get("type") == "function_call"}
-    calls, n = [], len(taken)
-    for call in reply.get("tool_calls") or []:
-        call_id = call.get("id")
-        while not call_id or call_id in taken:
-            n += 1
-            call_id = f"call_{n:04d}"
-        taken.add(call_id)
-        calls.append(
-            {
-                "id": call_id,
-                "type": "function",
-                "function": {"name": call["name"], "arguments": call["arguments"]},
-            }
-        )
-    message: dict[str, Any] = {"role": "assistant", "content": reply.get("content")}
-    if calls:
-        message["tool_calls"] = calls
-    return message
 
 
 def _output(message: dict[str, Any], digest: str, status: str) -> list[dict[str, Any]]:

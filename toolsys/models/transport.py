@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from toolsys.models import _responses, config
 from toolsys.models._limits import approx_tokens as approx_tokens
-from toolsys.models._limits import cut_to, stream_pieces
+from toolsys.models._limits import assistant_message, stream_pieces, within
 from toolsys.models._requests import ROLES as ROLES
 from toolsys.models._requests import SUPPORTED_PARAMS as SUPPORTED_PARAMS
 from toolsys.models._requests import RequestError, validate
@@ -64,43 +64,15 @@ class Backend(Protocol):
 # --- responses -------------------------------------------------------------------------------
 
 
-def _assign_ids(messages: list[dict[str, Any]], calls: list[dict[str, Any]]) -> list[dict]:
-    """Give each new call the next free id `call_0001`, `call_0002`, ... of this conversation."""
-    taken = {c.get("id") for m in messages for c in (m.get("tool_calls") or [])}
-    out, n = [], len(taken)
-    for call in calls:
-        call_id = call.get("id")
-        while not call_id or call_id in taken:
-            n += 1
-            call_id = f"call_{n:04d}"
-        taken.add(call_id)
-        out.append(
-            {
-                "id": call_id,
-                "type": "function",
-                "function": {"name": call["name"], "arguments": call["arguments"]},
-            }
-        )
-    return out
-
-
 def completion(backend: Backend, request: dict[str, Any]) -> dict[str, Any]:
     """The full `chat.completion` JSON for a validated request."""
     reply = backend.reply(request)
-    message: dict[str, Any] = {
-        "role": "assistant",
-        "content": reply.get("content"),
-        "refusal": None,
-    }
-    if reply.get("tool_calls"):
-        message["tool_calls"] = _assign_ids(request["messages"], reply["tool_calls"])
+    taken = {c.get("id") for m in request["messages"] for c in (m.get("tool_calls") or [])}
     digest = hashlib.sha256(json.dumps(request, sort_keys=True).encode()).hexdigest()[:16]
     prompt = approx_tokens({k: request.get(k) for k in ("messages", "tools")})
-    answer = approx_tokens(message)
-    finish = "tool_calls" if message.get("tool_calls") else "stop"
     limit = request.get("max_completion_tokens") or request.get("max_tokens")
-    if limit is not None and answer > limit:
-        message, answer, finish = cut_to(message, limit), limit, "length"
+    message, answer, cut = within(assistant_message(reply, taken), limit)
+    finish = "length" if cut else "tool_calls" if message.get("tool_calls") else "stop"
     return {
         "id": f"chatcmpl-offline-{digest}",
         "object": "chat.completion",
