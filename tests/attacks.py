@@ -476,7 +476,9 @@ def _escaping(source: str, pids: Path, hang: bool) -> Any:
     from toolsys import Category, Registry, Subprocess
     from toolsys.layers import Timeout
 
-    registry = Registry(layers=[Timeout(seconds=0.3)])
+    # A tool that ends is given time to spare on a loaded machine (a fork, an exec, a setsid);
+    # a hung one is stopped after a second, once it has surely started its process.
+    registry = Registry(layers=[Timeout(seconds=1.0 if hang else 15.0)])
 
     @registry.tool(category=Category.EXECUTE, isolate=Subprocess(kill_grace=0.1))
     def escape() -> int:

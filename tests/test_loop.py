@@ -7,9 +7,11 @@ import json
 import time
 from typing import Literal
 
+import httpx2
+import openai
 import pytest
 
-from toolsys import Registry, ToolError
+from toolsys import Registry, ToolError, models
 from toolsys.loop import (
     FinalAnswer,
     ModelErrorEvent,
@@ -23,7 +25,8 @@ from toolsys.loop import (
     arun_agent,
     run_agent,
 )
-from toolsys.models import OfflineModel, ScriptedModel, calls, text
+from toolsys.models import OfflineModel, ScriptedModel, _responses, calls, text, transport
+from toolsys.tools import registry as builtin
 
 
 @pytest.fixture
@@ -281,3 +284,36 @@ def test_max_steps_below_one_is_refused_before_any_request(registry):
     with pytest.raises(ValueError, match="max_steps=0"):
         run_agent(model.client(), registry, "hi", max_steps=0)
     assert model.requests == []
+
+
+def _allowed(choice: dict) -> tuple[str, list[str]]:
+    """(mode, tool names) of an allowed_tools choice in either API's shape."""
+    inner = choice.get("allowed_tools", choice)
+    return inner["mode"], [t.get("name") or t["function"]["name"] for t in inner["tools"]]
+
+
+@pytest.mark.parametrize("mode", ["auto", "required"])
+def test_an_allowed_tools_restriction_holds_for_every_request_of_the_run(mode):
+    """allowed_tools restricts, it does not force: it stays on every request (the loop used to
+    send "auto" from step 2 on, offering every tool again); mode "required" forces the first
+    request only, as a forced choice does. (Also run over the Responses API: test_loop_apis.)"""
+    sent: list = []
+    inner, store = models.OfflineModel(), _responses.ResponseStore()
+
+    def handle(request):
+        sent.append(json.loads(request.content).get("tool_choice"))
+        return transport.handle(inner, request, store)
+
+    client = openai.OpenAI(
+        api_key="x",
+        base_url="http://offline.toolsys.invalid/v1",
+        http_client=httpx2.Client(transport=httpx2.MockTransport(handle)),
+    )
+    only = [{"type": "function", "function": {"name": "calculator"}}]
+    choice = {"type": "allowed_tools", "allowed_tools": {"mode": mode, "tools": only}}
+    transcript = run_agent(client, builtin, "What is 17 times 38?", model="m", tool_choice=choice)
+    assert transcript.status == "completed" and "646" in transcript.answer
+    assert len(sent) >= 2, sent
+    assert [_allowed(c) for c in sent] == [(mode, ["calculator"])] + [("auto", ["calculator"])] * (
+        len(sent) - 1
+    )

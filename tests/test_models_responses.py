@@ -354,6 +354,60 @@ def test_both_apis_cut_at_the_same_limits_and_count_the_same_output_tokens(promp
         assert resp.usage.output_tokens == chat.usage.completion_tokens <= limit, limit
 
 
+TWO = "What's the weather in Paris and the time in Tokyo?"
+SAME_TOOL_TWICE = "What's the weather in Paris and in Tokyo?"
+RETRYABLE = json.dumps(
+    {"ok": False, "error": {"code": "TIMEOUT", "message": "timed out", "retryable": True}}
+)
+
+
+def _next_calls(response) -> list[tuple[str, str]]:
+    return [(o.name, o.arguments) for o in response.output if o.type == "function_call"]
+
+
+@pytest.mark.parametrize("prompt", [TWO, SAME_TOOL_TWICE])
+@pytest.mark.parametrize("with_ids", [True, False], ids=["sdk-items", "hand-made-items"])
+def test_each_output_after_its_call_as_openais_guide_sends_them_decides_as_chat_does(
+    with_ids, prompt
+):
+    """[call a, output a, call b, output b]: the guide's order. The calls keep together by
+    their item ids; hand-made items without ids still get each call's own retry."""
+    client = models.client()
+    first = client.responses.create(model=MODEL, input=prompt, tools=flat(BUILTIN_CHAT))
+    calls = [o for o in first.output if o.type == "function_call"]
+    assert len(calls) == 2
+    items: list = [{"role": "user", "content": prompt}]
+    for call in calls:
+        item = call.model_dump(exclude_none=True)
+        if not with_ids:
+            item = {k: item[k] for k in ("type", "call_id", "name", "arguments")}
+        items += [
+            item,
+            {"type": "function_call_output", "call_id": call.call_id, "output": RETRYABLE},
+        ]
+    grouped = [items[0], *items[1::2], *items[2::2]]
+    interleaved = client.responses.create(model=MODEL, input=items, tools=flat(BUILTIN_CHAT))
+    together = client.responses.create(model=MODEL, input=grouped, tools=flat(BUILTIN_CHAT))
+    assert _next_calls(interleaved) == _next_calls(together)
+    assert sorted(_next_calls(together)) == sorted((c.name, c.arguments) for c in calls)
+
+
+def test_calls_sent_back_one_turn_each_are_each_retried_once():
+    """A history that splits a parallel turn into two (one call per assistant message) is read
+    by tool name: each failed call is retried, none twice."""
+    client = models.client()
+    first = client.chat.completions.create(
+        model=MODEL, messages=[{"role": "user", "content": TWO}], tools=BUILTIN_CHAT
+    )
+    messages: list = [{"role": "user", "content": TWO}]
+    for call in first.choices[0].message.tool_calls:
+        messages.append({"role": "assistant", "content": None, "tool_calls": [call.model_dump()]})
+        messages.append({"role": "tool", "tool_call_id": call.id, "content": RETRYABLE})
+    again = client.chat.completions.create(model=MODEL, messages=messages, tools=BUILTIN_CHAT)
+    names = sorted(c.function.name for c in again.choices[0].message.tool_calls)
+    assert names == ["get_time", "get_weather"]
+
+
 def test_a_scripted_model_answers_the_responses_api_from_its_script():
     model = ScriptedModel([calls(("add", {"a": 1, "b": 2})), text("3")])
     client = model.client()

@@ -4,12 +4,15 @@ both APIs: a description or schema of the wrong type is refused in the real API'
 
 from __future__ import annotations
 
+import re
+
 import openai
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from toolsys import models
+from toolsys.models._evidence import _after_number
 
 MODEL = "toolsys-offline-1"
 PROMPTS = ["what is 2 plus 3", "play something by Ella Fitzgerald", "define 'ubiquitous'"]
@@ -99,3 +102,20 @@ def test_a_malformed_definition_says_which_part_is_wrong(api, function, code, sa
     assert refused.value.code == code
     assert says in refused.value.message
     assert "Invalid" in refused.value.message
+
+
+@pytest.mark.parametrize("role", [["user"], {"r": 1}, 3, None])
+def test_a_message_whose_role_is_not_a_string_is_a_400(role):
+    with pytest.raises(openai.BadRequestError) as refused:
+        models.client().chat.completions.create(
+            model=MODEL, messages=[{"role": role, "content": "hi"}]
+        )
+    assert refused.value.param == "messages[0]"
+
+
+@given(text=st.text(alphabet="ab1 \t\n٣C", max_size=12), at=st.integers(0, 12))
+def test_the_backward_number_test_is_the_regex_it_replaced(text, at):
+    """`_evidence._after_number` reads backwards what `re.search(r"\\d\\s*$", text[:at])` read
+    forwards (the forward scan per word made a long message's decision quadratic)."""
+    at = min(at, len(text))
+    assert _after_number(text, at) == bool(re.search(r"\d\s*$", text[:at]))

@@ -141,7 +141,8 @@ async def arun_agent(
 
     `model` defaults to the name the `toolsys.models` client was made for. A forced
     `tool_choice` ("required" or a named function) applies to the first request only, then
-    "auto", so the model can answer; "none" applies to every request.
+    "auto", so the model can answer; "none" applies to every request, and so does an
+    `allowed_tools` restriction (its mode "required" only to the first, then "auto").
 
     `deadline`: seconds for the whole run; calls still in flight then are answered CANCELLED
     and the run ends with status "deadline".
@@ -239,6 +240,17 @@ def _exporter(
     return lambda: export("openai", context=caller)  # type: ignore[call-arg]
 
 
+def _later_choice(choice: Any) -> Any:
+    """`tool_choice` after the first request: what restricts stays, what forces a call goes."""
+    if choice == "none":
+        return choice
+    if isinstance(choice, Mapping) and choice.get("type") == "allowed_tools":
+        if isinstance(choice.get("allowed_tools"), Mapping):  # chat completions' shape
+            return {**choice, "allowed_tools": {**choice["allowed_tools"], "mode": "auto"}}
+        return {**choice, "mode": "auto"}  # the Responses API's flat shape
+    return "auto"
+
+
 async def _drive(run: Run, first: int, started: float) -> Transcript:
     """Steps `first`..max_steps: ask the model, run its calls, answer them (or pause)."""
     transcript, messages, emit = run.transcript, run.transcript.messages, run.emit
@@ -246,7 +258,7 @@ async def _drive(run: Run, first: int, started: float) -> Transcript:
     for step in range(first, run.max_steps + 1):
         transcript.steps = step
         tools = export()  # each step: a deferred session loads tools
-        choice = run.tool_choice if step == 1 or run.tool_choice == "none" else "auto"
+        choice = run.tool_choice if step == 1 else _later_choice(run.tool_choice)
         emit(ModelRequest(step, len(messages), choice))
         request = run.wire.request(run.model, messages, tools, choice)
         try:

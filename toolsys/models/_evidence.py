@@ -249,6 +249,14 @@ def word_list(text: str, used: set[Span]) -> tuple[Span, list[str]] | None:
     return None
 
 
+def _after_number(text: str, at: int) -> bool:
+    """Whether a digit comes right before `at`, spaces aside (read backwards: a scan of the
+    whole text before each word made long messages quadratic)."""
+    while at > 0 and text[at - 1].isspace():
+        at -= 1
+    return at > 0 and text[at - 1].isdecimal()
+
+
 def enum_mentions(text: str, values: list[Any]) -> list[tuple[Span, Any, str]]:
     """Where enum values are mentioned, and how: by name, by stem, by initial ('30 C'), or, when
     none is named, by a word of the same meaning ('urgent' for 'high', see `_synonyms`) that
@@ -264,7 +272,7 @@ def enum_mentions(text: str, values: list[Any]) -> list[tuple[Span, Any, str]]:
     for m in re.finditer(r"°?[\w-]+", text):
         token = m.group().lstrip("°")
         lower = token.lower()
-        after_number = bool(re.search(r"\d\s*$", text[: m.start()]))
+        after_number = _after_number(text, m.start())
         for value in values:
             v = str(value).lower()
             if len(v) == 1 and not after_number:

@@ -140,19 +140,25 @@ def tool_turns(messages: list[dict[str, Any]]) -> list[Turn]:
 
 
 def item_turns(items: list[dict[str, Any]]) -> list[Turn]:
-    """(tool calls, {call id: result text}) for each run of `function_call` items.
+    """(tool calls, {call id: result text}) for each assistant turn of `function_call` items.
 
     A run of calls is one turn, as an assistant message's `tool_calls` are in the chat shape: a
-    call after an output starts the next turn; messages in between do not end one.
+    call after an output starts the next turn; messages in between do not end one. But the
+    calls of one response keep together however the outputs are placed: OpenAI's guide sends
+    each output right after its call, so `[call a, output a, call b, output b]` is one turn when
+    a and b came in one response. The item `id` says so (`fc_<response>_<n>`, as this endpoint
+    gives them and the SDK sends them back); without ids such a list reads as two turns.
     """
     found: list[Turn] = []
     answered = True  # the last turn has outputs: the next call starts a new turn
+    response: str | None = None  # the response the last call came from, if its id says
     for item in items:
         kind = item.get("type")
         if kind == "function_call":
-            if answered or not found:
+            same = _response_of(item)
+            if (answered and (same is None or same != response)) or not found:
                 found.append(([], {}))
-                answered = False
+            answered, response = False, same
             found[-1][0].append(Call(item["call_id"], item["name"], item["arguments"]))
         elif kind == "function_call_output":
             for calls, results in reversed(found):  # the turn that made this call
@@ -161,6 +167,12 @@ def item_turns(items: list[dict[str, Any]]) -> list[Turn]:
                     break
             answered = True
     return found
+
+
+def _response_of(item: dict[str, Any]) -> str | None:
+    """The response part of a function call item's id `fc_<response>_<n>`, or None."""
+    head, _, index = str(item.get("id") or "").rpartition("_")
+    return head if head.startswith("fc_") and index.isdigit() else None
 
 
 def request_text(request: Any) -> tuple[str, int]:

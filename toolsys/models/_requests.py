@@ -94,13 +94,13 @@ def _validate_messages(messages: Any) -> None:
     after_calls = False  # the previous messages are an assistant turn with tool_calls + answers
     for i, message in enumerate(messages):
         where = f"messages[{i}]"
-        if not isinstance(message, dict) or message.get("role") not in ROLES:
+        role = message.get("role") if isinstance(message, dict) else None
+        if not isinstance(role, str) or role not in ROLES:
             raise RequestError(
                 f"Invalid {where}: expected an object whose 'role' is one of "
                 f"{', '.join(sorted(ROLES))}.",
                 param=where,
             )
-        role = message["role"]
         if role == "tool":
             _answer(message.get("tool_call_id"), i, after_calls, open_calls, answered)
             continue

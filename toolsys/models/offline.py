@@ -58,6 +58,7 @@ from typing import TYPE_CHECKING, Any
 from toolsys.models import _answers, _imperfect, _search, transport
 from toolsys.models._arguments import missing_required
 from toolsys.models._messages import (
+    Call,
     Conversation,
     Turn,
     by_name,
@@ -145,7 +146,7 @@ class OfflineModel:
         parallel: bool,
     ) -> None:
         for calls, results in turns:
-            expected = self._expected(tasks, parallel)
+            expected = _matched(self._expected(tasks, parallel), calls)
             for i, call in enumerate(calls):
                 if i < len(expected):
                     task = expected[i]
@@ -286,6 +287,24 @@ class OfflineModel:
             asks=tuple(planned[id(t)] for t in tasks if t.status == "failed"),
             notes=tuple(notes),
         )
+
+
+def _matched(expected: list[Task], calls: list[Call]) -> list[Task]:
+    """The expected tasks in the order of a turn's calls: by position when the turn has every
+    call the model would send (its own turns, mistakes included); when it has fewer (a history
+    written elsewhere: the calls of one turn sent as two, one left out), each call is the task
+    that would send exactly it, else the first with its tool's name, else the next one."""
+    if len(calls) >= len(expected):
+        return expected
+    left, ordered = list(expected), []
+    for call in calls:
+        sends = [t.next_call or (t.tool, json.dumps(t.args)) for t in left]
+        same = [t for t, sent in zip(left, sends, strict=True) if sent == tuple(call[1:])]
+        named = [t for t, sent in zip(left, sends, strict=True) if sent[0] == call.name]
+        task = (same or named or left)[0]
+        left.remove(task)
+        ordered.append(task)
+    return ordered + left
 
 
 def _retry_call(task: Task) -> dict[str, str]:
