@@ -389,3 +389,41 @@ def test_openais_tool_search_is_a_hosted_tool_with_deferred_functions():
 def test_deferred_export_says_what_it_offers(options, message):
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
         deferred_export(builtin, **options)
+
+
+@pytest.mark.parametrize("target", ["anthropic", "openai-responses"])
+def test_deferred_export_lists_what_this_caller_may_use_by_the_names_its_view_runs(target):
+    """The providers' shapes list what `export` lists: with `context`, only this caller's tools
+    (they used to list role-restricted ones to everyone); for a namespace view, the names the
+    view runs them by (they were the root's `b__...` names, which the view calls unknown)."""
+    from toolsys import Category
+    from toolsys.governance import Policy
+
+    registry = Registry(layers=[Policy()])
+
+    @registry.tool(category=Category.WRITE, roles={"support"})
+    def refund(order_id: str) -> dict:
+        """Refund an order."""
+        return {}
+
+    @registry.tool
+    def lookup(order_id: str) -> dict:
+        """Look an order up."""
+        return {}
+
+    caller = {"user": "bob", "roles": set()}
+    names = [t["name"] for t in deferred_export(registry, target, context=caller)[1:]]
+    assert names == [t["name"] for t in registry.export(target, context=caller)] == ["lookup"]
+    support = {"user": "sue", "roles": {"support"}}
+    assert len(deferred_export(registry, target, context=support)) == 3
+    with pytest.raises(ValueError, match="give the registry"):
+        deferred_export(list(registry), target, context=caller)
+
+    root = Registry()
+    root.include(builtin, prefix="b")
+    view = root.namespace("b")
+    exported = deferred_export(view, target, core=["calculator"])
+    names = [t["name"] for t in exported[1:]]
+    assert names == [t["name"] for t in view.export(target)] == builtin.names()
+    assert [t["name"] for t in exported[1:] if not t.get("defer_loading")] == ["calculator"]
+    assert view.execute("calculator", {"expression": "1+1"}).ok

@@ -58,7 +58,7 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol, cast
 
 from toolsys._lines import fit
 from toolsys._readonly import ReadOnlyDict, ReadOnlyList, freeze
@@ -423,17 +423,29 @@ language, or a Python regex) and answers with `tool_reference` blocks; OpenAI's 
 runs `tool_search` itself."""
 
 
+class _Lists(Protocol):
+    """A registry or a view of one: lists its tools by the names it runs them by."""
+
+    def export(
+        self, target: str = ..., *, strict: bool = ..., context: Mapping[str, Any] | None = ...
+    ) -> list[dict[str, Any]]: ...
+
+
 def deferred_export(
-    tools: Iterable[Tool],
+    tools: Iterable[Tool] | _Lists,
     target: str,
     *,
     core: Iterable[str] = (),
     search: str | None = None,
     strict: bool = False,
+    context: Mapping[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
     """The provider's own tool-search shape: its search tool, the `core` tools as they are, every
     other tool with `defer_loading: true` (loaded only when a search returns it).
 
+    `tools`: a registry or a view of one (a namespace, a deferred session), whose listing is
+    used as `export` gives it: the names it runs tools by, and with `context` only the tools
+    this caller may use; or plain `Tool`s, listed by their own names (no `context`).
     `target`: "anthropic" or "openai-responses"; `search`: "bm25" (the default) or "regex" for
     Anthropic. Compare `registry.export(deferred=True)`, toolsys's own, provider-neutral shape.
     """
@@ -449,14 +461,22 @@ def deferred_export(
             f"deferred_export(search={search!r}): Anthropic offers 'bm25' and 'regex'; OpenAI's "
             "tool_search has no variants (leave search out)."
         )
-    tools, core = list(tools), set(core)
-    unknown = sorted(core - {t.name for t in tools})
+    if callable(getattr(tools, "export", None)):
+        listed = list(cast(_Lists, tools).export(target, strict=strict, context=context))
+    elif context is not None:
+        raise ValueError(
+            "deferred_export(context=...): give the registry (or the view) rather than its "
+            "tools, so that what this caller may use can be asked of it."
+        )
+    else:
+        listed = [export_tool(tool, target, strict=strict) for tool in cast(Iterable[Tool], tools)]
+    core = set(core)
+    unknown = sorted(core - {t["name"] for t in listed})
     if unknown:
         raise ValueError(f"deferred_export(core=...): no tool named {unknown[0]!r} to keep loaded.")
     out: list[dict[str, Any]] = [ReadOnlyDict(SEARCH_TOOLS[variant])]
-    for tool in tools:
-        exported = export_tool(tool, target, strict=strict)
-        if tool.name not in core:
+    for exported in listed:
+        if exported["name"] not in core:
             exported = ReadOnlyDict({**exported, "defer_loading": True})
         out.append(exported)
     return ReadOnlyList(out)

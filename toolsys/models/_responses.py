@@ -55,7 +55,7 @@ support) are in our own words, and say so by what they tell you to do.
 
 Types and events are the ones openai-python 3.57 defines (`openai/types/responses/`), and the
 stream is read by its own helper (`openai/lib/streaming/responses/_responses.py`), which checks
-event order and item identity: a test streams every bundled prompt through it.
+event order and item identity: a test streams every seventh bundled prompt (24) through it.
 Chapter 06 puts both shapes side by side: notebooks/06_agent_loop.ipynb.
 """
 
