@@ -317,3 +317,11 @@ def test_an_allowed_tools_restriction_holds_for_every_request_of_the_run(mode):
     assert [_allowed(c) for c in sent] == [(mode, ["calculator"])] + [("auto", ["calculator"])] * (
         len(sent) - 1
     )
+
+
+@pytest.mark.parametrize("bad", [[], ["hi"], None, 5])
+def test_an_empty_or_malformed_conversation_is_refused_before_any_request(bad):
+    """Refused the same way on both APIs (chat completions refused [] while the Responses
+    endpoint answered it; a list of strings raised a bare TypeError)."""
+    with pytest.raises(ValueError, match=r"give|empty"):
+        run_agent(OfflineModel().client(), builtin, bad)

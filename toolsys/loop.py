@@ -38,6 +38,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
+import reprlib
 import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping
@@ -90,10 +91,22 @@ def _start_messages(
 ) -> list[dict[str, Any]]:
     if isinstance(messages_or_prompt, str):
         messages = [{"role": "user", "content": messages_or_prompt}]
-    else:
+    elif isinstance(messages_or_prompt, list | tuple) and all(
+        isinstance(m, Mapping) for m in messages_or_prompt
+    ):
         messages = [dict(m) for m in messages_or_prompt]
+    else:
+        raise ValueError(
+            f"messages_or_prompt={reprlib.repr(messages_or_prompt)}: give the request as a str, or "
+            "the conversation as a list of message dicts, e.g. [{'role': 'user', 'content': 'hi'}]."
+        )
     if system is not None:
         messages.insert(0, {"role": "system", "content": system})
+    if not messages:
+        raise ValueError(
+            "The conversation is empty ([]): give at least one message, or the user's request "
+            "as a str."
+        )
     return messages
 
 
