@@ -418,6 +418,11 @@ def test_deferred_export_lists_what_this_caller_may_use_by_the_names_its_view_ru
     assert len(deferred_export(registry, target, context=support)) == 3
     with pytest.raises(ValueError, match="give the registry"):
         deferred_export(list(registry), target, context=caller)
+    plain = deferred_export(list(registry), target, core=["lookup"])
+    assert [(t["name"], t.get("defer_loading", False)) for t in plain[1:]] == [
+        ("refund", True),
+        ("lookup", False),
+    ]
 
     root = Registry()
     root.include(builtin, prefix="b")

@@ -469,7 +469,9 @@ def deferred_export(
             "tools, so that what this caller may use can be asked of it."
         )
     else:
-        listed = [export_tool(tool, target, strict=strict) for tool in cast(Iterable[Tool], tools)]
+        listed = [
+            export_tool(tool, target, strict=strict) for tool in cast("Iterable[Tool]", tools)
+        ]
     core = set(core)
     unknown = sorted(core - {t["name"] for t in listed})
     if unknown:
