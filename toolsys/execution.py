@@ -664,6 +664,56 @@ class ExecutePath:
         return invoke(call.tool, call.arguments, call.context, self._dependencies)  # type: ignore[arg-type]
 
 
+class View:
+    """An executor that is a view of a registry (a namespace, a deferred session): it lists and
+    runs through `path`, the registry's layers around the view's own scope, so a view cannot
+    list or run a tool otherwise than the registry does. A view gives `path`."""
+
+    @property
+    def path(self) -> ExecutePath:
+        raise NotImplementedError
+
+    def export(
+        self,
+        target: str = "openai",
+        *,
+        strict: bool = False,
+        context: Mapping[str, Any] | None = None,
+    ) -> list[dict[str, Any]]:
+        """The view's tools in a provider's format, by the names `execute` takes here; with
+        `context`, only those this caller may use. Cached while the listing stays the same."""
+        return self.path.export(target, strict, context)
+
+    def execute(
+        self,
+        name: str,
+        arguments: Arguments = None,
+        *,
+        context: Mapping[str, Any] | None = None,
+        run_id: str | None = None,
+        step: int | None = None,
+        call_id: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> ToolResult:
+        """Run a tool of this view by its name here; never raises (see `Registry.execute`)."""
+        return self.path.execute(name, arguments, context, run_id, step, call_id, idempotency_key)
+
+    async def aexecute(
+        self,
+        name: str,
+        arguments: Arguments = None,
+        *,
+        context: Mapping[str, Any] | None = None,
+        run_id: str | None = None,
+        step: int | None = None,
+        call_id: str | None = None,
+        idempotency_key: str | None = None,
+    ) -> ToolResult:
+        """`execute` from async code."""
+        path = self.path
+        return await path.aexecute(name, arguments, context, run_id, step, call_id, idempotency_key)
+
+
 def _sync_runner() -> Callable[[Awaitable[Any]], Any]:
     """`toolsys._sync.run_sync`, imported on the first call that needs it: it brings asyncio,
     which `import toolsys` and the unlayered path do not need."""

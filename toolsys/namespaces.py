@@ -23,17 +23,17 @@ from __future__ import annotations
 
 import builtins
 import dataclasses
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from toolsys.errors import ToolDefinitionError
+from toolsys.execution import View
 from toolsys.names import SEPARATOR, check_prefix, normalize, qualified, qualified_or_none, split
-from toolsys.result import ToolResult
 from toolsys.spec import ToolSpec
 from toolsys.tool import Tool, tool_from_function, tool_from_spec
 
 if TYPE_CHECKING:
-    from toolsys.execution import Arguments, ExecutePath
+    from toolsys.execution import ExecutePath
     from toolsys.registry import Registry
 
 
@@ -94,10 +94,11 @@ class _Prefixed:
         return [(tool.name[cut:], tool) for tool in self.registry if tool.name.startswith(start)]
 
 
-class Namespace:
+class Namespace(View):
     """The part of a registry under one prefix, as an executor: register, list, get, export and
     execute by the name relative to the prefix. `registry.namespace("billing").tool(refund)`
-    registers `billing__refund`, listed and called here as `refund`."""
+    registers `billing__refund`, listed and called here as `refund`; tools in namespaces
+    nested under it are exported and run here too (`sub__name`)."""
 
     def __init__(self, registry: Registry, prefix: str) -> None:
         check_prefix(prefix)
@@ -166,46 +167,6 @@ class Namespace:
     def path(self) -> ExecutePath:
         """The registry's path (its layers) around this namespace's tools."""
         return self.registry.path(self._scope)
-
-    def export(
-        self,
-        target: str = "openai",
-        *,
-        strict: bool = False,
-        context: Mapping[str, Any] | None = None,
-    ) -> builtins.list[dict[str, Any]]:
-        """This namespace's tools (nested ones included) by their names relative to it, the
-        names `execute` takes; with `context`, only those this caller may use."""
-        return self.path.export(target, strict, context)
-
-    def execute(
-        self,
-        name: str,
-        arguments: Arguments = None,
-        *,
-        context: Mapping[str, Any] | None = None,
-        run_id: str | None = None,
-        step: int | None = None,
-        call_id: str | None = None,
-        idempotency_key: str | None = None,
-    ) -> ToolResult:
-        """Run a tool of this namespace by its relative name; never raises (`Registry.execute`)."""
-        return self.path.execute(name, arguments, context, run_id, step, call_id, idempotency_key)
-
-    async def aexecute(
-        self,
-        name: str,
-        arguments: Arguments = None,
-        *,
-        context: Mapping[str, Any] | None = None,
-        run_id: str | None = None,
-        step: int | None = None,
-        call_id: str | None = None,
-        idempotency_key: str | None = None,
-    ) -> ToolResult:
-        """`execute` from async code."""
-        path = self.path
-        return await path.aexecute(name, arguments, context, run_id, step, call_id, idempotency_key)
 
 
 def describe(name: str) -> str | None:

@@ -28,8 +28,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol
 
 from toolsys import failures
-from toolsys.execution import running
-from toolsys.invoke import Arguments
+from toolsys.execution import View, running
 from toolsys.result import ToolResult
 from toolsys.search.bm25 import Hit
 from toolsys.search.index import query_text
@@ -86,9 +85,12 @@ class _Session:
         return failure(failures.tool_not_loaded, tool.name, SEARCH_TOOL)
 
 
-class Deferred:
+class Deferred(View):
     """One run's view of a registry, an executor of its own: core tools + `search_tools` +
-    every tool found so far, through the registry's own path and layers.
+    every tool found so far, through the registry's own path and layers. It exports what the
+    model sees now (the tools shown to this caller, then `search_tools`); `execute` runs
+    `search_tools`, a loaded tool, or says TOOL_NOT_LOADED for one not found yet, all through
+    the registry's layers (a tool hidden from this caller is refused as hidden).
 
     `core`: names of tools always listed, or a rule (`lambda tool: tool.category == "read"`),
     or None for none. `k`: how many tools a search returns when the model does not say.
@@ -119,17 +121,6 @@ class Deferred:
         """The registry's path (its layers) around this session's tools."""
         return self.registry.path(self._scope)
 
-    def export(
-        self,
-        target: str = "openai",
-        *,
-        strict: bool = False,
-        context: Mapping[str, Any] | None = None,
-    ) -> list[dict[str, Any]]:
-        """What the model sees now: the visible tools (those this caller may use, with
-        `context`), then `search_tools`. Cached per tool set."""
-        return self.path.export(target, strict, context)
-
     def allowed(self, context: Mapping[str, Any]) -> frozenset[str]:
         """The names of the registry's tools this caller may see and use."""
         path = self.path
@@ -157,37 +148,6 @@ class Deferred:
             else "No tool matches these words; try other words for the same task."
         )
         return {"query": query, "found": found, "note": note}
-
-    async def aexecute(
-        self,
-        name: str,
-        arguments: Arguments = None,
-        *,
-        context: Mapping[str, Any] | None = None,
-        run_id: str | None = None,
-        step: int | None = None,
-        call_id: str | None = None,
-        idempotency_key: str | None = None,
-    ) -> ToolResult:
-        """Run `search_tools`, a loaded tool, or say TOOL_NOT_LOADED for one not found yet, all
-        through the registry's layers (a tool hidden from this caller is refused as hidden)."""
-        path = self.path
-        return await path.aexecute(name, arguments, context, run_id, step, call_id, idempotency_key)
-
-    def execute(
-        self,
-        name: str,
-        arguments: Arguments = None,
-        *,
-        context: Mapping[str, Any] | None = None,
-        run_id: str | None = None,
-        step: int | None = None,
-        call_id: str | None = None,
-        idempotency_key: str | None = None,
-    ) -> ToolResult:
-        """`aexecute` for synchronous code (and Jupyter cells)."""
-        path = self.path
-        return path.execute(name, arguments, context, run_id, step, call_id, idempotency_key)
 
     def __repr__(self) -> str:
         return f"Deferred(core={self.core}, loaded={self.loaded})"
