@@ -47,13 +47,16 @@ What each round trip gives back, exactly (tests/test_protocols.py checks both by
 - `from_responses(to_responses(messages))` is `messages`: a call's arguments are JSON *text* in
   both shapes and stay the very text sent, content parts stay parts. Except: an image's
   `detail` "auto" (the default of both APIs) comes back unsaid, an assistant's content parts as
-  their joined text, and two assistant messages in a row (which no model sends) join.
+  their joined text, null content (but an assistant's) as "", and two assistant messages in a
+  row (which no model sends) join.
 - `from_anthropic(to_anthropic(messages))` is `messages` up to what Anthropic's shape has no
   place for. A `tool_use` `input` is an *object*, so a call's arguments come back as the JSON
   text of the same value (`json.dumps(..., ensure_ascii=False)`), equal as JSON but not in the
   model's own spacing or escapes (`'{"a":1}'` comes back `'{"a": 1}'`; `''` and null are read
-  as `{}`); a user message of one text part comes back as that text, a system's or an
-  assistant's parts as their joined text; Anthropic has no image `detail`, so it is not carried.
+  as `{}`); a user message of one text part comes back as that text, an assistant's parts as
+  their joined text, null content (but an assistant's) as "", and the system and developer
+  messages as one system message first (none when their text is empty), as Anthropic has one
+  top-level `system`; Anthropic has no image `detail`, so it is not carried.
 
 Chapter 06 builds this by hand first: notebooks/06_agent_loop.ipynb.
 """
