@@ -14,12 +14,15 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 from typing import Any
 
 import httpx2
 import openai
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests import (
     test_ch06_loop,
@@ -76,11 +79,17 @@ _collect()
 
 
 @pytest.fixture(autouse=True)
-def over_the_responses_api(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The loop's default wire, for every test in this module, is the Responses API's."""
-    monkeypatch.setattr(
-        loop, "wire_for", lambda api: ResponsesWire() if api == "chat" else wire_for(api)
-    )
+def over_the_responses_api(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The loop's default wire, for every test copied into this module, is the Responses API's.
+    The tests written here say their `api` themselves: "chat" is chat completions, so what they
+    compare across the two APIs really ran on both."""
+    if (
+        "__" in request.function.__name__
+        or request.function is test_the_copies_really_run_over_the_responses_api
+    ):
+        monkeypatch.setattr(
+            loop, "wire_for", lambda api: ResponsesWire() if api == "chat" else wire_for(api)
+        )
 
 
 def test_the_copies_really_run_over_the_responses_api():
@@ -372,6 +381,85 @@ def test_a_call_id_used_twice_in_one_response_is_run_and_answered_once():
     assert [o["call_id"] for o in outputs] == ["same"]
 
 
+def chat_endpoint(body: dict[str, Any]) -> openai.OpenAI:
+    """A chat completions endpoint that answers every request with `body`."""
+    return openai.OpenAI(
+        api_key="x",
+        base_url="http://raw.invalid/v1",
+        max_retries=0,
+        http_client=httpx2.Client(
+            transport=httpx2.MockTransport(lambda request: httpx2.Response(200, json=body))
+        ),
+    )
+
+
+def completion(content: str, finish_reason: str) -> dict[str, Any]:
+    return {
+        "id": "c",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "m",
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": finish_reason,
+                "message": {"role": "assistant", "content": content},
+            }
+        ],
+    }
+
+
+@pytest.mark.parametrize(
+    ("status", "extra", "says"),
+    [
+        (
+            "failed",
+            {"error": {"code": "server_error", "message": "The model failed to generate"}},
+            'failed (status "failed", error server_error: The model failed to generate)',
+        ),
+        ("failed", {}, 'failed (status "failed", error null'),
+        ("cancelled", {}, 'status "cancelled": it holds no finished answer'),
+        ("queued", {"background": True}, 'status "queued": it holds no finished answer'),
+        ("in_progress", {"background": True}, 'status "in_progress": it holds no finished'),
+        ("done", {}, '\'status\' = text "done": expected "completed" or "incomplete"'),
+    ],
+)
+def test_a_response_that_failed_or_never_finished_is_a_model_error_not_an_answer(
+    status, extra, says
+):
+    endpoint = RawResponses({**response(message("I can"), status=status), **extra})
+    transcript = run_agent(endpoint.client(), add_registry(), "hi", model="m", api="responses")
+    assert transcript.status == "model_error" and transcript.answer is None
+    (error,) = [e for e in transcript.events if isinstance(e, ModelErrorEvent)]
+    assert says in error.message, error.message
+
+
+@pytest.mark.parametrize(
+    ("finish_reason", "reason", "status"),
+    [("content_filter", "content_filter", "completed"), ("length", "max_output_tokens", "length")],
+)
+def test_a_cut_answer_ends_the_run_the_same_way_on_both_apis(finish_reason, reason, status):
+    """A content filter's cut is "completed" (with the text let through), a token limit's
+    "length", on chat completions and on the Responses API alike."""
+    cut = {
+        **response(message("I can"), status="incomplete"),
+        "incomplete_details": {"reason": reason},
+    }
+    on_responses = run_agent(
+        RawResponses(cut).client(), add_registry(), "hi", model="m", api="responses"
+    )
+    on_chat = run_agent(
+        chat_endpoint(completion("I can", finish_reason)),
+        add_registry(),
+        "hi",
+        model="m",
+        api="chat",
+    )
+    assert on_responses.status == on_chat.status == status
+    assert on_responses.answer == on_chat.answer == "I can"
+    assert comparable(on_responses)["events"] == comparable(on_chat)["events"]
+
+
 def test_an_incomplete_response_ends_the_run_as_length():
     endpoint = RawResponses(response(message("The answer is"), status="incomplete"))
     transcript = run_agent(endpoint.client(), add_registry(), "hi", model="m", api="responses")
@@ -394,6 +482,69 @@ def test_an_http_error_from_the_responses_api_is_a_model_error_with_its_message(
     assert transcript.status == "model_error"
     (error,) = [e for e in transcript.events if isinstance(e, ModelErrorEvent)]
     assert error.message.startswith("ScriptedModel ran out of script: request 2 arrived")
+
+
+# --- a user message in parts, images beside the text ---
+
+_PNG = "data:image/png;base64,iVBORw0KGgo="
+
+
+@st.composite
+def _in_parts(draw):
+    """A bundled prompt cut into text parts at spaces ("What is 17" + "times 38?"), an image
+    part or two among them; and the prompt."""
+    prompt = draw(st.sampled_from([p for p, _ in PROMPTS]))
+    words = prompt.split(" ")
+    cuts = sorted(draw(st.sets(st.integers(1, max(1, len(words) - 1)), max_size=3)))
+    bounds = [0, *[c for c in cuts if c < len(words)], len(words)]
+    parts: list[dict[str, Any]] = [
+        {"type": "text", "text": " ".join(words[a:b])} for a, b in itertools.pairwise(bounds)
+    ]
+    for _ in range(draw(st.integers(0, 2))):
+        image = {"type": "image_url", "image_url": {"url": _PNG}}
+        parts.insert(draw(st.integers(0, len(parts))), image)
+    return prompt, parts
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(_in_parts())
+def test_a_user_message_in_parts_runs_the_same_on_both_apis(case):
+    prompt, parts = case
+    messages = [{"role": "user", "content": parts}]
+    chat = run_agent(models.client(), builtin, messages, api="chat")
+    resp = run_agent(models.client(), builtin, messages, api="responses")
+    assert comparable(resp) == comparable(chat)
+    if all(p["type"] == "text" for p in parts):  # the parts say what the prompt says
+        whole = run_agent(models.client(), builtin, prompt, api="responses")
+        assert [(c.name, c.arguments) for c in resp.tool_calls] == [
+            (c.name, c.arguments) for c in whole.tool_calls
+        ]
+
+
+@pytest.mark.parametrize("api", ["chat", "responses"])
+def test_a_users_image_reaches_the_model_on_both_apis_and_the_offline_model_still_answers(api):
+    sent: list[dict[str, Any]] = []
+    inner, store = models.OfflineModel(), _responses.ResponseStore()
+
+    def handle(request: httpx2.Request) -> httpx2.Response:
+        sent.append(json.loads(request.content))
+        return transport.handle(inner, request, store)
+
+    client = openai.OpenAI(
+        api_key="x",
+        base_url="http://offline.toolsys.invalid/v1",
+        http_client=httpx2.Client(transport=httpx2.MockTransport(handle)),
+    )
+    image = {"type": "image_url", "image_url": {"url": _PNG}}
+    question = [
+        {"role": "user", "content": [{"type": "text", "text": "What is 17 times 38?"}, image]}
+    ]
+    transcript = run_agent(client, builtin, question, model="m", api=api)
+    assert transcript.status == "completed" and "646" in transcript.answer
+    first = sent[0]["messages" if api == "chat" else "input"][0]["content"]
+    assert first[1] == (
+        image if api == "chat" else {"type": "input_image", "image_url": _PNG, "detail": "auto"}
+    )
 
 
 # --- lesson 06 builds the Responses loop by hand --------------------------------------------------

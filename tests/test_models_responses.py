@@ -152,6 +152,33 @@ def test_both_apis_decide_the_same_on_every_bundled_prompt(prompt, tools, parall
         pytest.fail(f"{prompt!r}: still calling tools after three turns")
 
 
+def test_an_image_beside_the_text_is_taken_on_both_apis_and_the_text_decides():
+    """The offline model reads text; an image part (chat image_url, Responses input_image) is
+    taken on both APIs, not refused on one, and both decide the same from the text beside it."""
+    png = "data:image/png;base64,iVBORw0KGgo="
+    wire, tools = Endpoint(), BUILTIN_CHAT
+    messages = [
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "What is 17 times 38?"},
+                {"type": "image_url", "image_url": {"url": png}},
+            ],
+        }
+    ]
+    items = [
+        {
+            "role": "user",
+            "content": [
+                {"type": "input_text", "text": "What is 17 times 38?"},
+                {"type": "input_image", "image_url": png, "detail": "auto"},
+            ],
+        }
+    ]
+    chat = wire.chat(messages, tools)
+    assert chat[1] and wire.responses(items, flat(tools)) == chat
+
+
 def test_the_imperfect_model_makes_the_same_mistakes_on_both_wires():
     prompts = [p for p, t in PROMPTS if t is UNSEEN_CHAT][:25]
     chat_model, resp_model = (
@@ -648,7 +675,11 @@ def test_max_output_tokens_below_16_is_refused_in_the_real_apis_words(limit):
         ({"input": [42]}, "input[0]"),
         ({"input": [{"role": "robot", "content": "hi"}]}, "input[0].role"),
         (
-            {"input": [{"role": "user", "content": [{"type": "input_image", "image_url": "x"}]}]},
+            {"input": [{"role": "user", "content": [{"type": "input_file", "file_id": "f"}]}]},
+            "input[0].content[0]",
+        ),
+        (
+            {"input": [{"role": "user", "content": [{"type": "input_image", "detail": "auto"}]}]},
             "input[0].content[0]",
         ),
         ({"input": [{"type": "reasoning", "summary": []}]}, "input[0].type"),

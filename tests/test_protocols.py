@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 
 import pytest
 from hypothesis import given, settings
@@ -488,5 +489,375 @@ def test_tool_choice_maps_to_the_responses_api(chat, responses):
 
 
 def test_items_of_another_kind_are_refused_by_index():
-    with pytest.raises(ValueError, match=r"items\[1\] is of type 'reasoning'"):
-        protocols.from_responses([{"role": "user", "content": "x"}, {"type": "reasoning"}])
+    with pytest.raises(ValueError, match=r"items\[1\] is of type 'web_search_call'"):
+        protocols.from_responses([{"role": "user", "content": "x"}, {"type": "web_search_call"}])
+
+
+def test_a_reasoning_models_output_is_read_its_reasoning_item_skipped_as_the_loop_skips_it():
+    from openai.types.responses import Response
+
+    from toolsys.tools import registry
+
+    response = Response.model_validate(
+        {
+            "id": "resp_1",
+            "object": "response",
+            "created_at": 0,
+            "model": "gpt-5",
+            "status": "completed",
+            "parallel_tool_calls": True,
+            "tool_choice": "auto",
+            "tools": [],
+            "output": [
+                {"type": "reasoning", "id": "rs_1", "summary": []},
+                {
+                    "type": "function_call",
+                    "id": "fc_1",
+                    "call_id": "call_1",
+                    "name": "calculator",
+                    "arguments": '{"expression": "17 * 38"}',
+                    "status": "completed",
+                },
+            ],
+        }
+    )
+    call = {
+        "id": "call_1",
+        "type": "function",
+        "function": {"name": "calculator", "arguments": '{"expression": "17 * 38"}'},
+    }
+    assert protocols.from_responses(response.output) == [
+        {"role": "assistant", "content": None, "tool_calls": [call]}
+    ]
+    (output,) = protocols.run_function_calls(registry, response.output)
+    said = {
+        "type": "message",
+        "role": "assistant",
+        "content": [{"type": "output_text", "text": "On it."}],
+    }
+    reasoning = {"type": "reasoning", "id": "rs_2", "summary": []}
+    items = [
+        {"role": "user", "content": "x"},
+        reasoning,
+        said,
+        reasoning,
+        response.output[1],
+        output,
+    ]
+    assert protocols.from_responses(items)[1:] == [
+        {"role": "assistant", "content": "On it.", "tool_calls": [call]},  # still one turn
+        {"role": "tool", "tool_call_id": "call_1", "content": output["output"]},
+    ]
+
+
+# --- what each round trip gives back, exactly: the claims of the module docstring ---
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | _TEXT,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_TEXT, inner, max_size=3),
+    max_leaves=6,
+)
+_SEPARATORS = st.sampled_from([(",", ":"), (", ", ": "), (" , ", " : "), (",", ": ")])
+
+
+@st.composite
+def _argument_text(draw) -> str:
+    """A call's arguments as a model may write them: any object in any spacing, with or without
+    \\u escapes, indented or not; or '' (OpenAI's own for a call without parameters)."""
+    if draw(st.integers(0, 5)) == 0:
+        return ""
+    value = draw(st.dictionaries(_TEXT, _JSON, max_size=3))
+    return json.dumps(
+        value,
+        separators=draw(_SEPARATORS),
+        ensure_ascii=draw(st.booleans()),
+        indent=draw(st.none() | st.integers(0, 2)),
+    )
+
+
+_IMAGE_URLS = st.sampled_from(
+    [
+        "data:image/png;base64,iVBORw0KGgo=",
+        "data:image/jpeg;base64,/9j/4AAQSkZJRg==",
+        "https://example.com/cat.webp",
+    ]
+)
+
+
+@st.composite
+def _user_content(draw):
+    """A user message's content: text, or text and image_url parts."""
+    if draw(st.booleans()):
+        return draw(_TEXT)
+    parts = []
+    for _ in range(draw(st.integers(1, 4))):
+        if draw(st.booleans()):
+            parts.append({"type": "text", "text": draw(_TEXT)})
+        else:
+            image = {"url": draw(_IMAGE_URLS)}
+            detail = draw(st.sampled_from([None, "auto", "low", "high"]))
+            if detail is not None:
+                image["detail"] = detail
+            parts.append({"type": "image_url", "image_url": image})
+    return parts
+
+
+@st.composite
+def _conversations_as_sent(draw):
+    """Conversations as a model and a user make them: arguments in any spelling, user messages
+    of several text parts and images."""
+    messages = [{"role": "user", "content": draw(_user_content())}]
+    for turn in range(draw(st.integers(0, 3))):
+        calls = [
+            {
+                "id": f"c{turn}_{i}",
+                "type": "function",
+                "function": {"name": "tool", "arguments": draw(_argument_text())},
+            }
+            for i in range(draw(st.integers(0, 3)))
+        ]
+        message = {"role": "assistant", "content": draw(st.none() | _TEXT.filter(bool))}
+        if calls:
+            message["tool_calls"] = calls
+        messages.append(message)
+        for call in calls:
+            messages.append({"role": "tool", "tool_call_id": call["id"], "content": draw(_TEXT)})
+        if draw(st.booleans()):
+            messages.append({"role": "user", "content": draw(_user_content())})
+    return messages
+
+
+def _as_anthropic_keeps_it(messages):
+    """`messages` as the module docstring says `from_anthropic(to_anthropic(...))` gives them
+    back: arguments as json.dumps' text of the same JSON value ('' as {}), a user message of one
+    text part as that text, images without `detail`."""
+    kept = []
+    for message in messages:
+        message = dict(message)
+        if message.get("tool_calls"):
+            message["tool_calls"] = [
+                {
+                    **call,
+                    "function": {
+                        **call["function"],
+                        "arguments": json.dumps(
+                            json.loads(call["function"]["arguments"] or "{}"), ensure_ascii=False
+                        ),
+                    },
+                }
+                for call in message["tool_calls"]
+            ]
+        content = message.get("content")
+        if message["role"] == "user" and isinstance(content, list):
+            content = [
+                {"type": "image_url", "image_url": {"url": p["image_url"]["url"]}}
+                if p["type"] == "image_url"
+                else p
+                for p in content
+            ]
+            one_text = len(content) == 1 and content[0]["type"] == "text"
+            message["content"] = content[0]["text"] if one_text else content
+        kept.append(message)
+    return kept
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(_conversations_as_sent())
+def test_the_anthropic_round_trip_gives_back_what_the_docstring_says_and_nothing_less(messages):
+    converted = protocols.to_anthropic(messages)
+    back = protocols.from_anthropic(converted["messages"], converted.get("system"))
+    assert back == _as_anthropic_keeps_it(messages)
+    for before, after in zip(_calls(messages), _calls(back), strict=True):  # equal as JSON
+        assert json.loads(after["function"]["arguments"]) == json.loads(
+            before["function"]["arguments"] or "{}"
+        )
+    images = [
+        b
+        for m in converted["messages"]
+        if isinstance(m["content"], list)
+        for b in m["content"]
+        if b["type"] == "image"
+    ]
+    sent = [
+        p
+        for m in messages
+        if isinstance(m.get("content"), list)
+        for p in m["content"]
+        if p["type"] == "image_url"
+    ]
+    assert len(images) == len(sent)  # every image is sent, none dropped
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(_conversations_as_sent().filter(_turns_apart))
+def test_the_responses_round_trip_keeps_the_arguments_text_and_the_parts_exactly(messages):
+    items = protocols.to_responses(messages)
+    unsaid = json.loads(json.dumps(messages))  # detail "auto", the default, comes back unsaid
+    for message in unsaid:
+        for part in message["content"] if isinstance(message.get("content"), list) else []:
+            if part.get("image_url", {}).get("detail") == "auto":
+                del part["image_url"]["detail"]
+    assert protocols.from_responses(items) == unsaid
+    for message, item in zip(
+        [m for m in messages if m["role"] == "user"],
+        [i for i in items if i.get("role") == "user"],
+        strict=True,
+    ):
+        if isinstance(message["content"], list):  # sent as parts, not re-joined text
+            assert [p["type"] for p in item["content"]] == [
+                "input_text" if p["type"] == "text" else "input_image" for p in message["content"]
+            ]
+
+
+# --- images and other parts: sent, or refused by name, never dropped ---
+
+_PNG = "data:image/png;base64,iVBORw0KGgo="
+_LOOK = [
+    {
+        "role": "user",
+        "content": [
+            {"type": "text", "text": "What is in this picture?"},
+            {"type": "image_url", "image_url": {"url": _PNG}},
+            {
+                "type": "image_url",
+                "image_url": {"url": "https://example.com/b.gif", "detail": "low"},
+            },
+        ],
+    }
+]
+
+
+def test_a_users_images_are_input_image_parts_on_the_responses_api_and_image_blocks_for_anthropic():
+    assert protocols.to_responses(_LOOK) == [
+        {
+            "role": "user",
+            "content": [
+                {"type": "input_text", "text": "What is in this picture?"},
+                {"type": "input_image", "image_url": _PNG, "detail": "auto"},
+                {"type": "input_image", "image_url": "https://example.com/b.gif", "detail": "low"},
+            ],
+        }
+    ]
+    assert protocols.to_anthropic(_LOOK) == {
+        "messages": [
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "What is in this picture?"},
+                    {
+                        "type": "image",
+                        "source": {
+                            "type": "base64",
+                            "media_type": "image/png",
+                            "data": "iVBORw0KGgo=",
+                        },
+                    },
+                    {
+                        "type": "image",
+                        "source": {"type": "url", "url": "https://example.com/b.gif"},
+                    },
+                ],
+            }
+        ]
+    }
+
+
+@pytest.mark.parametrize(
+    ("part", "says"),
+    [
+        (
+            {"type": "input_audio", "input_audio": {"data": "UklG", "format": "wav"}},
+            "'input_audio' part",
+        ),
+        ({"type": "file", "file": {"file_id": "file_1"}}, "'file' part"),
+        (
+            {"type": "image_url", "image_url": "https://example.com/a.png"},
+            "without {'image_url': {'url'",
+        ),
+        ({"type": "text", "text": 3}, "without a string 'text'"),
+        ("text", "is str: expected a content part"),
+    ],
+)
+def test_a_part_no_shape_can_carry_is_refused_by_name_on_both(part, says):
+    messages = [{"role": "user", "content": [{"type": "text", "text": "hi"}, part]}]
+    for convert in (protocols.to_responses, protocols.to_anthropic):
+        with pytest.raises(ValueError, match=rf"messages\[0\]\.content\[1\] .*{re.escape(says)}"):
+            convert(messages)
+
+
+@pytest.mark.parametrize(
+    "url", ["data:image/svg+xml;base64,PHN2Zz4=", "data:image/png,rawbytes", "file:///tmp/a.png"]
+)
+def test_an_image_anthropic_does_not_take_is_refused_by_name(url):
+    messages = [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": url}}]}]
+    with pytest.raises(ValueError, match=r"messages\[0\]\.content\[0\] is an image"):
+        protocols.to_anthropic(messages)
+    assert protocols.to_responses(messages)[0]["content"][0]["image_url"] == url  # OpenAI's call
+
+
+def test_an_image_where_a_message_carries_only_text_is_refused_not_dropped():
+    image = {"type": "image_url", "image_url": {"url": _PNG}}
+    system = [{"role": "system", "content": [image]}, {"role": "user", "content": "hi"}]
+    with pytest.raises(ValueError, match=r"messages\[0\]\.content\[0\] is a 'image_url' part"):
+        protocols.to_anthropic(system)
+    tool = [
+        *_LOOK,
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "c", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c", "content": [image]},
+    ]
+    for convert in (protocols.to_responses, protocols.to_anthropic):
+        with pytest.raises(ValueError, match=r"messages\[2\]\.content\[0\]"):
+            convert(tool)
+
+
+def test_anthropic_images_come_back_as_image_url_parts_and_other_user_blocks_are_refused():
+    anthropic = protocols.to_anthropic(_LOOK)["messages"]
+    back = protocols.from_anthropic(anthropic)
+    assert back[0]["content"][1] == {"type": "image_url", "image_url": {"url": _PNG}}
+    document = {
+        "type": "document",
+        "source": {"type": "text", "media_type": "text/plain", "data": "x"},
+    }
+    with pytest.raises(ValueError, match=r"messages\[0\]\.content\[1\] is a 'document' block"):
+        protocols.from_anthropic(
+            [{"role": "user", "content": [{"type": "text", "text": "x"}, document]}]
+        )
+    by_file = {"type": "image", "source": {"type": "file", "file_id": "file_1"}}
+    with pytest.raises(ValueError, match=r"messages\[0\]\.content\[0\] is an image whose source"):
+        protocols.from_anthropic([{"role": "user", "content": [by_file]}])
+
+
+def test_responses_parts_come_back_as_chat_parts_and_a_refusal_as_its_text():
+    items = [
+        {
+            "role": "user",
+            "content": [
+                {"type": "input_text", "text": "a"},
+                {"type": "input_image", "image_url": _PNG, "detail": "high"},
+            ],
+        },
+        {
+            "type": "message",
+            "role": "assistant",
+            "content": [{"type": "refusal", "refusal": "I can't."}],
+        },
+    ]
+    assert protocols.from_responses(items) == [
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "a"},
+                {"type": "image_url", "image_url": {"url": _PNG, "detail": "high"}},
+            ],
+        },
+        {"role": "assistant", "content": "I can't."},
+    ]
+    by_file = {"type": "input_image", "file_id": "file_1", "detail": "auto"}
+    with pytest.raises(ValueError, match=r"items\[0\]\.content\[0\] is a 'input_image' part"):
+        protocols.from_responses([{"role": "user", "content": [by_file]}])

@@ -12,7 +12,11 @@ registry exports `"openai"` as always, and each reply becomes the same checked `
 |                   |                                   | flat `tool_choice`, `store: false`      |
 | the SDK call      | `client.chat.completions.create`  | `client.responses.create`               |
 | the reply         | `choices[0].message`              | `output`: message and function_call     |
-|                   |                                   | items; `status: "incomplete"` = cut     |
+|                   |                                   | items                                   |
+| a cut answer      | `finish_reason` "length" (token   | `status: "incomplete"`, its             |
+|                   | limit) or "content_filter"        | `incomplete_details.reason` says which  |
+| no answer         | (no such reply)                   | `status` "failed", "cancelled",         |
+|                   |                                   | "queued", "in_progress": model_error    |
 
 The Responses wire sends the whole conversation every request and asks the server to keep
 nothing (`store: false`): the transcript is the one record, a run resumed in another process
@@ -20,11 +24,15 @@ nothing (`store: false`): the transcript is the one record, a run resumed in ano
 would not use. `previous_response_id` is what the server offers instead; the offline endpoint
 serves it (toolsys/models/_responses.py) and chapter 06 shows it by hand.
 
-A Responses reply is checked before it is read, as a chat reply is: `output` must be a list of
-objects, a `function_call` must have a string `name` (and a `call_id`, else one is made up as for
-chat), a message's text must be text. Then it is read as the chat reply it is equivalent to, so
-every other rule of `_reply` (null arguments, a call id used twice, lone surrogates, usage
-counts) holds on both APIs.
+A Responses reply is checked before it is read, as a chat reply is: its `status` must say it
+finished ("completed", or "incomplete": cut; a response that "failed", was "cancelled" or is
+still "queued"/"in_progress" holds no answer and ends the run as a model_error, the response's
+`error` in its message), `output` must be a list of objects, a `function_call` must have a string
+`name` (and a `call_id`, else one is made up as for chat), a message's text must be text; a
+`reasoning` item is skipped. Then it is read as the chat reply it is equivalent to (an
+"incomplete" one with `finish_reason` "content_filter" when the content filter cut it, else
+"length"), so every other rule of `_reply` (null arguments, a call id used twice, lone
+surrogates, usage counts) and of the loop (how a cut answer ends the run) holds on both APIs.
 """
 
 from __future__ import annotations
@@ -33,7 +41,7 @@ import asyncio
 import inspect
 from typing import Any, Protocol
 
-from toolsys._reply import BadReply, Turn, _describe, _get, _is_object, read_reply
+from toolsys._reply import BadReply, Turn, _clean, _describe, _get, _is_object, read_reply
 from toolsys.protocols import responses_tool_choice, to_responses
 
 APIS = ("chat", "responses")
@@ -130,6 +138,7 @@ def read_response(response: Any, step: int) -> Turn:
             f"The endpoint's reply is {_describe(response)}, not a response: expected a JSON "
             "object with 'output'. Check that base_url points at a Responses API endpoint."
         )
+    finished = _finish_reason(response)
     output = _get(response, "output")
     if not isinstance(output, list):
         raise BadReply(
@@ -168,8 +177,7 @@ def read_response(response: Any, step: int) -> Turn:
                 f"The endpoint's reply has {where}.type = {_describe(kind)}: this loop runs only "
                 "function calls (it offered no other kind of tool)." + _RETRY
             )
-    status = _get(response, "status")
-    reason = "length" if status == "incomplete" else "tool_calls" if calls else "stop"
+    reason = finished or ("tool_calls" if calls else "stop")
     usage = _get(response, "usage")
     chat = {
         "model": _get(response, "model"),
@@ -188,6 +196,40 @@ def read_response(response: Any, step: int) -> Turn:
         },
     }
     return read_reply(chat, step)
+
+
+def _finish_reason(response: Any) -> str:
+    """The chat `finish_reason` a finished response's `status` says ("" when it ended on its
+    own); raise BadReply for a response that holds no answer: one that failed (its `error` in
+    the message), was cancelled, or is not finished ("queued", "in_progress": the loop asks for
+    no background response)."""
+    status = _get(response, "status")
+    if status is None or status == "completed":  # status is optional in the SDK's Response
+        return ""
+    if status == "incomplete":
+        details = _get(response, "incomplete_details")
+        reason = _get(details, "reason") if _is_object(details) else None
+        return "content_filter" if reason == "content_filter" else "length"
+    if status == "failed":
+        error = _get(response, "error")
+        code = _get(error, "code") if _is_object(error) else None
+        message = _get(error, "message") if _is_object(error) else None
+        said = _clean(": ".join(x for x in (code, message) if isinstance(x, str) and x))
+        raise BadReply(
+            f'The endpoint\'s response failed (status "failed", error '
+            f"{said or _describe(error)}): it holds no answer. Retry; if it fails again, the "
+            "error says why."
+        )
+    if status in ("cancelled", "queued", "in_progress"):
+        raise BadReply(
+            f'The endpoint\'s response has status "{status}": it holds no finished '
+            "answer (this loop asks for no background response, and waits for each one to "
+            "finish)." + _RETRY
+        )
+    raise BadReply(
+        f"The endpoint's reply has 'status' = {_describe(status)}: expected \"completed\" or "
+        '"incomplete".' + _RETRY
+    )
 
 
 def _texts(content: Any, where: str) -> list[str]:

@@ -10,9 +10,13 @@ before every request) and `aexecute(name, raw_arguments)` (run it; never raises)
 turn's tool calls run concurrently (async tools overlap; sync tools run one after another, see
 `Registry.aexecute`), and exactly one tool message per distinct `tool_call_id` goes back, in the
 order of the calls, whether each succeeded or failed. The run stops when the model answers in text
-("completed"; "length" when the endpoint cut that answer at its token limit), after
+("completed"; "length" when the endpoint cut that answer at its token limit; an answer the
+endpoint's content filter cut, chat's `finish_reason` "content_filter" or the Responses API's
+`incomplete_details.reason` "content_filter", is "completed" on both APIs, with the text the
+filter let through: asking again for more tokens would not help), after
 `max_steps` model requests ("max_steps"), when a request to the model
-fails or its reply breaks the protocol ("model_error": reported, never raised), or when its
+fails or its reply breaks the protocol ("model_error": reported, never raised; a Responses API
+response that failed or never finished is one), or when its
 `deadline` passes ("deadline"). A call still in flight when the deadline passes, or when the
 caller cancels the run ("cancelled", then the CancelledError goes on), is answered CANCELLED:
 each tool_call_id still gets exactly one tool message. Only calls that can be interrupted stop

@@ -32,9 +32,31 @@ A failure is said in two ways, and each conversion keeps both: a toolsys envelop
 `"ok": false` in its text; Anthropic's `is_error: true` says it beside the text. OpenAI's tool
 messages have no such flag, so a failed `tool_result` whose text is not an envelope becomes a
 tool message starting `ERROR_PREFIX` ("[tool error] "), and `to_anthropic` reads that prefix back
-as `is_error: true`: the round trip is lossless, and the OpenAI model still reads that it failed.
-Content blocks other than text (an image, a document, a tool reference) have no place in an
-OpenAI tool message: converting one raises ValueError naming it.
+as `is_error: true`: the failure survives the round trip, and the OpenAI model still reads that
+it failed. Content blocks other than text (an image, a document, a tool reference) have no place
+in an OpenAI tool message: converting one raises ValueError naming it.
+
+A user message's images go along in every shape: a chat `image_url` part is a Responses
+`input_image` part, and an Anthropic `image` block (a base64 source for a `data:` URL of a type
+Anthropic takes, a url source for an http(s) URL). What has no mapping (an audio or file part,
+an image where a message carries text only, an Anthropic document block) raises ValueError
+naming the message and the part: nothing is dropped without a word.
+
+What each round trip gives back, exactly (tests/test_protocols.py checks both by property):
+
+- `from_responses(to_responses(messages))` is `messages`: a call's arguments are JSON *text* in
+  both shapes and stay the very text sent, content parts stay parts. Except: an image's
+  `detail` "auto" (the default of both APIs) comes back unsaid, an assistant's content parts as
+  their joined text, null content (but an assistant's) as "", and two assistant messages in a
+  row (which no model sends) join.
+- `from_anthropic(to_anthropic(messages))` is `messages` up to what Anthropic's shape has no
+  place for. A `tool_use` `input` is an *object*, so a call's arguments come back as the JSON
+  text of the same value (`json.dumps(..., ensure_ascii=False)`), equal as JSON but not in the
+  model's own spacing or escapes (`'{"a":1}'` comes back `'{"a": 1}'`; `''` and null are read
+  as `{}`); a user message of one text part comes back as that text, an assistant's parts as
+  their joined text, null content (but an assistant's) as "", and the system and developer
+  messages as one system message first (none when their text is empty), as Anthropic has one
+  top-level `system`; Anthropic has no image `detail`, so it is not carried.
 
 Chapter 06 builds this by hand first: notebooks/06_agent_loop.ipynb.
 """
@@ -140,9 +162,11 @@ def to_anthropic(messages: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     System (and developer) messages join the top-level `system` text; an assistant's
     `tool_calls` become `tool_use` blocks whose `input` is the decoded arguments; consecutive
     tool messages become `tool_result` blocks of one user message (a user message right after
-    them joins it, after the results). A tool message is marked `is_error` when its content is
-    a toolsys envelope that says `"ok": false`. Raises ValueError, naming the message, for what
-    Anthropic cannot carry: arguments that are not a JSON object.
+    them joins it, after the results). A user message's text and image_url parts become text and
+    `image` blocks. A tool message is marked `is_error` when its content is a toolsys envelope
+    that says `"ok": false`. Raises ValueError, naming the message, for what Anthropic cannot
+    carry: arguments that are not a JSON object, a part that is neither text nor an image (or an
+    image Anthropic does not take: not an http(s) URL, nor base64 JPEG, PNG, GIF or WebP).
     """
     system: list[str] = []
     out: list[dict[str, Any]] = []
@@ -151,11 +175,11 @@ def to_anthropic(messages: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
         if role in ("system", "developer"):
             system.append(_text(message.get("content"), i))
         elif role == "user":
-            _add_user_block(out, {"type": "text", "text": _text(message.get("content"), i)})
+            _add_user_blocks(out, _user_blocks(message.get("content"), i))
         elif role == "assistant":
             out.append({"role": "assistant", "content": _assistant_blocks(message, i)})
         elif role == "tool":
-            _add_user_block(out, _result_block(message, i))
+            _add_user_blocks(out, [_result_block(message, i)])
         else:
             raise ValueError(
                 f"messages[{i}] has role {role!r}: expected system, developer, user, "
@@ -167,13 +191,98 @@ def to_anthropic(messages: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     return converted
 
 
-def _add_user_block(out: list[dict[str, Any]], block: dict[str, Any]) -> None:
-    """Results (and a text right after them) share one user message: results first."""
+def _add_user_blocks(out: list[dict[str, Any]], blocks: list[dict[str, Any]]) -> None:
+    """Results (and a user message right after them) share one user message: results first."""
     last = out[-1] if out else None
     if last and last["role"] == "user" and all(b["type"] == "tool_result" for b in last["content"]):
-        last["content"].append(block)
+        last["content"].extend(blocks)
     else:
-        out.append({"role": "user", "content": [block]})
+        out.append({"role": "user", "content": blocks})
+
+
+def _user_blocks(content: Any, i: int) -> list[dict[str, Any]]:
+    """A user message's content as Anthropic blocks: each text part a text block, each image_url
+    part an image block (`_image_block`); another kind of part raises ValueError naming it."""
+    if content is None or isinstance(content, str):
+        return [{"type": "text", "text": content or ""}]
+    blocks: list[dict[str, Any]] = []
+    for j, part in enumerate(_parts(content, i)):
+        kind = part.get("type")
+        if kind == "text":
+            blocks.append({"type": "text", "text": _part_text(part, i, j)})
+        elif kind == "image_url":
+            blocks.append(_image_block(_image_url(part, i, j)[0], i, j))
+        else:
+            raise ValueError(
+                f"messages[{i}].content[{j}] is a {kind!r} part: Anthropic's shape here takes "
+                "text and image_url parts only. Describe it in a text part, or keep this "
+                "conversation in OpenAI's shape."
+            )
+    return blocks or [{"type": "text", "text": ""}]
+
+
+_IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
+"""The media types an Anthropic `image` block's base64 source takes."""
+
+
+def _image_block(url: str, i: int, j: int) -> dict[str, Any]:
+    """An image URL as an Anthropic `image` block: a `data:` URL as a base64 source, an http(s)
+    URL as a url source; anything else raises ValueError naming the part."""
+    where = f"messages[{i}].content[{j}]"
+    if url.startswith("data:"):
+        header, comma, data = url[5:].partition(",")
+        media_type, *params = header.split(";")
+        if not comma or params[-1:] != ["base64"] or media_type not in _IMAGE_TYPES:
+            raise ValueError(
+                f"{where} is an image whose data URL ({url[:40]!r}...) is not base64 "
+                f"{', '.join(_IMAGE_TYPES)}: Anthropic's image block takes only those. Convert "
+                "the image, or give its https URL."
+            )
+        return {
+            "type": "image",
+            "source": {"type": "base64", "media_type": media_type, "data": data},
+        }
+    if url.startswith(("https://", "http://")):
+        return {"type": "image", "source": {"type": "url", "url": url}}
+    raise ValueError(
+        f"{where} is an image at {url[:40]!r}: expected an http(s) URL or a base64 data: URL, "
+        "which is what Anthropic's image block takes."
+    )
+
+
+def _parts(content: Any, i: int) -> list[Mapping[str, Any]]:
+    """A message's content parts, each an object (ValueError naming the first that is not)."""
+    if not isinstance(content, list):
+        raise ValueError(
+            f"messages[{i}].content is {type(content).__name__}: expected text or a list of "
+            "content parts."
+        )
+    for j, part in enumerate(content):
+        if not isinstance(part, Mapping):
+            raise ValueError(
+                f"messages[{i}].content[{j}] is {type(part).__name__}: expected a content part "
+                "such as {'type': 'text', 'text': ...}."
+            )
+    return content
+
+
+def _part_text(part: Mapping[str, Any], i: int, j: int) -> str:
+    text = part.get("text")
+    if not isinstance(text, str):
+        raise ValueError(f"messages[{i}].content[{j}] is a text part without a string 'text'.")
+    return text
+
+
+def _image_url(part: Mapping[str, Any], i: int, j: int) -> tuple[str, str | None]:
+    """An image_url part's (url, detail)."""
+    image = part.get("image_url")
+    if not isinstance(image, Mapping) or not isinstance(image.get("url"), str):
+        raise ValueError(
+            f"messages[{i}].content[{j}] is an image_url part without "
+            "{'image_url': {'url': ...}}."
+        )
+    detail = image.get("detail")
+    return image["url"], detail if isinstance(detail, str) else None
 
 
 def _compact(message: dict[str, Any]) -> dict[str, Any]:
@@ -241,14 +350,27 @@ def _is_failure(content: str) -> bool:
 
 
 def _text(content: Any, i: int) -> str:
-    """Message content as text: a string, or the text of OpenAI content parts."""
+    """Message content as text: a string, or the text of OpenAI text (and refusal) parts joined;
+    a part of another kind (an image) raises ValueError naming it, never dropped."""
     if content is None:
         return ""
     if isinstance(content, str):
         return content
-    if isinstance(content, list):
-        return "".join(part.get("text", "") for part in content if isinstance(part, Mapping))
-    raise ValueError(f"messages[{i}].content is {type(content).__name__}: expected text.")
+    if not isinstance(content, list):
+        raise ValueError(f"messages[{i}].content is {type(content).__name__}: expected text.")
+    texts = []
+    for j, part in enumerate(_parts(content, i)):
+        kind = part.get("type")
+        if kind == "refusal" and isinstance(part.get("refusal"), str):
+            texts.append(part["refusal"])
+        elif kind == "text":
+            texts.append(_part_text(part, i, j))
+        else:
+            raise ValueError(
+                f"messages[{i}].content[{j}] is a {kind!r} part: this message carries text "
+                "only (an image belongs in a user message)."
+            )
+    return "".join(texts)
 
 
 # --- Anthropic -> OpenAI -------------------------------------------------------------------------
@@ -257,13 +379,17 @@ def _text(content: Any, i: int) -> str:
 def from_anthropic(
     messages: Iterable[Mapping[str, Any]], system: str | None = None
 ) -> list[dict[str, Any]]:
-    """Anthropic `messages` (and `system`) as OpenAI chat messages; the inverse of `to_anthropic`.
+    """Anthropic `messages` (and `system`) as OpenAI chat messages; `to_anthropic` undone, as far
+    as Anthropic's shape keeps a conversation (the module docstring says exactly how far).
 
-    A `tool_use` block's `input` becomes JSON text in `function.arguments`; each `tool_result`
-    block becomes a tool message, its text blocks joined (OpenAI has no `is_error`: a toolsys
-    envelope already says `"ok": false`, other failed text is prefixed `ERROR_PREFIX`); text
-    blocks after the results become a user message after the tool messages. A non-text block
-    in a result raises ValueError: an OpenAI tool message carries text only.
+    A `tool_use` block's `input` becomes JSON text in `function.arguments`
+    (`json.dumps(input, ensure_ascii=False)`: the text of the same JSON value, not the text the
+    model once sent, which an object cannot keep); each `tool_result` block becomes a tool
+    message, its text blocks joined (OpenAI has no `is_error`: a toolsys envelope already says
+    `"ok": false`, other failed text is prefixed `ERROR_PREFIX`); text and image blocks after
+    the results become a user message after the tool messages (its content the text, when it
+    is one text block, else text and image_url parts). A non-text block in a result, or a user
+    block that is neither text, an image nor a result, raises ValueError naming it.
     """
     out: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
     for i, message in enumerate(messages):
@@ -274,20 +400,46 @@ def from_anthropic(
         if role == "assistant":
             out.append(_openai_assistant(blocks))
             continue
-        texts = []
-        for block in blocks:
-            if block.get("type") == "tool_result":
+        parts: list[dict[str, Any]] = []
+        for k, block in enumerate(blocks):
+            kind = block.get("type")
+            if kind == "tool_result":
                 content = _block_text(block.get("content"), i)
                 if block.get("is_error") is True and not _is_failure(content):
                     content = ERROR_PREFIX + content
                 out.append(
                     {"role": "tool", "tool_call_id": block.get("tool_use_id"), "content": content}
                 )
-            elif block.get("type") == "text":
-                texts.append(block.get("text", ""))
-        if texts:
-            out.append({"role": "user", "content": "".join(texts)})
+            elif kind == "text":
+                parts.append({"type": "text", "text": block.get("text", "")})
+            elif kind == "image":
+                parts.append(_image_part(block.get("source"), i, k))
+            else:
+                raise ValueError(
+                    f"messages[{i}].content[{k}] is a {kind!r} block: an OpenAI user message "
+                    "here carries text and images only. Describe it in a text block, or keep "
+                    "this conversation in Anthropic's shape."
+                )
+        if len(parts) == 1 and parts[0]["type"] == "text":
+            out.append({"role": "user", "content": parts[0]["text"]})
+        elif parts:
+            out.append({"role": "user", "content": parts})
     return out
+
+
+def _image_part(source: Any, i: int, k: int) -> dict[str, Any]:
+    """An Anthropic image block's source as an OpenAI image_url part (base64 as a data: URL)."""
+    kind = source.get("type") if isinstance(source, Mapping) else None
+    if kind == "base64" and isinstance(source, Mapping):
+        url = f"data:{source.get('media_type')};base64,{source.get('data')}"
+    elif kind == "url" and isinstance(source, Mapping) and isinstance(source.get("url"), str):
+        url = source["url"]
+    else:
+        raise ValueError(
+            f"messages[{i}].content[{k}] is an image whose source is of type {kind!r}: an "
+            "OpenAI image_url part takes a URL or base64 data (source type 'url' or 'base64')."
+        )
+    return {"type": "image_url", "image_url": {"url": url}}
 
 
 def _openai_assistant(blocks: list[Mapping[str, Any]]) -> dict[str, Any]:
@@ -361,16 +513,20 @@ def to_responses(messages: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """OpenAI chat `messages` as Responses API input items.
 
     System, developer and user messages stay messages (the Responses API takes all three roles
-    as input); an assistant's text becomes an assistant message and each of its `tool_calls` a
-    `function_call` item (`call_id` is the chat call's `id`); each tool message becomes a
-    `function_call_output` answering its `tool_call_id`. An assistant message that says
-    nothing and calls nothing is sent as empty text (and read back as `content: None`).
+    as input), their content text or, given as parts, parts: text as `input_text`, image_url as
+    `input_image` (`detail` "auto" unless the part says otherwise), so the model reads what the
+    chat API would have sent it, not a re-joined text; an assistant's text becomes an assistant
+    message and each of its `tool_calls` a `function_call` item (`call_id` is the chat call's
+    `id`, `arguments` its text as it is); each tool message becomes a `function_call_output`
+    answering its `tool_call_id`. An assistant message that says nothing and calls nothing is
+    sent as empty text (and read back as `content: None`). A part of another kind (audio, a
+    file) raises ValueError naming it.
     """
     items: list[dict[str, Any]] = []
     for i, message in enumerate(messages):
         role = message.get("role") if isinstance(message, Mapping) else None
         if role in ("system", "developer", "user"):
-            items.append({"role": role, "content": _text(message.get("content"), i)})
+            items.append({"role": role, "content": _input_content(message.get("content"), i)})
         elif role == "assistant":
             if message.get("content") or not message.get("tool_calls"):  # nothing said: ""
                 items.append({"role": "assistant", "content": _text(message.get("content"), i)})
@@ -395,7 +551,7 @@ def to_responses(messages: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
                 {
                     "type": "function_call_output",
                     "call_id": call_id,
-                    "output": _text(message.get("content"), i),
+                    "output": _input_content(message.get("content"), i, text=True),
                 }
             )
         else:
@@ -411,19 +567,24 @@ def from_responses(items: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     `to_responses`.
 
     Consecutive `function_call` items (and an assistant message just before them) become one
-    assistant message with `tool_calls`; each `function_call_output` a tool message. Items have
-    no turn boundary: two assistant messages in a row (which no model sends) would join.
+    assistant message with `tool_calls`; each `function_call_output` a tool message. Content
+    given as parts comes back as chat parts (`input_text` as text, `input_image` as image_url),
+    an assistant's as its text. A `reasoning` item (a reasoning model's summary, which gpt-5 and
+    o-series responses carry before their calls) is skipped, as the agent loop's reader skips it:
+    chat messages have no place for it. Items have no turn boundary: two assistant messages in a
+    row (which no model sends) would join. Another kind of item raises ValueError naming it.
     """
     out: list[dict[str, Any]] = []
     for i, item in enumerate(items):
         item = item.model_dump() if hasattr(item, "model_dump") else item
         kind = item.get("type", "message" if "role" in item else None)
-        if kind == "message":
+        if kind == "reasoning":  # a reasoning model's summary: chat messages have no place for it
+            continue
+        if kind == "message" and item.get("role") != "assistant":
+            out.append({"role": item.get("role"), "content": _chat_content(item.get("content"), i)})
+        elif kind == "message":
             text = _parts_text(item.get("content"), i)
-            if item.get("role") == "assistant" and not text:
-                out.append({"role": "assistant", "content": None})  # said nothing
-            else:
-                out.append({"role": item.get("role"), "content": text})
+            out.append({"role": "assistant", "content": text or None})  # None: said nothing
         elif kind == "function_call":
             call = {
                 "id": item.get("call_id"),
@@ -437,20 +598,77 @@ def from_responses(items: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
                 out.append({"role": "assistant", "content": None, "tool_calls": [call]})
         elif kind == "function_call_output":
             output = item.get("output")
-            text = output if isinstance(output, str) else _parts_text(output, i)
-            out.append({"role": "tool", "tool_call_id": item.get("call_id"), "content": text})
+            content = output if isinstance(output, str) else _chat_content(output, i, text=True)
+            out.append({"role": "tool", "tool_call_id": item.get("call_id"), "content": content})
         else:
             raise ValueError(
-                f"items[{i}] is of type {kind!r}: expected message, function_call or "
-                "function_call_output."
+                f"items[{i}] is of type {kind!r}: expected message, function_call, "
+                "function_call_output or reasoning (skipped)."
             )
     return out
 
 
+def _input_content(content: Any, i: int, *, text: bool = False) -> str | list[dict[str, Any]]:
+    """A system, developer or user message's content as Responses input: text stays text, and
+    content parts stay parts (text as `input_text`, image_url as `input_image`), so the model
+    reads what the chat API would have given it. Another kind of part raises ValueError.
+    `text`: a tool message's content, which is text only."""
+    if content is None or isinstance(content, str):
+        return content or ""
+    parts: list[dict[str, Any]] = []
+    for j, part in enumerate(_parts(content, i)):
+        kind = part.get("type")
+        if kind == "text":
+            parts.append({"type": "input_text", "text": _part_text(part, i, j)})
+        elif kind == "image_url" and not text:
+            url, detail = _image_url(part, i, j)
+            parts.append({"type": "input_image", "image_url": url, "detail": detail or "auto"})
+        else:
+            raise ValueError(
+                f"messages[{i}].content[{j}] is a {kind!r} part: the Responses API conversion "
+                f"takes {'text' if text else 'text and image_url'} parts only here. Describe it "
+                "in a text part, or send this conversation over chat completions."
+            )
+    return parts
+
+
+def _chat_content(content: Any, i: int, *, text: bool = False) -> str | list[dict[str, Any]]:
+    """Responses input content as chat content: text stays text, input_text parts become text
+    parts and input_image parts image_url parts (its detail said unless "auto", the default of
+    both APIs); another kind raises ValueError. `text`: a tool message's, which is text only."""
+    if not isinstance(content, list):
+        return _text(content, i)
+    parts: list[dict[str, Any]] = []
+    for j, part in enumerate(content):
+        part = part.model_dump() if hasattr(part, "model_dump") else part
+        kind = part.get("type") if isinstance(part, Mapping) else type(part).__name__
+        if kind in ("input_text", "output_text") and isinstance(part.get("text"), str):
+            parts.append({"type": "text", "text": part["text"]})
+        elif kind == "input_image" and not text and isinstance(part.get("image_url"), str):
+            image = {"url": part["image_url"]}
+            if part.get("detail") not in (None, "auto"):
+                image["detail"] = part["detail"]
+            parts.append({"type": "image_url", "image_url": image})
+        else:
+            raise ValueError(
+                f"items[{i}].content[{j}] is a {kind!r} part: a chat "
+                f"{'tool message carries text' if text else 'message carries text and image_url'}"
+                " parts only (an input_image by URL, not file_id)."
+            )
+    return parts
+
+
 def _parts_text(content: Any, i: int) -> str:
-    if isinstance(content, list):
-        return "".join(part.get("text", "") for part in content if isinstance(part, Mapping))
-    return _text(content, i)
+    """An assistant message's text: its output_text parts, and what a refusal part says."""
+    if not isinstance(content, list):
+        return _text(content, i)
+    texts = []
+    for part in content:
+        part = part.model_dump() if hasattr(part, "model_dump") else part
+        if isinstance(part, Mapping):
+            key = "refusal" if part.get("type") == "refusal" else "text"
+            texts.append(part.get(key) or "")
+    return "".join(texts)
 
 
 def function_call_output(call_id: str, result: ToolResult) -> dict[str, Any]:

@@ -371,16 +371,23 @@ def _prefix(item: dict[str, Any], prefix: str, where: str) -> None:
 
 
 def _content(content: Any, where: str) -> Any:
-    """A message's content: text, or a list of text parts (input_text / output_text)."""
+    """A message's content: text, or a list of text parts (input_text / output_text) and images
+    (input_image, by `image_url` or `file_id`): the model reads the text, as it does on chat
+    completions, where an image_url part is taken and not looked at."""
     if isinstance(content, str):
         return content
     if isinstance(content, list):
         for j, part in enumerate(content):
             kind = part.get("type") if isinstance(part, dict) else None
+            if kind == "input_image" and any(
+                isinstance(part.get(k), str) for k in ("image_url", "file_id")
+            ):
+                continue
             if kind not in ("input_text", "output_text") or not isinstance(part.get("text"), str):
                 raise RequestError(
                     f"Invalid '{where}.content[{j}]': the offline teaching model reads text "
-                    "parts only ({'type': 'input_text', 'text': ...}).",
+                    "parts ({'type': 'input_text', 'text': ...}) and takes images "
+                    "({'type': 'input_image', 'image_url': ...}) only.",
                     param=f"{where}.content[{j}]",
                 )
         return content
