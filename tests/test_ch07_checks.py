@@ -21,18 +21,18 @@ from toolsys.checks import Status
 
 # -- 7.1 -------------------------------------------------------------------------------------
 
-_STEP = "step = min(cap, base * 2 ** (retry - 1))"
+_STEP = "step = min(cap, base * 2 ** min(retry - 1, 64))"
 _DRAW = "return rng.uniform(0, step)"
 
 
 @pytest.mark.parametrize(
     ("changes", "words"),
     [
-        ([swap(_STEP, "step = base * 2 ** (retry - 1)")], "more than the cap"),
+        ([swap(_STEP, "step = base * 2 ** min(retry - 1, 64)")], "more than the cap"),
         ([swap(_DRAW, "return step + rng.uniform(0, base)")], "added on top"),
         ([swap("return min(retry_after, cap)", "return retry_after")], "more than the cap"),
         ([swap("retry_after is not None", "retry_after")], "retry_after=0"),
-        ([swap("2 ** (retry - 1)", "2 ** retry")], "step doubles"),
+        ([swap("2 ** min(retry - 1, 64)", "2 ** min(retry, 64)")], "step doubles"),
         ([swap(_DRAW, "return step / 2 + rng.uniform(0, step / 2)")], "whole* wait"),
         ([swap(_DRAW, "return step")], "whole* wait"),
         ([swap(_DRAW, "return random.uniform(0, step)")], "not the random module"),
@@ -50,6 +50,15 @@ _DRAW = "return rng.uniform(0, step)"
 )
 def test_a_wrong_backoff_is_rejected(changes: list[Any], words: str) -> None:
     assert words in verdict("7.1", answer("7.1", *changes)).text()
+
+
+def test_a_backoff_that_overflows_for_a_large_retry_is_rejected() -> None:
+    # "whatever retry is": base * 2 ** 1024 is too large for a float (issue 27)
+    unbounded = answer("7.1", swap(_STEP, "step = min(cap, base * 2 ** (retry - 1))"))
+    text = verdict("7.1", unbounded).text()
+    assert "raised OverflowError" in text and "Bound the exponent" in text
+    floats = answer("7.1", swap(_STEP, "step = min(cap, base * 2.0 ** (retry - 1))"))
+    assert "Bound the exponent" in verdict("7.1", floats).text()
 
 
 def test_seed_002s_backoff_exceeds_the_cap_and_is_rejected() -> None:
@@ -437,7 +446,7 @@ def test_a_timeout_with_an_empty_message_is_rejected() -> None:
 def test_a_backoff_written_another_way_passes() -> None:
     def retry_delay(retry, base, cap, rng, retry_after=None):
         if retry_after is None:
-            return rng.random() * min(base * 2 ** (retry - 1), cap)
+            return rng.random() * (cap if retry > 100 else min(base * 2 ** (retry - 1), cap))
         return retry_after if retry_after < cap else cap
 
     verdict("7.1", retry_delay, Status.PASSED)

@@ -37,6 +37,14 @@ _HINT_GRANT = (
     "A caller's role may be granted a category: look each of the caller's roles up in grants "
     "(grants.get(role, set())), and allow when one of them holds this category."
 )
+_HINT_READ = (
+    "READ is 'allow' for every caller, whatever their roles: grants only lift WRITE and EXECUTE "
+    "out of approval, a role without a grant takes nothing away."
+)
+_HINT_EVERY_ROLE = (
+    "Look up every one of the caller's roles, not only the first: allow when any of them is "
+    "granted this category (any(category in grants.get(role, set()) for role in roles))."
+)
 _HINT_RULE = (
     "A rule for this tool is the answer, before the category and the grants are read: check "
     "`tool in rules` first (after the unknown-category test)."
@@ -50,6 +58,9 @@ _POLICY_CASES: list[tuple[str, str, set[str], dict[str, str], dict[str, set[str]
     ("list_orders", "read", set(), {}, _GRANTS, _HINT_DEFAULT),
     ("refund", "write", set(), {}, _GRANTS, _HINT_DEFAULT),
     ("run_code", "execute", {"viewer"}, {}, _GRANTS, _HINT_DEFAULT),
+    ("list_orders", "read", {"viewer"}, {}, _GRANTS, _HINT_READ),
+    ("list_orders", "read", {"support"}, {}, _GRANTS, _HINT_READ),
+    ("list_orders", "read", {"viewer", "guest"}, {}, {"viewer": {"write"}}, _HINT_READ),
     ("refund", "write", {"viewer", "support"}, {}, _GRANTS, _HINT_GRANT),
     ("run_code", "execute", {"support"}, {}, _GRANTS, _HINT_GRANT),
     ("run_code", "execute", {"ops"}, {}, _GRANTS, _HINT_GRANT),
@@ -80,16 +91,56 @@ _POLICY_CASES: list[tuple[str, str, set[str], dict[str, str], dict[str, set[str]
 )
 def _check_policy(student: Callable[..., Any]) -> None:
     for tool, category, roles, rules, grants, hint in _POLICY_CASES:
-        shown = f"policy({tool!r}, {category!r}, {sorted(roles)}, {rules}, {grants})"
-        got = call_student(
+        _expect_decision(student, tool, category, set(roles), rules, grants, hint)
+    for granted_at in ("first", "not first"):  # a set's order is its own: make both happen
+        roles = _roles_with("support", first=granted_at == "first")
+        _expect_decision(
             student,
-            tool,
-            category,
-            set(roles),
-            dict(rules),
-            {k: set(v) for k, v in grants.items()},
-            what=shown,
-            returns="'allow', 'deny' or 'needs_approval'",
+            "refund",
+            "write",
+            roles,
+            {},
+            _GRANTS,
+            _HINT_EVERY_ROLE,
+            f"support {granted_at}",
         )
-        expected = policy(tool, category, roles, rules, grants)
-        expect_equal(got, expected, what=shown, hint=hint)
+
+
+_FILLERS = ["viewer", "guest", "billing", "audit", "intern", "sales", "legal", "hr"]
+
+
+def _roles_with(granted: str, *, first: bool) -> set[str]:
+    """A set of roles holding `granted` among others without a grant, `granted` iterated first
+    or not first (a set's order depends on its names' hashes: try sets until one fits)."""
+    for size in range(1, len(_FILLERS) + 1):
+        for start in range(len(_FILLERS) - size + 1):
+            roles = {granted, *_FILLERS[start : start + size]}
+            if (next(iter(roles)) == granted) is first:
+                return roles
+    return {granted} if first else {granted, *_FILLERS}  # pragma: no cover - unreachable
+
+
+def _expect_decision(
+    student: Callable[..., Any],
+    tool: str,
+    category: str,
+    roles: set[str],
+    rules: dict[str, str],
+    grants: dict[str, set[str]],
+    hint: str,
+    order: str = "",
+) -> None:
+    shown = f"policy({tool!r}, {category!r}, {sorted(roles)}, {rules}, {grants})"
+    got = call_student(
+        student,
+        tool,
+        category,
+        roles,
+        dict(rules),
+        {k: set(v) for k, v in grants.items()},
+        what=shown,
+        returns="'allow', 'deny' or 'needs_approval'",
+    )
+    expected = policy(tool, category, roles, rules, grants)
+    in_order = f" (the roles set iterated {order})" if order else ""
+    expect_equal(got, expected, what=shown + in_order, hint=hint)

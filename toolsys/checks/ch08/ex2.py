@@ -71,6 +71,10 @@ _HINT_CANONICAL = (
     "separators=(',', ':'), ensure_ascii=False), so the same arguments in another key order give "
     "the same key."
 )
+_HINT_ALL = (
+    "Go through every call and collect every approved id in a list: returning at the first "
+    "approved call drops the calls after it."
+)
 # calls, approvals, what the case shows, hint
 _GATE_CASES: list[tuple[list[dict[str, Any]], dict[str, str], str, str]] = [
     (
@@ -201,4 +205,6 @@ def _check_gate(student: Callable[..., Any]) -> None:
         given = [json.loads(json.dumps(c)) for c in calls]
         got = call_student(student, given, dict(approvals), what=what, returns="a list of ids")
         expected = approved_calls(calls, approvals)
+        if type(got) is list and 0 < len(got) < len(expected) and got == expected[: len(got)]:
+            hint = _HINT_ALL
         expect_equal(got, expected, what=f"{what}: the ids that may run", hint=hint)
