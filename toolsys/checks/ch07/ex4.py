@@ -65,8 +65,8 @@ _SHAPE = (
 )
 _ORDER_74 = {"order_id": "A-7", "amount": 25.0}
 _REORDERED, _OTHER = dict(reversed(_ORDER_74.items())), {**_ORDER_74, "amount": 99.0}
-_BASKET_74 = {"order_id": "A-9", "items": [{"sku": "X-1", "qty": 1}]}
-_MORE_74 = {"order_id": "A-9", "items": [{"sku": "X-1", "qty": 5}]}
+_BASKET_74: dict[str, Any] = {"order_id": "A-9", "items": [{"sku": "X-1", "qty": 1}]}
+_MORE_74: dict[str, Any] = {"order_id": "A-9", "items": [{"sku": "X-1", "qty": 5}]}
 """The scenario with these passes the caller's one dict each time, changed in place to _MORE_74
 before its last step."""
 _EDITED = "changed by the caller"

@@ -6,7 +6,7 @@ category allowed, a rule read after the category default.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from types import SimpleNamespace
 from typing import Any
 
@@ -92,32 +92,39 @@ _POLICY_CASES: list[tuple[str, str, set[str], dict[str, str], dict[str, set[str]
 def _check_policy(student: Callable[..., Any]) -> None:
     for tool, category, roles, rules, grants, hint in _POLICY_CASES:
         _expect_decision(student, tool, category, set(roles), rules, grants, hint)
-    for granted_at in ("first", "not first"):  # a set's order is its own: make both happen
-        roles = _roles_with("support", first=granted_at == "first")
+    for place in ("first", "last"):  # a set's order is its own: find sets that give both
+        roles = _roles_without("support", place)
         _expect_decision(
-            student,
-            "refund",
-            "write",
-            roles,
-            {},
-            _GRANTS,
-            _HINT_EVERY_ROLE,
-            f"support {granted_at}",
+            student, "refund", "write", roles, {}, _GRANTS, _HINT_EVERY_ROLE, f"support not {place}"
         )
 
 
-_FILLERS = ["viewer", "guest", "billing", "audit", "intern", "sales", "legal", "hr"]
+_FILLERS = ["viewer", "guest", "billing", "audit", "intern", "sales", "legal", "hr", "finance",
+            "marketing", "qa", "dev", "owner", "partner", "reseller", "trainer"]  # fmt: skip
 
 
-def _roles_with(granted: str, *, first: bool) -> set[str]:
-    """A set of roles holding `granted` among others without a grant, `granted` iterated first
-    or not first (a set's order depends on its names' hashes: try sets until one fits)."""
+def _roles_without(granted: str, place: str) -> set[str]:
+    """Roles holding `granted` among others without a grant, `granted` not iterated `place`
+    ('first' or 'last'): a set's order depends on its names' hashes, so try sets until one fits."""
     for size in range(1, len(_FILLERS) + 1):
         for start in range(len(_FILLERS) - size + 1):
             roles = {granted, *_FILLERS[start : start + size]}
-            if (next(iter(roles)) == granted) is first:
+            if list(roles)[0 if place == "first" else -1] != granted:
                 return roles
-    return {granted} if first else {granted, *_FILLERS}  # pragma: no cover - unreachable
+    # the hashes put `granted` in the table's first (last) slot whatever else is in it
+    order = [granted, "viewer"] if place == "last" else ["viewer", granted]
+    return _InOrder(order)
+
+
+class _InOrder(set[str]):
+    """A set of names iterated in the order given (for when hash order will not do)."""
+
+    def __init__(self, names: list[str]) -> None:
+        super().__init__(names)
+        self._names = list(names)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
 
 
 def _expect_decision(
