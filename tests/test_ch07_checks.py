@@ -738,3 +738,16 @@ def test_a_deadline_that_joins_twice_is_rejected() -> None:
     )
     text = verdict("7.5", twice).text()
     assert "it must return at the deadline (0.25 s), at once" in text and "second join" in text
+
+
+def test_a_gate_that_reads_a_retryable_outside_the_error_is_rejected() -> None:
+    def top_level_too(result, attempt, max_attempts, idempotent, key):
+        said = result.get("retryable") is True or result.get("error", {}).get("retryable") is True
+        return (
+            result.get("ok") is False
+            and attempt < max_attempts
+            and said
+            and (idempotent or bool(key))
+        )
+
+    assert "the error's own" in verdict("7.2", top_level_too).text()

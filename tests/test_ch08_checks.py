@@ -569,3 +569,19 @@ def test_a_verification_without_hashes_is_told_to_compare_them() -> None:
 
     text = verdict("8.4", no_hash).text()
     assert "Recompute each line's hash" in text and "not only the last line" not in text
+
+
+def test_a_gate_that_also_accepts_a_hash_of_the_arguments_alone_is_rejected() -> None:
+    def two_keys(calls, approvals):
+        def digest(value):
+            text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+            return hashlib.sha256(text.encode()).hexdigest()
+
+        return [
+            c["id"]
+            for c in calls
+            if approvals.get(c["id"])
+            in (digest({"tool": c["tool"], "arguments": c["arguments"]}), digest(c["arguments"]))
+        ]
+
+    assert "never a hash of the arguments alone" in verdict("8.2", two_keys).text()

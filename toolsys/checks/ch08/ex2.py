@@ -7,6 +7,7 @@ hash over unsorted JSON.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -36,6 +37,11 @@ def _key(tool: str, arguments: Mapping[str, Any]) -> str:
     from toolsys.governance import arguments_hash
 
     return arguments_hash(tool, arguments)
+
+
+def _sha256_json(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _call(call_id: str, tool: str, **arguments: Any) -> dict[str, Any]:
@@ -183,6 +189,13 @@ _GATE_CASES: list[tuple[list[dict[str, Any]], dict[str, str], str, str]] = [
         "call_4 approved, its arguments the same with the keys inside its items in another order",
         "sort_keys=True sorts the keys at every depth: sorting the top-level arguments by hand "
         "does not.",
+    ),
+    (
+        [_SMALL],
+        {"call_1": _sha256_json(_SMALL["arguments"])},
+        "call_1 with a key over its arguments alone (not the key of its tool and arguments)",
+        "The key covers {'tool': ..., 'arguments': ...}, the tool's name too: accept only that "
+        "one key, never a hash of the arguments alone.",
     ),
     ([], {"call_1": _key("refund", _SMALL["arguments"])}, "no call at all", "No call, no id: []."),
 ]
