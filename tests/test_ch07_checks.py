@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import concurrent.futures
+import copy
 import hashlib
 import json
 import threading
@@ -18,21 +19,22 @@ import pytest
 
 from tests.solution_code import answer, swap, verdict
 from toolsys.checks import Status
+from toolsys.errors import ToolError
 
 # -- 7.1 -------------------------------------------------------------------------------------
 
-_STEP = "step = min(cap, base * 2 ** (retry - 1))"
+_STEP = "step = min(cap, base * 2 ** min(retry - 1, 64))"
 _DRAW = "return rng.uniform(0, step)"
 
 
 @pytest.mark.parametrize(
     ("changes", "words"),
     [
-        ([swap(_STEP, "step = base * 2 ** (retry - 1)")], "more than the cap"),
+        ([swap(_STEP, "step = base * 2 ** min(retry - 1, 64)")], "more than the cap"),
         ([swap(_DRAW, "return step + rng.uniform(0, base)")], "added on top"),
         ([swap("return min(retry_after, cap)", "return retry_after")], "more than the cap"),
         ([swap("retry_after is not None", "retry_after")], "retry_after=0"),
-        ([swap("2 ** (retry - 1)", "2 ** retry")], "step doubles"),
+        ([swap("2 ** min(retry - 1, 64)", "2 ** min(retry, 64)")], "step doubles"),
         ([swap(_DRAW, "return step / 2 + rng.uniform(0, step / 2)")], "whole* wait"),
         ([swap(_DRAW, "return step")], "whole* wait"),
         ([swap(_DRAW, "return random.uniform(0, step)")], "not the random module"),
@@ -50,6 +52,15 @@ _DRAW = "return rng.uniform(0, step)"
 )
 def test_a_wrong_backoff_is_rejected(changes: list[Any], words: str) -> None:
     assert words in verdict("7.1", answer("7.1", *changes)).text()
+
+
+def test_a_backoff_that_overflows_for_a_large_retry_is_rejected() -> None:
+    # "whatever retry is": base * 2 ** 1024 is too large for a float (issue 27)
+    unbounded = answer("7.1", swap(_STEP, "step = min(cap, base * 2 ** (retry - 1))"))
+    text = verdict("7.1", unbounded).text()
+    assert "raised OverflowError" in text and "Bound the exponent" in text
+    floats = answer("7.1", swap(_STEP, "step = min(cap, base * 2.0 ** (retry - 1))"))
+    assert "Bound the exponent" in verdict("7.1", floats).text()
 
 
 def test_seed_002s_backoff_exceeds_the_cap_and_is_rejected() -> None:
@@ -437,7 +448,7 @@ def test_a_timeout_with_an_empty_message_is_rejected() -> None:
 def test_a_backoff_written_another_way_passes() -> None:
     def retry_delay(retry, base, cap, rng, retry_after=None):
         if retry_after is None:
-            return rng.random() * min(base * 2 ** (retry - 1), cap)
+            return rng.random() * (cap if retry > 100 else min(base * 2 ** (retry - 1), cap))
         return retry_after if retry_after < cap else cap
 
     verdict("7.1", retry_delay, Status.PASSED)
@@ -538,3 +549,205 @@ def test_a_deadline_that_catches_only_value_errors_is_rejected() -> None:
         ),
     )
     assert "raised KeyError" in verdict("7.5", narrow).text()
+
+
+# -- defects found by the student-adversary (issue 27, adv2) ---------------------------------
+
+
+def test_a_key_cut_to_255_characters_is_rejected() -> None:
+    def truncated(run_id, call_id, tool, arguments):
+        return f"{run_id}:{tool}:{json.dumps(arguments, sort_keys=True)}"[:255]
+
+    text = verdict("7.3", truncated).text()
+    assert "gave the same key" in text and "differ only after character 255" in text
+    assert "(300 characters)" in text  # the long arguments shown short
+
+
+def test_a_key_from_the_salted_builtin_hash_is_rejected() -> None:
+    def salted(run_id, call_id, tool, arguments):
+        return f"{run_id}:{tool}:{hash(json.dumps(arguments, sort_keys=True)) & 0xFFFFFFFF:x}"
+
+    def salted_tuple(run_id, call_id, tool, arguments):
+        return str(hash((run_id, tool, json.dumps(arguments, sort_keys=True))))
+
+    for wrong in (salted, salted_tuple):
+        text = verdict("7.3", wrong).text()
+        assert "built-in hash()" in text and "kernel restart" in text and "hashlib" in text
+
+
+def test_a_key_with_hashlib_and_the_hash_of_a_number_passes() -> None:
+    def numbered(run_id, call_id, tool, arguments):
+        text = json.dumps([run_id, tool, arguments], sort_keys=True)
+        return f"{hash(len(text))}:{hashlib.sha256(text.encode()).hexdigest()}"
+
+    verdict("7.3", numbered, Status.PASSED)
+
+
+def _store_by_reference(store, key, arguments, run):
+    if key in store:
+        kept, envelope = store[key]
+        if kept != arguments:
+            error = {"code": "IDEMPOTENCY_KEY_REUSED", "message": f"key {key!r} reused"}
+            return {"ok": False, "error": error, "replayed": False}
+        return {**envelope, "replayed": True}
+    try:
+        envelope = {"ok": True, "value": run()}
+    except ToolError as exc:
+        envelope = {"ok": False, "error": {"code": exc.code, "message": exc.message}}
+        if exc.retryable:
+            return {**envelope, "replayed": False}
+    except Exception as exc:
+        message = f"{type(exc).__name__}: {exc}"
+        envelope = {"ok": False, "error": {"code": "EXECUTION_ERROR", "message": message}}
+    store[key] = (arguments, envelope)
+    return {**envelope, "replayed": False}
+
+
+def test_a_store_that_keeps_the_callers_arguments_dict_is_rejected() -> None:
+    text = verdict("7.4", _store_by_reference).text()
+    assert "IDEMPOTENCY_KEY_REUSED" in text and "never the caller's dict itself" in text
+
+
+def test_a_store_that_keeps_a_shallow_copy_of_the_arguments_is_rejected() -> None:
+    def shallow(store, key, arguments, run):
+        return _store_by_reference(store, key, dict(arguments), run)
+
+    assert "a nested value" in verdict("7.4", shallow).text()
+
+
+def test_a_store_that_hands_out_its_stored_envelope_is_rejected() -> None:
+    def shared(store, key, arguments, run):
+        fingerprint = json.dumps(arguments, sort_keys=True)
+        if key in store:
+            if store[key]["fingerprint"] != fingerprint:
+                error = {"code": "IDEMPOTENCY_KEY_REUSED", "message": f"key {key!r} reused"}
+                return {"ok": False, "error": error, "replayed": False}
+            store[key]["envelope"]["replayed"] = True
+            return store[key]["envelope"]
+        try:
+            envelope = {"ok": True, "value": run(), "replayed": False}
+        except ToolError as exc:
+            error = {"code": exc.code, "message": exc.message}
+            envelope = {"ok": False, "error": error, "replayed": False}
+            if exc.retryable:
+                return envelope
+        except Exception as exc:
+            error = {"code": "EXECUTION_ERROR", "message": f"{type(exc).__name__}: {exc}"}
+            envelope = {"ok": False, "error": error, "replayed": False}
+        store[key] = {"fingerprint": fingerprint, "envelope": envelope}
+        return envelope
+
+    text = verdict("7.4", shared).text()
+    assert "changed by the caller" in text and "never the stored envelope itself" in text
+
+
+def test_a_store_that_copies_what_it_keeps_and_returns_passes() -> None:
+    def copies(store, key, arguments, run):
+        if key in store:
+            kept, envelope = store[key]
+            if kept != arguments:
+                error = {"code": "IDEMPOTENCY_KEY_REUSED", "message": f"key {key!r} reused"}
+                return {"ok": False, "error": error, "replayed": False}
+            return dict(copy.deepcopy(envelope), replayed=True)
+        try:
+            envelope = {"ok": True, "value": run()}
+        except ToolError as exc:
+            envelope = {"ok": False, "error": {"code": exc.code, "message": exc.message}}
+            if exc.retryable:
+                return dict(envelope, replayed=False)
+        except Exception as exc:
+            message = f"{type(exc).__name__}: {exc}"
+            envelope = {"ok": False, "error": {"code": "EXECUTION_ERROR", "message": message}}
+        store[key] = (copy.deepcopy(arguments), envelope)
+        return dict(copy.deepcopy(envelope), replayed=False)
+
+    verdict("7.4", copies, Status.PASSED)
+
+
+_TIMEOUT_ERROR = "{'code': 'TIMEOUT', 'message': message, 'retryable': idempotent, 'details': ...}"
+
+
+def _saying(message: str) -> Any:
+    return swap(
+        _TIMEOUT_ERROR,
+        f"{{'code': 'TIMEOUT', 'message': {message}, 'retryable': idempotent, "
+        "'details': {'side_effects': 'unknown'}}",
+    )
+
+
+@pytest.mark.parametrize(
+    ("message", "words"),
+    [
+        ("'Timed out: the call was cancelled and did not happen.'", "claims 'was cancelled'"),
+        ("'Timed out. Nothing happened; try again.'", "claims 'Nothing happened'"),
+        ("'Timed out; the thread is still there but no side effects.'", "claims 'no side effects'"),
+        ("'Timed out.'", "does not say that the call may still be running"),
+        ("f'No answer within {seconds} s.'", "does not say that the call may still be running"),
+    ],
+    ids=["cancelled", "nothing-happened", "no-side-effects", "bare", "seconds-only"],
+)
+def test_a_timeout_message_that_is_not_honest_is_rejected(message: str, words: str) -> None:
+    text = verdict("7.5", answer("7.5", _saying(message))).text()
+    assert words in text and "may have taken effect" in text
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "'Deadline passed; the thread cannot be stopped and may still act.'",
+        "'No reply in time: it may have taken effect, or still will.'",
+        "'Timed out; the worker thread was abandoned.'",
+        "'Timed out; whether the refund was made is not known.'",
+    ],
+)
+def test_an_honest_timeout_message_in_other_words_passes(message: str) -> None:
+    verdict("7.5", answer("7.5", _saying(message)), Status.PASSED)
+
+
+def test_a_shared_thread_pool_first_used_under_the_check_is_rejected() -> None:
+    # the pool makes its workers at its first submit: before issue 27 that came from check()'s
+    # daemon thread, so the workers were daemons by inheritance and the answer passed
+    pool = concurrent.futures.ThreadPoolExecutor(4)
+
+    def shared_pool(fn, seconds, idempotent):
+        future = pool.submit(fn)
+        try:
+            return {"ok": True, "value": future.result(timeout=seconds)}
+        except concurrent.futures.TimeoutError:
+            error = {
+                "code": "TIMEOUT",
+                "message": "No answer; the thread cannot be stopped and may still act.",
+                "retryable": idempotent,
+                "details": {"side_effects": "unknown"},
+            }
+            return {"ok": False, "abandoned_thread": True, "error": error}
+        except Exception as exc:
+            error = {"code": "EXECUTION_ERROR", "message": f"{type(exc).__name__}: {exc}"}
+            return {"ok": False, "error": error}
+
+    try:
+        assert "a thread that is not a daemon" in verdict("7.5", shared_pool).text()
+    finally:
+        pool.shutdown(wait=False)
+
+
+def test_a_deadline_that_joins_twice_is_rejected() -> None:
+    twice = answer(
+        "7.5",
+        swap("worker.join(seconds)", "worker.join(seconds)\nworker.join(seconds)", statements=True),
+    )
+    text = verdict("7.5", twice).text()
+    assert "it must return at the deadline (0.25 s), at once" in text and "second join" in text
+
+
+def test_a_gate_that_reads_a_retryable_outside_the_error_is_rejected() -> None:
+    def top_level_too(result, attempt, max_attempts, idempotent, key):
+        said = result.get("retryable") is True or result.get("error", {}).get("retryable") is True
+        return (
+            result.get("ok") is False
+            and attempt < max_attempts
+            and said
+            and (idempotent or bool(key))
+        )
+
+    assert "the error's own" in verdict("7.2", top_level_too).text()

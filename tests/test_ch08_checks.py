@@ -431,3 +431,157 @@ def test_a_verification_that_crashes_on_a_missing_prev_is_rejected() -> None:
         ),
     )
     assert "raised KeyError" in verdict("8.4", crashes).text()
+
+
+# -- defects found by the student-adversary (issue 27, adv2) ---------------------------------
+
+_ANY_ROLE = "any(category in grants.get(role, set()) for role in roles)"
+
+
+@pytest.mark.parametrize(
+    "only",
+    [
+        "category in grants.get(next(iter(roles), None), set())",
+        "category in grants.get(sorted(roles)[-1] if roles else None, set())",
+        "category in grants.get(list(roles)[-1] if roles else None, set())",
+    ],
+    ids=["first", "last-sorted", "last-iterated"],
+)
+def test_a_policy_that_reads_one_role_only_is_rejected(only: str) -> None:
+    text = verdict("8.1", answer("8.1", swap(_ANY_ROLE, only))).text()
+    assert "of the caller's roles" in text and "grants.get(role, set())" in text
+
+
+def test_a_policy_that_asks_approval_of_a_read_by_a_role_without_grant_is_rejected() -> None:
+    def read_needs_grant(tool, category, roles, rules, grants):
+        if category not in ("read", "write", "execute"):
+            return "deny"
+        if tool in rules:
+            return rules[tool]
+        if any(category in grants.get(role, set()) for role in roles):
+            return "allow"
+        return "allow" if category == "read" and not roles else "needs_approval"
+
+    assert "READ is 'allow' for every caller" in verdict("8.1", read_needs_grant).text()
+
+
+def test_a_gate_that_returns_the_first_approved_call_only_is_rejected() -> None:
+    first_only = answer(
+        "8.2",
+        swap(
+            _IDS,
+            "next(([c['id']] for c in calls "
+            "if approvals.get(c['id']) == key(c['tool'], c['arguments'])), [])",
+        ),
+    )
+    text = verdict("8.2", first_only).text()
+    assert "collect every approved id" in text and "canonical JSON" not in text
+
+
+def _filter(tools: list, context: dict, roles: set) -> list:
+    """The role filter of 8.3, given the caller's roles read already."""
+    shown = []
+    for tool in tools:
+        if tool.roles is not None and not tool.roles & roles:
+            continue
+        try:
+            if tool.available is not None and tool.available(context) is not True:
+                continue
+        except Exception:
+            continue
+        shown.append(tool)
+    return shown
+
+
+def test_a_role_filter_that_writes_the_roles_into_the_context_is_rejected() -> None:
+    def writes_back(tools, context):
+        roles = context.get("roles")
+        context["roles"] = {roles} if isinstance(roles, str) else set(roles or ())
+        return _filter(tools, context, context["roles"])
+
+    assert "changed the caller's context" in verdict("8.3", writes_back).text()
+
+
+def test_a_role_filter_that_adds_to_the_callers_role_set_is_rejected() -> None:
+    def adds(tools, context):
+        roles = context.setdefault("roles", set()) or set()
+        if isinstance(roles, set):
+            roles.add("everyone")
+        return _filter(tools, context, {roles} if isinstance(roles, str) else set(roles))
+
+    assert "changed the caller's context" in verdict("8.3", adds).text()
+
+
+def _verification(*, skip_blank: bool = False, relative: bool = False, start: int = 1) -> Any:
+    def first_bad_line(lines):
+        prev, last = "0" * 64, None
+        for number, line in enumerate(lines, start=start):
+            if skip_blank and not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+                if record["hash"] != _canonical_hash(record) or record["prev"] != prev:
+                    return number + 1 - start
+                if relative:
+                    if last is not None and record["seq"] != last + 1:
+                        return number
+                    last = record["seq"]
+                elif record["seq"] != number:
+                    return number + 1 - start
+            except (ValueError, KeyError, TypeError, AttributeError):
+                return number + 1 - start
+            prev = record["hash"]
+        return None
+
+    return first_bad_line
+
+
+def test_a_verification_written_this_way_passes() -> None:
+    verdict("8.4", _verification(), Status.PASSED)
+
+
+def test_a_verification_that_skips_blank_lines_is_rejected() -> None:
+    assert "A blank line is not whole JSON" in verdict("8.4", _verification(skip_blank=True)).text()
+
+
+def test_a_verification_that_checks_only_relative_seqs_is_rejected() -> None:
+    text = verdict("8.4", _verification(relative=True)).text()
+    assert "a log numbered from seq 0" in text and "not only that each seq is one more" in text
+
+
+def test_a_verification_that_numbers_from_0_is_told_so() -> None:
+    text = verdict("8.4", _verification(start=0)).text()
+    assert "line 1 holds seq 1, not 0" in text and "Hash the canonical form" not in text
+
+
+def test_a_verification_without_hashes_is_told_to_compare_them() -> None:
+    def no_hash(lines):
+        prev = "0" * 64
+        for number, line in enumerate(lines, start=1):
+            try:
+                record = json.loads(line)
+                if record["prev"] != prev or record["seq"] != number:
+                    return number
+            except (ValueError, KeyError, TypeError, AttributeError):
+                return number
+            prev = record["hash"]
+        return None
+
+    text = verdict("8.4", no_hash).text()
+    assert "Recompute each line's hash" in text and "not only the last line" not in text
+
+
+def test_a_gate_that_also_accepts_a_hash_of_the_arguments_alone_is_rejected() -> None:
+    def two_keys(calls, approvals):
+        def digest(value):
+            text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+            return hashlib.sha256(text.encode()).hexdigest()
+
+        return [
+            c["id"]
+            for c in calls
+            if approvals.get(c["id"])
+            in (digest({"tool": c["tool"], "arguments": c["arguments"]}), digest(c["arguments"]))
+        ]
+
+    assert "never a hash of the arguments alone" in verdict("8.2", two_keys).text()

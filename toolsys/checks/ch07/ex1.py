@@ -56,7 +56,9 @@ def _expect_delay(
     if isinstance(rng, _Draws) and rng.values:
         shown += f" with rng.random() returning {rng.values[0]}"
     kwargs: dict[str, Any] = {} if retry_after is None else {"retry_after": retry_after}
-    got = call_student(student, *args, what=shown, returns="a number of seconds", **kwargs)
+    got = call_student(
+        student, *args, what=shown, returns="a number of seconds", hint=hint, **kwargs
+    )
     if type(got) not in (int, float) or not math.isfinite(got):
         raise CheckFailed(
             f"{shown} should return a number of seconds.",
@@ -106,6 +108,15 @@ def _check_retry_delay(student: Callable[..., Any]) -> None:
             4.995,
             "Cap the step before drawing: step = min(cap, base * 2 ** (retry - 1)); the wait "
             "must never exceed cap, however many retries came before.",
+        )
+    for retry in (1025, 1100, 5000):
+        _expect_delay(
+            student,
+            (retry, 0.5, 5.0, _Draws(0.5)),
+            2.5,
+            "Whatever retry is, the wait is at most cap, and no error: base * 2 ** (retry - 1) "
+            "is too large for a float from retry 1025 on (OverflowError). Bound the exponent "
+            "before multiplying: base * 2 ** min(retry - 1, 64) is past any cap already.",
         )
     for seed in range(20):
         for retry in (1, 2, 4, 7, 12, 40):

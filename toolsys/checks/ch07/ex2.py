@@ -55,6 +55,8 @@ _WHY = {
     "empty": "An empty string is no key: test bool(key), not `key is not None`.",
     "timeout": "A write that timed out may have happened (retryable False): even a key does not "
     "make a non-retryable error retryable.",
+    "top": "The flag that counts is the error's own: result['error'].get('retryable'). A "
+    "'retryable' beside 'ok', outside the error, is not the error saying so.",
     "busy": "IN_PROGRESS with a key is safe to ask again: the key stops a second run.",
 }
 # result, attempt, max_attempts, idempotent, key, expected, why
@@ -68,6 +70,7 @@ _GATE_CASES: list[tuple[dict[str, Any], int, int, bool, str | None, bool, str]] 
     (_LIMITED, 3, 3, True, None, False, "last"),
     (_LIMITED, 1, 1, True, None, False, "one"),
     (_failure("UPSTREAM_ERROR"), 1, 3, True, None, False, "missing"),
+    ({**_failure("UPSTREAM_ERROR"), "retryable": True}, 1, 3, True, None, False, "top"),
     (_failure("RATE_LIMITED", "false"), 1, 3, True, None, False, "string"),
     (_failure("RATE_LIMITED", 1), 1, 3, True, None, False, "int"),
     (_LIMITED, 1, 3, False, "", False, "empty"),

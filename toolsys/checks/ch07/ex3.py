@@ -7,8 +7,11 @@ repeating model changes, and arguments in another order.
 
 from __future__ import annotations
 
+import builtins
+import contextlib
 import copy
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from types import SimpleNamespace
 from typing import Any
 
@@ -44,6 +47,9 @@ _KEY_WHY = {
     "or join the parts with a separator.",
     "list": "The order of a list's items is part of the arguments: sort_keys sorts the keys of "
     "objects, never the items of lists. Do not sort the lists.",
+    "long": "Two calls that differ only after character 255 got the same key: never cut the "
+    "text to fit the limit. Hash all of it (hashlib.sha256(text.encode()).hexdigest() is 64 "
+    "characters however long the arguments are) and cut the digest if you must.",
     "unicode": "Non-ASCII text is text too: json.dumps escapes it (ensure_ascii=True, the "
     "default), or encode the text as UTF-8. Never drop or replace characters.",
 }
@@ -62,6 +68,8 @@ _BASKET_CALL = ("run-7", "call_1", "refund", _BASKET)
 _NOTE = {"order_id": "A-7", "note": "Zoë's parcel, colis abîmé"}
 _NOTE_CALL = ("run-7", "call_1", "send_note", _NOTE)
 _SWAPPED_ITEMS = {**_BASKET, "items": list(reversed(_BASKET["items"]))}
+_LONG = {"note": "x" * 300, "order_id": "A-7"}
+_LONG_CALL = ("run-7", "call_1", "send_note", _LONG)
 # the call compared with, the call, whether they are the same call, why
 _KEY_CASES: list[tuple[tuple[Any, ...], tuple[Any, ...], bool, str]] = [
     (_FIRST, ("run-7", "call_2", "refund", _ORDER), True, "call_id"),
@@ -79,12 +87,72 @@ _KEY_CASES: list[tuple[tuple[Any, ...], tuple[Any, ...], bool, str]] = [
         False,
         "unicode",
     ),
+    (_LONG_CALL, ("run-7", "call_2", "send_note", {**_LONG, "order_id": "B-9"}), False, "long"),
+    (
+        ("run-7", "call_1", "send_note", {"note": "y" * 2000 + "1"}),
+        ("run-7", "call_2", "send_note", {"note": "y" * 2000 + "2"}),
+        False,
+        "long",
+    ),
+    (_LONG_CALL, ("run-7", "call_3", "send_note", _reversed(_LONG)), True, "order"),
 ]
+
+_SALTED = (
+    "call_key called Python's built-in hash() on text: hash() of a str is salted afresh in every "
+    "process (PYTHONHASHSEED), so after a kernel restart the same call gets another key and a "
+    "repeat runs twice."
+)
+
+
+@contextlib.contextmanager
+def _watch_hash() -> Iterator[list[str]]:
+    """The types the current thread passes to the built-in hash() meanwhile, other than numbers
+    (whose hash is the same in every process)."""
+    seen: list[str] = []
+    original, me = builtins.hash, threading.get_ident()
+
+    def watched(value: object, /) -> int:
+        if threading.get_ident() == me and type(value) not in (int, float, bool, type(None)):
+            seen.append(type(value).__name__)
+        return original(value)
+
+    builtins.hash = watched
+    try:
+        yield seen
+    finally:
+        builtins.hash = original
+
+
+class _Long(str):
+    """A long str shown by its start, its end and its length."""
+
+    def __repr__(self) -> str:
+        return f"{str(self[:10])!r}...{str(self[-4:])!r} ({len(self)} characters)"
+
+
+def _shown(value: Any) -> Any:
+    """`value` with every str longer than 40 characters shown short, for a message."""
+    if type(value) is str and len(value) > 40:
+        return _Long(value)
+    if type(value) is dict:
+        return {key: _shown(item) for key, item in value.items()}
+    if type(value) in (list, tuple):
+        return type(value)(_shown(item) for item in value)
+    return value
 
 
 def _key_of(student: Callable[..., Any], *args: Any) -> str:
-    what = f"call_key{args!r}"
-    got = call_student(student, *args, what=what, returns="a key (a str)")
+    what = f"call_key{_shown(args)!r}"
+    with _watch_hash() as salted:
+        got = call_student(student, *args, what=what, returns="a key (a str)")
+    if salted:
+        raise CheckFailed(
+            f"{_SALTED} The key must be the same in every process, after a restart too.",
+            expected=Described("a key from hashlib (the same in every process)"),
+            got=Described(f"hash() of a {salted[0]}"),
+            hint="Use hashlib: hashlib.sha256(text.encode()).hexdigest() gives the same digest "
+            "for the same text in every process, on every machine.",
+        )
     expect_plain(got, what=what, shape="a str of 1 to 255 characters")
     if type(got) is not str or not 0 < len(got) <= 255:
         raise CheckFailed(
@@ -118,7 +186,8 @@ def _check_call_key(student: Callable[..., Any]) -> None:
             relation = "another key than" if same else "the same key as"
             meaning = "the same call repeated" if same else "another call"
             raise CheckFailed(
-                f"call_key{args!r} gave {relation} call_key{base!r}, but it is {meaning}.",
+                f"call_key{_shown(args)!r} gave {relation} call_key{_shown(base)!r}, but it is "
+                f"{meaning}.",
                 expected=first if same else Described("another key"),
                 got=again,
                 hint=_KEY_WHY[why],

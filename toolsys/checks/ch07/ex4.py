@@ -65,6 +65,12 @@ _SHAPE = (
 )
 _ORDER_74 = {"order_id": "A-7", "amount": 25.0}
 _REORDERED, _OTHER = dict(reversed(_ORDER_74.items())), {**_ORDER_74, "amount": 99.0}
+_BASKET_74: dict[str, Any] = {"order_id": "A-9", "items": [{"sku": "X-1", "qty": 1}]}
+_MORE_74: dict[str, Any] = {"order_id": "A-9", "items": [{"sku": "X-1", "qty": 5}]}
+"""The scenario with these passes the caller's one dict each time, changed in place to _MORE_74
+before its last step."""
+_EDITED = "changed by the caller"
+"""What the check writes into every envelope it got back, as a caller may."""
 _AS_DATA = (
     "A ToolError becomes {'ok': False, 'error': {'code': exc.code, 'message': exc.message}, "
     "'replayed': False}; any other exception is EXECUTION_ERROR, with its type in the message."
@@ -86,6 +92,10 @@ _STORE_WHY = {
     "runs again (otherwise the key is blocked by a failure that went away).",
     "lost": "A TimeoutError may mean the refund was booked and only the reply was lost: store "
     "the failure like a success and replay it; never call run() again for that key.",
+    "mutated": "The caller changed the dict it had passed (a nested value) and called again with "
+    "the same key: those are other arguments now. Keep a fingerprint of the arguments' value "
+    "(hashlib.sha256(json.dumps(arguments, sort_keys=True).encode())) or a deep copy, never "
+    "the caller's dict itself.",
     "outcome": "A ToolError that is not retryable is an outcome too: store it and replay it. "
     "Only a retryable ToolError (nothing happened) is forgotten.",
 }
@@ -121,6 +131,14 @@ _SCENARIOS: list[tuple[Callable[[], list[BaseException]], list[_Step]]] = [
         ],
     ),
     (
+        list,
+        [
+            ("k-6", _BASKET_74, (True, "R-1", False), 1, None, "new"),
+            ("k-6", _BASKET_74, (True, "R-1", True), 1, None, "repeat"),
+            ("k-6", _MORE_74, (False, "IDEMPOTENCY_KEY_REUSED", False), 1, "k-6", "mutated"),
+        ],
+    ),
+    (
         lambda: [ToolError("CARD_DECLINED", "The card was declined.")],
         [
             ("k-5", _ORDER_74, (False, "CARD_DECLINED", False), 1, None, "data"),
@@ -152,8 +170,13 @@ def _summary(ok: bool, said: Any, replayed: bool) -> str:
 
 
 def _expect_step(
-    student: Callable[..., Any], store: dict[str, Any], work: _Work, step: _Step
-) -> None:
+    student: Callable[..., Any],
+    store: dict[str, Any],
+    work: _Work,
+    step: _Step,
+    passed: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """One step; `passed` is the caller's own dict to pass (else a copy of the step's)."""
     key, arguments, expected, calls, mentions, why = step
     hint = _STORE_WHY[why]
     what = f"run_once(store, {key!r}, {json.dumps(arguments)}, run)"
@@ -161,7 +184,7 @@ def _expect_step(
         student,
         store,
         key,
-        copy.deepcopy(arguments),
+        copy.deepcopy(arguments) if passed is None else passed,
         work,
         what=what,
         returns="an envelope",
@@ -171,6 +194,16 @@ def _expect_step(
     if not _well_formed(got):
         raise CheckFailed(f"{what} should return {_SHAPE}.", expected=Described(_SHAPE), got=got)
     said = got["value"] if got["ok"] else as_str(got["error"]["code"])
+    if _EDITED in (said, got.get("replayed")):
+        raise CheckFailed(
+            f"{what} returned {said!r}: the check had written that into an envelope you returned "
+            "before, and your store gave it back. A caller's edit of its result must not change "
+            "what later repeats get.",
+            expected=Described(_summary(*expected)),
+            got=got,
+            hint="Return a new dict each time ({**stored, 'replayed': True}), never the stored "
+            "envelope itself, and do not set 'replayed' in the stored one.",
+        )
     if difference((got["ok"], said, got["replayed"]), expected, "the envelope") is not None:
         raise CheckFailed(
             f"{what} returned {_summary(got['ok'], said, got['replayed'])}; it should return "
@@ -194,6 +227,7 @@ def _expect_step(
             got=got["error"]["message"],
             hint=hint,
         )
+    return got
 
 
 @exercise(
@@ -213,5 +247,25 @@ def _check_run_once(student: Callable[..., Any]) -> None:
     for errors, steps in _SCENARIOS:
         store: dict[str, Any] = {}
         work = _Work(*errors())
+        mine = copy.deepcopy(_BASKET_74) if steps[0][1] is _BASKET_74 else None
+        returned: list[tuple[dict[str, Any], dict[str, Any], str]] = []
         for step in steps:
-            _expect_step(student, store, work, step)
+            if mine is not None and step[1] is _MORE_74:
+                mine["items"][0]["qty"] = 5  # the caller changes its own dict, in place
+            got = _expect_step(student, store, work, step, mine)
+            for earlier, kept, shown in returned:
+                if earlier != kept:
+                    raise CheckFailed(
+                        f"The envelope {shown} had returned changed afterwards, during the "
+                        f"call {step[0]!r} that followed.",
+                        expected=kept,
+                        got=earlier,
+                        hint="Return a new dict each time ({**stored, 'replayed': True}); never "
+                        "hand out the stored envelope and then set its 'replayed' in place.",
+                    )
+            shown = f"run_once(store, {step[0]!r}, ...) (step {len(returned) + 1})"
+            if got["ok"]:
+                got["value"] = _EDITED  # the caller edits its result, as it may
+            else:
+                got["error"] = {"code": _EDITED, "message": _EDITED}
+            returned.append((got, copy.deepcopy(got), shown))

@@ -6,6 +6,7 @@ thread anyway, a None result read as 'no value yet', and a timeout called safe.
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -43,13 +44,59 @@ def with_deadline(fn: Callable[[], Any], seconds: float, idempotent: bool) -> di
     return envelope
 
 
-_SLACK = 1.0
-"""Seconds past the deadline a wrapper may take to return (thread start and join on a loaded
-machine): far less than the hanging function waits, far more than a join(seconds) needs."""
+_DEADLINE = 0.25
+"""The deadline of the timeout cases, in seconds."""
+
+
+def _allowed(seconds: float) -> float:
+    """Seconds a wrapper may take to return at a deadline of `seconds`: the deadline, plus half
+    of it (at least 0.2 s) for thread start and join on a loaded machine. Waiting twice the
+    deadline is too long; a wrapper that is merely slow once gets a second try."""
+    return seconds + max(0.2, seconds / 2)
+
+
 _TIMEOUT_SHAPE = (
     '{"ok": False, "abandoned_thread": True, "error": {"code": "TIMEOUT", "message": ..., '
     '"retryable": ..., "details": {"side_effects": "unknown"}}}'
 )
+
+
+_STILL = re.compile(
+    r"still|running|cannot|can't|can ?not|could ?n[o']t|unable|unknown|uncertain|not known|"
+    r"abandon|may have|might have|may still|might still|background|in progress|no way",
+    re.IGNORECASE,
+)
+"""Words that tell the caller the call may go on, or may have taken effect."""
+_DENIED = re.compile(
+    r"\b(?:did|does|has|have|was|were|will) ?n(?:o|')t (?:happen|run|take effect|execute|go "
+    r"through|change)|\bnever (?:happened|ran|took effect|executed)|\bnothing (?:happened|"
+    r"was done|ran|changed|took effect)|\b(?:was|were|been|got|is|are|has|have) (?:now |safely )?"
+    r"(?:cancel+ed|stopped|killed|aborted|terminated|interrupted|rolled back|undone|reverted)|"
+    r"\bno (?:side[ -])?effects?\b(?! (?:is|are) known)",
+    re.IGNORECASE,
+)
+"""Claims that the call stopped or did not happen: untrue of a thread left running."""
+_HONEST = (
+    "Say in the message that the call may still be running (the thread cannot be stopped) and "
+    "may have taken effect, e.g. 'No answer within 0.25 s; the call is still running in the "
+    "background and cannot be stopped; whether it took effect is unknown.' Never say it was "
+    "cancelled or did not happen."
+)
+
+
+def _expect_honest(message: str, what: str) -> None:
+    claim = _DENIED.search(message)
+    if claim is not None or _STILL.search(message) is None:
+        raise CheckFailed(
+            f"The TIMEOUT message of {what} claims {claim.group(0)!r}: the thread is still "
+            "running and may yet do its work."
+            if claim is not None
+            else f"The TIMEOUT message of {what} does not say that the call may still be running "
+            "or may have taken effect.",
+            expected=Described("a message saying the call may still run / may have taken effect"),
+            got=message,
+            hint=_HONEST,
+        )
 
 
 def _deadline(
@@ -119,21 +166,38 @@ def _expect_timeout(student: Callable[..., Any], idempotent: bool) -> None:
 
     try:
         start = time.monotonic()
-        got, what = _deadline(student, hangs, "a function that hangs", 0.2, idempotent)
-        waited = time.monotonic() - start
-        if finished.is_set() or waited > 0.2 + _SLACK:
-            raise CheckFailed(
-                f"{what} waited for the function to end instead of returning at the deadline."
-                if finished.is_set()
-                else f"{what} returned {waited:.1f} s after it was called: it must return at the "
-                "deadline (0.2 s), at once.",
-                expected=Described("TIMEOUT after about 0.2 s, the function still running"),
-                got=got,
-                hint="worker.join(seconds), then worker.is_alive(); not join() without a limit, "
-                "and not `with ThreadPoolExecutor()` (leaving the block waits for the thread).",
-            )
+        got, what = _deadline(student, hangs, "a function that hangs", _DEADLINE, idempotent)
+        waited, ended = time.monotonic() - start, finished.is_set()
     finally:
         release.set()
+    if waited > _allowed(_DEADLINE) and not ended:  # slow once: a second try
+        again, gone = threading.Event(), threading.Event()
+
+        def hangs_again() -> str:
+            again.wait(3)
+            gone.set()
+            return "too late"
+
+        try:
+            start = time.monotonic()
+            got, what = _deadline(
+                student, hangs_again, "a function that hangs", _DEADLINE, idempotent
+            )
+            waited = min(waited, time.monotonic() - start)
+        finally:
+            again.set()
+    if ended or waited > _allowed(_DEADLINE):
+        raise CheckFailed(
+            f"{what} waited for the function to end instead of returning at the deadline."
+            if ended
+            else f"{what} returned {waited:.2f} s after it was called: it must return at the "
+            f"deadline ({_DEADLINE} s), at once (by {_allowed(_DEADLINE):.2f} s at the latest).",
+            expected=Described(f"TIMEOUT after about {_DEADLINE} s, the function still running"),
+            got=got,
+            hint="worker.join(seconds) once, then worker.is_alive(); not join() without a limit, "
+            "not a second join, and not `with ThreadPoolExecutor()` (leaving the block waits for "
+            "the thread).",
+        )
     error = got.get("error") if type(got) is dict else None
     details = error.get("details") if type(error) is dict else None
     if (
@@ -155,6 +219,7 @@ def _expect_timeout(student: Callable[..., Any], idempotent: bool) -> None:
             hint="The thread is still running and may still do its work: never claim it "
             "stopped or that nothing happened.",
         )
+    _expect_honest(error["message"], what)
     expect_equal(
         error.get("retryable"),
         idempotent,
@@ -170,7 +235,9 @@ def _expect_daemon(student: Callable[..., Any]) -> None:
     `check()` runs this check on a daemon thread, and a new thread inherits its creator's daemon
     flag: called from there, a `threading.Thread(target=...)` without `daemon=True` (or a
     ThreadPoolExecutor's worker) would be a daemon by accident. So `with_deadline` is called here
-    from a thread that is not a daemon.
+    from a thread that is not a daemon, and before any other call: a shared ThreadPoolExecutor
+    makes its workers at its first calls, and workers made under check()'s thread would be
+    daemons too, and reused.
     """
     seen: list[threading.Thread] = []
     done: list[Any] = []
@@ -231,6 +298,7 @@ def _expect_daemon(student: Callable[..., Any]) -> None:
     reference=lambda: with_deadline,
 )
 def _check_with_deadline(student: Callable[..., Any]) -> None:
+    _expect_daemon(student)  # first: no thread of the student's made under check()'s daemon yet
     calls = [0]
 
     def counted(value: Any) -> Callable[[], Any]:
@@ -264,6 +332,5 @@ def _check_with_deadline(student: Callable[..., Any]) -> None:
     )
     for fn, kind in ((_raises, "ValueError"), (_not_found, "KeyError")):
         _expect_execution_error(student, fn, kind)
-    _expect_daemon(student)
     _expect_timeout(student, idempotent=False)
     _expect_timeout(student, idempotent=True)

@@ -6,7 +6,7 @@ category allowed, a rule read after the category default.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from types import SimpleNamespace
 from typing import Any
 
@@ -37,6 +37,14 @@ _HINT_GRANT = (
     "A caller's role may be granted a category: look each of the caller's roles up in grants "
     "(grants.get(role, set())), and allow when one of them holds this category."
 )
+_HINT_READ = (
+    "READ is 'allow' for every caller, whatever their roles: grants only lift WRITE and EXECUTE "
+    "out of approval, a role without a grant takes nothing away."
+)
+_HINT_EVERY_ROLE = (
+    "Look up every one of the caller's roles, not only the first: allow when any of them is "
+    "granted this category (any(category in grants.get(role, set()) for role in roles))."
+)
 _HINT_RULE = (
     "A rule for this tool is the answer, before the category and the grants are read: check "
     "`tool in rules` first (after the unknown-category test)."
@@ -50,6 +58,9 @@ _POLICY_CASES: list[tuple[str, str, set[str], dict[str, str], dict[str, set[str]
     ("list_orders", "read", set(), {}, _GRANTS, _HINT_DEFAULT),
     ("refund", "write", set(), {}, _GRANTS, _HINT_DEFAULT),
     ("run_code", "execute", {"viewer"}, {}, _GRANTS, _HINT_DEFAULT),
+    ("list_orders", "read", {"viewer"}, {}, _GRANTS, _HINT_READ),
+    ("list_orders", "read", {"support"}, {}, _GRANTS, _HINT_READ),
+    ("list_orders", "read", {"viewer", "guest"}, {}, {"viewer": {"write"}}, _HINT_READ),
     ("refund", "write", {"viewer", "support"}, {}, _GRANTS, _HINT_GRANT),
     ("run_code", "execute", {"support"}, {}, _GRANTS, _HINT_GRANT),
     ("run_code", "execute", {"ops"}, {}, _GRANTS, _HINT_GRANT),
@@ -80,16 +91,63 @@ _POLICY_CASES: list[tuple[str, str, set[str], dict[str, str], dict[str, set[str]
 )
 def _check_policy(student: Callable[..., Any]) -> None:
     for tool, category, roles, rules, grants, hint in _POLICY_CASES:
-        shown = f"policy({tool!r}, {category!r}, {sorted(roles)}, {rules}, {grants})"
-        got = call_student(
-            student,
-            tool,
-            category,
-            set(roles),
-            dict(rules),
-            {k: set(v) for k, v in grants.items()},
-            what=shown,
-            returns="'allow', 'deny' or 'needs_approval'",
+        _expect_decision(student, tool, category, set(roles), rules, grants, hint)
+    for place in ("first", "last"):  # a set's order is its own: find sets that give both
+        roles = _roles_without("support", place)
+        _expect_decision(
+            student, "refund", "write", roles, {}, _GRANTS, _HINT_EVERY_ROLE, f"support not {place}"
         )
-        expected = policy(tool, category, roles, rules, grants)
-        expect_equal(got, expected, what=shown, hint=hint)
+
+
+_FILLERS = ["viewer", "guest", "billing", "audit", "intern", "sales", "legal", "hr", "finance",
+            "marketing", "qa", "dev", "owner", "partner", "reseller", "trainer"]  # fmt: skip
+
+
+def _roles_without(granted: str, place: str) -> set[str]:
+    """Roles holding `granted` among others without a grant, `granted` not iterated `place`
+    ('first' or 'last'): a set's order depends on its names' hashes, so try sets until one fits."""
+    for size in range(1, len(_FILLERS) + 1):
+        for start in range(len(_FILLERS) - size + 1):
+            roles = {granted, *_FILLERS[start : start + size]}
+            if list(roles)[0 if place == "first" else -1] != granted:
+                return roles
+    # the hashes put `granted` in the table's first (last) slot whatever else is in it
+    order = [granted, "viewer"] if place == "last" else ["viewer", granted]
+    return _InOrder(order)
+
+
+class _InOrder(set[str]):
+    """A set of names iterated in the order given (for when hash order will not do)."""
+
+    def __init__(self, names: list[str]) -> None:
+        super().__init__(names)
+        self._names = list(names)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+
+def _expect_decision(
+    student: Callable[..., Any],
+    tool: str,
+    category: str,
+    roles: set[str],
+    rules: dict[str, str],
+    grants: dict[str, set[str]],
+    hint: str,
+    order: str = "",
+) -> None:
+    shown = f"policy({tool!r}, {category!r}, {sorted(roles)}, {rules}, {grants})"
+    got = call_student(
+        student,
+        tool,
+        category,
+        roles,
+        dict(rules),
+        {k: set(v) for k, v in grants.items()},
+        what=shown,
+        returns="'allow', 'deny' or 'needs_approval'",
+    )
+    expected = policy(tool, category, roles, rules, grants)
+    in_order = f" (the roles set iterated {order})" if order else ""
+    expect_equal(got, expected, what=shown + in_order, hint=hint)

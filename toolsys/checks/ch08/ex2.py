@@ -7,6 +7,7 @@ hash over unsorted JSON.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -36,6 +37,11 @@ def _key(tool: str, arguments: Mapping[str, Any]) -> str:
     from toolsys.governance import arguments_hash
 
     return arguments_hash(tool, arguments)
+
+
+def _sha256_json(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _call(call_id: str, tool: str, **arguments: Any) -> dict[str, Any]:
@@ -70,6 +76,10 @@ _HINT_CANONICAL = (
     "The key is over canonical JSON: json.dumps({'tool': ..., 'arguments': ...}, sort_keys=True, "
     "separators=(',', ':'), ensure_ascii=False), so the same arguments in another key order give "
     "the same key."
+)
+_HINT_ALL = (
+    "Go through every call and collect every approved id in a list: returning at the first "
+    "approved call drops the calls after it."
 )
 # calls, approvals, what the case shows, hint
 _GATE_CASES: list[tuple[list[dict[str, Any]], dict[str, str], str, str]] = [
@@ -180,6 +190,13 @@ _GATE_CASES: list[tuple[list[dict[str, Any]], dict[str, str], str, str]] = [
         "sort_keys=True sorts the keys at every depth: sorting the top-level arguments by hand "
         "does not.",
     ),
+    (
+        [_SMALL],
+        {"call_1": _sha256_json(_SMALL["arguments"])},
+        "call_1 with a key over its arguments alone (not the key of its tool and arguments)",
+        "The key covers {'tool': ..., 'arguments': ...}, the tool's name too: accept only that "
+        "one key, never a hash of the arguments alone.",
+    ),
     ([], {"call_1": _key("refund", _SMALL["arguments"])}, "no call at all", "No call, no id: []."),
 ]
 
@@ -201,4 +218,6 @@ def _check_gate(student: Callable[..., Any]) -> None:
         given = [json.loads(json.dumps(c)) for c in calls]
         got = call_student(student, given, dict(approvals), what=what, returns="a list of ids")
         expected = approved_calls(calls, approvals)
+        if type(got) is list and 0 < len(got) < len(expected) and got == expected[: len(got)]:
+            hint = _HINT_ALL
         expect_equal(got, expected, what=f"{what}: the ids that may run", hint=hint)

@@ -6,6 +6,7 @@ of `available` by truthiness.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -95,9 +96,17 @@ def _check_visible(student: Callable[..., Any]) -> None:
     for context, shown in _ROLE_CASES:
         tools = _tools()
         what = f"visible(tools, context) for {shown}"
-        got = call_student(
-            student, list(tools), dict(context), what=what, returns="a list of tools"
-        )
+        given = copy.deepcopy(context)
+        got = call_student(student, list(tools), given, what=what, returns="a list of tools")
+        if given != context or type(given.get("roles")) is not type(context.get("roles")):
+            raise CheckFailed(
+                f"{what} changed the caller's context.",
+                expected=context,
+                got=given,
+                hint="Read the roles into a variable of your own (roles = {r} if isinstance(r, "
+                "str) else set(r or ())) and leave context as it was: it is the caller's, and "
+                "the same context goes on to export and to the calls.",
+            )
         if type(got) is not list or not all(any(g is t for t in tools) for g in got):
             raise CheckFailed(
                 f"{what} must return a list of the Tool objects it was given.",

@@ -109,6 +109,20 @@ _HINT_CANONICAL_BODY = (
     "json.dumps(body, sort_keys=True, separators=(',', ':'), ensure_ascii=True)."
 )
 # lines, what, hint
+_HINT_SEQ = (
+    'Record n holds "seq": n, counted from 1 with the lines: check seq == the line number, not '
+    "only that each seq is one more than the one before (a log numbered from 0 is not intact)."
+)
+_FROM_0 = _sealed(_RECORDS, seqs={n: n - 1 for n in range(1, 6)})
+_HINT_FROM_0 = (
+    'Line n holds "seq": n, counted from 1 like the line numbers: line 1 holds seq 1, not 0. '
+    "Compare seq with enumerate(lines, start=1)'s number."
+)
+_HINT_HASH = "Recompute each line's hash from its content and compare it with its 'hash'."
+_HINT_BLANK = (
+    "A blank line is not whole JSON either (a write cut short can leave one): do not skip it, "
+    "return its number."
+)
 _CHAIN_CASES: list[tuple[list[str], str, str]] = [
     (list(_LOG), "an intact log of 5 lines", _HINT_CANONICAL_BODY),
     ([], "an empty log", "An empty log has no bad line: return None."),
@@ -118,15 +132,18 @@ _CHAIN_CASES: list[tuple[list[str], str, str]] = [
         _HINT_CANONICAL_BODY,
     ),
     (
+        [*_LOG[:4], _edit(_LOG[4], '"C-2"', '"C-1"')],
+        "the last line's arguments edited",
+        _HINT_HASH,
+    ),
+    (
         [*_LOG[:2], _edit(_LOG[2], '"APPROVAL_DENIED"', '"ok"'), *_LOG[3:]],
         "line 3's outcome edited from APPROVAL_DENIED to ok",
         _HINT_EVERY,
     ),
-    (
-        [*_LOG[:4], _edit(_LOG[4], '"C-2"', '"C-1"')],
-        "the last line's arguments edited",
-        "Recompute each line's hash from its content and compare it with its 'hash'.",
-    ),
+    ([*_LOG[:2], "", *_LOG[2:]], "a blank line 3 between whole records", _HINT_BLANK),
+    ([*_LOG, ""], "an intact log followed by a blank line 6", _HINT_BLANK),
+    ([*_LOG[:1], "   ", *_LOG[1:]], "line 2 holding only spaces", _HINT_BLANK),
     ([_LOG[0], *_LOG[2:]], "line 2 deleted", _HINT_LINK),
     (_LOG[1:], "line 1 deleted", _HINT_LINK),
     ([_LOG[0], _LOG[2], _LOG[1], *_LOG[3:]], "lines 2 and 3 swapped", _HINT_LINK),
@@ -158,6 +175,16 @@ _CHAIN_CASES: list[tuple[list[str], str, str]] = [
         "Check the seq too: line n must hold seq n, even when every hash and prev is right.",
     ),
     (
+        _FROM_0,
+        "a log numbered from seq 0, every hash and prev right (line 1 holds seq 0)",
+        _HINT_SEQ,
+    ),
+    (
+        _sealed(_RECORDS, seqs={n: n + 6 for n in range(1, 6)}),
+        "a log numbered from seq 7, every hash and prev right",
+        _HINT_SEQ,
+    ),
+    (
         _sealed(_RECORDS, seqs={3: "3"}),
         "line 3's seq written as the string '3' (only the seq's type is wrong)",
         'Record n holds "seq": n, a number: the string "3" is not 3 (do not convert it).',
@@ -177,7 +204,7 @@ _CHAIN_CASES: list[tuple[list[str], str, str]] = [
     (
         [_NAMES[0], _edit(_NAMES[1], '"amount":15', '"amount":150'), _NAMES[2]],
         "line 2 of the non-ASCII log edited",
-        "Recompute each line's hash from its content and compare it with its 'hash'.",
+        _HINT_HASH,
     ),
     (
         [*_LOG[:2], _resealed(_LOG[2], without="prev"), *_LOG[3:]],
@@ -192,6 +219,14 @@ _CHAIN_CASES: list[tuple[list[str], str, str]] = [
         "error reading it raises and return its number.",
     ),
 ]
+
+
+def _intact_from_0(student: Callable[..., Any]) -> bool:
+    """Whether `student` finds a log numbered from seq 0 intact (a diagnosis: never fails)."""
+    try:
+        return student(list(_FROM_0)) is None
+    except Exception:
+        return False
 
 
 @exercise(
@@ -210,4 +245,8 @@ def _check_chain(student: Callable[..., Any]) -> None:
         what = f"first_bad_line(lines) for {shown}"
         got = call_student(student, list(lines), what=what, returns="a line number or None")
         expected = first_bad_line(lines)
+        if expected is not None and got == len(lines) != expected:
+            hint = _HINT_EVERY  # the last line reported, an earlier one is bad
+        elif expected is None and got == 1 and lines and _intact_from_0(student):
+            hint = _HINT_FROM_0
         expect_equal(got, expected, what=what, hint=hint)
