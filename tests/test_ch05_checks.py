@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 import math
 from datetime import datetime
-from enum import Enum
+from enum import StrEnum
 from typing import Annotated, Any, Literal, NamedTuple
 from zoneinfo import ZoneInfo
 
@@ -524,7 +524,7 @@ def _redesign_with_other_names() -> Any:
     return registry
 
 
-class _Seating(str, Enum):
+class _Seating(StrEnum):
     INSIDE = "inside"
     TERRACE = "terrace"
     BAR = "bar"
