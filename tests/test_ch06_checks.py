@@ -560,6 +560,17 @@ def _block_built_up(tool_use_id: str, result: ToolResult) -> dict:
     ("exercise_id", "correct"),
     [
         ("6.1", _loop_with_a_task_group),
+        # a turn of calls written with content "" instead of None: the API takes both
+        (
+            "6.1",
+            answer(
+                "6.1",
+                swap(
+                    "{'role': 'assistant', 'content': message.content}",
+                    "{'role': 'assistant', 'content': message.content or ''}",
+                ),
+            ),
+        ),
         ("6.2", _fit_by_bisection),
         ("6.3", _answer_or_list_the_results),
         ("6.4", _summary_with_a_counter),
