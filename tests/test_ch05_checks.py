@@ -9,7 +9,8 @@ from __future__ import annotations
 import ast
 import math
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from enum import StrEnum
+from typing import Annotated, Any, Literal, NamedTuple
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -73,6 +74,10 @@ _RETURN = "return max(0.0, centre - half), min(1.0, centre + half)"
             "not percentages",
         ),
         (swap(_RETURN, "return f'{centre - half:.3f}', f'{centre + half:.3f}'"), "two numbers"),
+        (swap(_RETURN, "return False, True"), "two numbers"),
+        # the two numbers the formula names, not the two ends: not "swapped" (issue 27)
+        (swap(_RETURN, "return centre, half"), "centre and the half-width"),
+        (swap(_RETURN, "return centre + half, centre - 2 * half"), "The first number is larger"),
         # only n is checked: 11 of 10 fails by luck (a negative square root) unless z is large
         (swap("n < 1 or not 0 <= successes <= n", "n < 1"), "wilson(11, 10, 3.0)"),
         # one try is enough for an interval
@@ -87,6 +92,9 @@ _RETURN = "return max(0.0, centre - half), min(1.0, centre + half)"
         "swapped",
         "%",
         "text",
+        "bools",
+        "centre-half",
+        "inverted",
         "range-unchecked",
         "n-of-one-refused",
     ],
@@ -108,6 +116,37 @@ def _wilson_by_roots(successes: int, n: int, z: float = 1.96) -> tuple[float, fl
 
 def test_a_correct_wilson_written_differently_passes() -> None:
     verdict("5.1", _wilson_by_roots, Status.PASSED)
+
+
+class _Interval(NamedTuple):
+    low: float
+    high: float
+
+
+class _Bound(float):
+    """A float subclass, as numpy's float64 is."""
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [_Interval, lambda low, high: (_Bound(low), _Bound(high)), lambda low, high: [low, high]],
+    ids=["namedtuple", "float-subclass", "list"],
+)
+def test_a_correct_wilson_in_another_tuple_or_real_type_passes(shape: Any) -> None:
+    def wilson(successes: int, n: int, z: float = 1.96) -> Any:
+        return shape(*_wilson_by_roots(successes, n, z))
+
+    verdict("5.1", wilson, Status.PASSED)
+
+
+def test_a_correct_wilson_with_numpy_bounds_passes() -> None:
+    numpy = pytest.importorskip("numpy")
+
+    def wilson(successes: int, n: int, z: float = 1.96) -> Any:
+        low, high = numpy.clip(numpy.array(_wilson_by_roots(successes, n, z)), 0, 1)
+        return low, high
+
+    verdict("5.1", wilson, Status.PASSED)
 
 
 # -- 5.2 -------------------------------------------------------------------------------------
@@ -143,6 +182,36 @@ def _raises_type_error(tree: ast.Module) -> None:
             [swap("raise ValueError(...)", "raise ValueError('the meeting must finish later')")],
             "does not name start and end",
         ),
+        # names the fields but never says what to send instead
+        (
+            [
+                swap(
+                    "raise ValueError(...)",
+                    "raise ValueError(f'end {self.end} is not after start {self.start}')",
+                )
+            ],
+            "does not say what to send instead",
+        ),
+        # "end" only inside "send": the field is never named
+        (
+            [
+                swap(
+                    "raise ValueError(...)",
+                    "raise ValueError('start must come before the finish; send a later finish')",
+                )
+            ],
+            "does not name end",
+        ),
+        # an assert, which python -O removes: nothing would refuse the times then
+        (
+            [
+                swap(
+                    "if end <= start:\n    raise ValueError(...)",
+                    "assert end > start, 'end must be after start; send a later end'",
+                )
+            ],
+            "`assert`",
+        ),
         ([drop("return self")], "return self"),
         ([_raises_type_error], "raised TypeError"),
         # every start given Paris as its zone, even one that has a zone of its own
@@ -163,6 +232,9 @@ def _raises_type_error(tree: ast.Module) -> None:
         "naive-as-utc",
         "time-only",
         "vague",
+        "no-advice",
+        "send-not-end",
+        "assert",
         "no-self",
         "type-error",
         "zone-replaced",
@@ -206,6 +278,31 @@ def test_a_correct_end_after_start_written_differently_passes() -> None:
     verdict("5.2", _MeetingByTimestamps, Status.PASSED)
 
 
+class _MeetingNormalisedInPlace(BaseModel):
+    """5.2 with the naive times given HOME in place: fine alone, but a Registry freezes the
+    arguments, so no meeting with a naive time can be booked through it."""
+
+    title: str = Field(description="Short title.")
+    start: datetime = Field(description="Start, ISO 8601.")
+    end: datetime = Field(description="End, ISO 8601, after start.")
+
+    @model_validator(mode="after")
+    def end_after_start(self) -> _MeetingNormalisedInPlace:
+        if self.start.tzinfo is None:
+            self.start = self.start.replace(tzinfo=_PARIS)
+        if self.end.tzinfo is None:
+            self.end = self.end.replace(tzinfo=_PARIS)
+        if self.end <= self.start:
+            raise ValueError("end must be after start; send an end later than the start")
+        return self
+
+
+def test_a_validator_that_assigns_to_the_fields_is_told_the_arguments_are_frozen() -> None:
+    result = verdict("5.2", _MeetingNormalisedInPlace)
+    assert "assigns to a field" in result.text() and "frozen" in result.text()
+    assert "leave self.start and self.end as they are" in (result.hint or "")
+
+
 # -- 5.3 -------------------------------------------------------------------------------------
 
 _EXPECTED = "return value.get('at') == '2025-01-17 08:00'"
@@ -226,6 +323,17 @@ def _without_effect(tree: ast.Module) -> None:
         (swap(_EXPECTED, "return True"), "an hour later"),
         (swap(_EXPECTED, "return value.get('at', '').startswith('2025-01-17')"), "an hour later"),
         (swap(_EXPECTED, "return value.get('at', '').endswith('08:00')"), "a day later"),
+        # a Friday at 8, any Friday; the 17th at 8 of any month; 17 January of any year
+        (
+            swap(
+                _EXPECTED,
+                "return datetime.strptime(value['at'], '%Y-%m-%d %H:%M').strftime('%A %H:%M') "
+                "== 'Friday 08:00'",
+            ),
+            "a week later",
+        ),
+        (swap(_EXPECTED, "return value.get('at', '')[8:] == '17 08:00'"), "a month later"),
+        (swap(_EXPECTED, "return value.get('at', '')[5:] == '01-17 08:00'"), "a year later"),
         (swap(_EXPECTED, "return value.get('at') == '2025-01-16 08:00'"), "refused it"),
         (swap(_EXPECTED, "return value.get('at') == '2025-01-17 20:00'"), "refused it"),
         (_without_effect, "no effect"),
@@ -244,6 +352,9 @@ def _without_effect(tree: ast.Module) -> None:
         "always",
         "date-only",
         "hour-only",
+        "weekday",
+        "day-of-month",
+        "no-year",
         "wrong-day",
         "pm",
         "none",
@@ -280,6 +391,23 @@ def test_a_correct_eval_case_written_differently_passes() -> None:
     verdict("5.3", _case_by_moment, Status.PASSED)
 
 
+@pytest.mark.parametrize(
+    ("moment", "months", "expected"),
+    [
+        (datetime(2025, 1, 17, 8), 1, datetime(2025, 2, 17, 8)),
+        (datetime(2025, 1, 31, 8), 1, datetime(2025, 2, 28, 8)),
+        (datetime(2025, 12, 5, 8), 1, datetime(2026, 1, 5, 8)),
+        (datetime(2024, 2, 29, 8), 12, datetime(2025, 2, 28, 8)),
+    ],
+)
+def test_a_month_later_is_the_same_day_of_the_next_month_or_its_last(
+    moment: datetime, months: int, expected: datetime
+) -> None:
+    from toolsys.checks.ch05.ex3 import _months_later
+
+    assert _months_later(moment, months) == expected
+
+
 # -- 5.4 -------------------------------------------------------------------------------------
 
 
@@ -289,6 +417,19 @@ def _undescribed(tree: ast.Module) -> None:
         n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "book_table"
     )
     tool.body[0] = ast.Expr(ast.Constant("Book a table at a restaurant."))
+
+
+def _only_restaurant_described(tree: ast.Module) -> None:
+    """book_table's docstring describing the restaurant only."""
+    tool = next(
+        n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "book_table"
+    )
+    tool.body[0] = ast.Expr(
+        ast.Constant(
+            "Book a table at a restaurant.\n\nArgs:\n"
+            '    restaurant: Restaurant name, e.g. "Chez Marie".\n'
+        )
+    )
 
 
 def _seating_required(tree: ast.Module) -> None:
@@ -304,22 +445,34 @@ _SEATING = "Literal['inside', 'terrace', 'bar']"
 @pytest.mark.parametrize(
     ("change", "words"),
     [
-        (_undescribed, "first call was valid"),
+        # an undescribed restaurant is read wrong ("people at Sakura"), the others sent badly
+        (_undescribed, "right restaurant"),
+        (_only_restaurant_described, "first call was valid"),
         (swap(_SEATING, "str"), "intended effect"),
         (swap("datetime", "str"), "time must be a datetime"),
         (swap("Annotated[int, Field(ge=1, le=20)]", "str"), "the request meant"),
         (_seating_required, "called no tool"),
         (swap("return registry", "return registry.list()"), "toolsys Registry"),
+        # the restaurant never reaches the booking system
+        (
+            swap(
+                "reservation(restaurant, time, party_size, seating)",
+                "reservation('', time, party_size, seating)",
+            ),
+            "the request meant restaurant Chez Marie",
+        ),
         # a closed set without 'inside': the default still books inside, a request for it cannot
         (swap(_SEATING, "Literal['terrace', 'bar']"), "leaves out 'inside'"),
     ],
     ids=[
         "undescribed",
+        "only-restaurant-described",
         "free-seating",
         "time-str",
         "party-str",
         "seating-required",
         "not-registry",
+        "no-restaurant",
         "no-inside",
     ],
 )
@@ -371,5 +524,37 @@ def _redesign_with_other_names() -> Any:
     return registry
 
 
-def test_a_correct_redesign_written_differently_passes() -> None:
-    verdict("5.4", _redesign_with_other_names, Status.PASSED)
+class _Seating(StrEnum):
+    INSIDE = "inside"
+    TERRACE = "terrace"
+    BAR = "bar"
+
+
+def _redesign_with_a_str_enum() -> Any:
+    """A correct 5.4: the seating a str Enum, whose member is passed on as it is (it is the
+    string the booking system stores)."""
+    from toolsys import Registry
+
+    reservation = solution("5.4").namespace()["reservation"]
+    registry = Registry()
+
+    @registry.tool
+    def book_table(
+        restaurant: str, time: datetime, party_size: int, seating: _Seating = _Seating.INSIDE
+    ) -> dict:
+        """Book a table at a restaurant.
+
+        Args:
+            restaurant: Restaurant name, e.g. "Chez Marie".
+            time: Arrival in ISO 8601, e.g. "2025-01-16T20:00:00" (local time).
+            party_size: Number of people, e.g. 4.
+            seating: inside (the default), terrace or bar.
+        """
+        return reservation(restaurant, time, party_size, seating)
+
+    return registry
+
+
+@pytest.mark.parametrize("correct", [_redesign_with_other_names, _redesign_with_a_str_enum])
+def test_a_correct_redesign_written_differently_passes(correct: Any) -> None:
+    verdict("5.4", correct, Status.PASSED)

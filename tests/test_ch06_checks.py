@@ -162,6 +162,22 @@ async def _sdk_objects(client, registry, prompt, max_steps=5):
         ),
         # every call of a turn run twice: gathered once for nothing, once for the results
         (answer("6.1", _gather_twice), "the tools that ran"),
+        # "tool_calls": [] on a text answer: the API refuses an empty array
+        (
+            answer(
+                "6.1",
+                swap(
+                    "{'role': 'assistant', 'content': message.content}",
+                    "{'role': 'assistant', 'content': message.content, 'tool_calls': []}",
+                ),
+            ),
+            '"tool_calls": [], an empty array',
+        ),
+        # a model named in the code instead of the configured one
+        (
+            answer("6.1", swap("models.default_model()", "'gpt-4o-mini'")),
+            "asked for the model 'gpt-4o-mini'",
+        ),
     ],
 )
 def test_careless_loops_fail(wrong, words) -> None:
@@ -239,6 +255,22 @@ def _half_a_preview(result: ToolResult, max_chars: int) -> ToolResult:
         ),
         # half the budget, whatever the escapes leave room for
         (_half_a_preview, "as long as it can be"),
+        # UTF-8 bytes, not characters: 1,000 characters of Greek are refused
+        (
+            answer("6.2", swap("len(text) <= max_chars", "len(text.encode()) <= max_chars")),
+            "1,000 characters, within the budget",
+        ),
+        # characters to decide, bytes to cut: the preview is shorter than what fits
+        (
+            answer(
+                "6.2",
+                swap(
+                    "len(too_large(keep).to_message()) > max_chars",
+                    "len(too_large(keep).to_message().encode()) > max_chars",
+                ),
+            ),
+            "not UTF-8 bytes",
+        ),
     ],
 )
 def test_careless_guards_fail(wrong, words) -> None:
@@ -312,6 +344,12 @@ def _failures_by_substring(transcript):
     return summary
 
 
+def _calls_as_tool_messages(transcript):
+    summary = answer("6.4")(transcript)
+    summary["tool_calls"] = sum(m["role"] == "tool" for m in transcript.messages)
+    return summary
+
+
 def _no_system(transcript):
     summary = answer("6.4")(transcript)
     summary["by_role"].pop("system", None)
@@ -349,6 +387,37 @@ def _no_system(transcript):
             "['largest_message']",
         ),
         (_failures_by_substring, "['failed_calls']"),
+        # a hand-written {"temperature": 8, "error": null} is no failure: it has no "ok": false
+        (
+            answer(
+                "6.4",
+                swap(
+                    "isinstance(envelope, dict) and envelope.get('ok') is False",
+                    "isinstance(envelope, dict) and (not envelope.get('ok'))",
+                ),
+            ),
+            "hand-written messages>)['failed_calls']",
+        ),
+        (
+            answer(
+                "6.4",
+                swap(
+                    "isinstance(envelope, dict) and envelope.get('ok') is False",
+                    "isinstance(envelope, dict) and 'error' in envelope",
+                ),
+            ),
+            "hand-written messages>)['failed_calls']",
+        ),
+        # a paused run carries two calls and no tool message yet
+        (_calls_as_tool_messages, "paused for approval>)['tool_calls']"),
+        # a missing content counted as the 4 characters of "None"
+        (
+            answer(
+                "6.4",
+                swap("len(m.get('content') or '')", "len(str(m.get('content')))"),
+            ),
+            "paused for approval>)['largest_message']",
+        ),
         (_no_system, "['by_role']"),
         # a tool message that is not JSON ends the count of failures
         (answer("6.4", swap("continue", "break")), "['by_role']"),
@@ -491,6 +560,17 @@ def _block_built_up(tool_use_id: str, result: ToolResult) -> dict:
     ("exercise_id", "correct"),
     [
         ("6.1", _loop_with_a_task_group),
+        # a turn of calls written with content "" instead of None: the API takes both
+        (
+            "6.1",
+            answer(
+                "6.1",
+                swap(
+                    "{'role': 'assistant', 'content': message.content}",
+                    "{'role': 'assistant', 'content': message.content or ''}",
+                ),
+            ),
+        ),
         ("6.2", _fit_by_bisection),
         ("6.3", _answer_or_list_the_results),
         ("6.4", _summary_with_a_counter),

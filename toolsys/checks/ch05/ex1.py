@@ -7,6 +7,7 @@ An eval's rate without an interval says nothing about the next run; the referenc
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable
 from typing import Any
 
@@ -30,14 +31,14 @@ _TOLERANCE = 1e-3
 
 def _as_interval(got: Any, what: str) -> tuple[float, float]:
     """The two numbers of a (low, high) answer, or a failure naming the shape expected."""
-    if type(got) not in (tuple, list) or len(got) != 2:
+    if not (isinstance(got, tuple) or type(got) is list) or len(got) != 2:
         raise CheckFailed(
             f"{what} should return a tuple (low, high).",
             expected=Described("a tuple of two numbers, e.g. (0.52, 0.71)"),
             got=got,
             hint="Return both ends: `return low, high`.",
         )
-    if not all(type(x) in (int, float) for x in got):
+    if not all(isinstance(x, numbers.Real) and not isinstance(x, bool) for x in got):
         raise CheckFailed(
             f"{what} should return two numbers.",
             expected=Described("a tuple of two floats"),
@@ -82,9 +83,25 @@ _SLIPS = {
 }
 
 
+def _close(got: tuple[float, float], expected: tuple[float, float]) -> bool:
+    return all(abs(g - e) <= _TOLERANCE for g, e in zip(got, expected, strict=True))
+
+
 def _wilson_hint(k: int, n: int, z: float | None, low: float, high: float) -> str:
-    if low > high:
+    expected = wilson(k, n, z or 1.96)
+    centre, half = (expected[0] + expected[1]) / 2, (expected[1] - expected[0]) / 2
+    if _close((low, high), (centre, half)):
+        return (
+            "These are the centre and the half-width: return the two ends, "
+            "(centre - half, centre + half)."
+        )
+    if _close((high, low), expected):
         return "The bounds are swapped: return (low, high), the smaller first."
+    if low > high:
+        return (
+            "The first number is larger than the second: return (low, high), the lower end "
+            "first, centre - half and centre + half."
+        )
     if high > 1.5:
         return "Return proportions between 0 and 1, not percentages."
     for slip, (slip_low, slip_high) in _variants(k, n, z or 1.96).items():

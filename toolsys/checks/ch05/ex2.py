@@ -7,6 +7,7 @@ include end equal to start and times without a zone, compared as moments.
 from __future__ import annotations
 
 import contextlib
+import re
 from datetime import datetime
 from typing import Any
 
@@ -81,7 +82,15 @@ def _validate(student: type[BaseModel], data: dict[str, str], what: str) -> Any:
         return student.model_validate(data)
     except NotImplementedError:
         raise
-    except ValidationError:
+    except ValidationError as exc:
+        if any(error.get("type") == "assertion_error" for error in exc.errors()):
+            raise CheckFailed(
+                f"{what} was refused by an `assert`: Python removes asserts when it runs "
+                "optimised (python -O), and then nothing refuses the times.",
+                expected=Described("a ValueError raised by the validator"),
+                got=Described(f"a validation error from an assert: {text(exc.errors()[0]['msg'])}"),
+                hint="Test the times with `if end <= start:` and `raise ValueError(...)`.",
+            ) from None
         return _REFUSED_BY_VALIDATION
     except Exception as exc:
         compare = "compare" in text(exc) or "offset" in text(exc)
@@ -156,10 +165,51 @@ def _check_meeting_times(student: Any) -> None:
     _expect_actionable(student)
 
 
+_ADVICE = re.compile(
+    r"\b(must|should|needs?|has to|have to|send|use|give|choose|pick|provide|set|make|move|"
+    r"try|pass|change|put|select|schedule|ask|expected|expects?|instead|please)\b",
+    re.IGNORECASE,
+)
+"""Words that say what to do: a modal ("must be after") or a request ("send an end ...")."""
+
+
+def _named(field: str, message: str) -> bool:
+    """Whether `message` names `field` as a word: "end" in "send" or "ends" does not count."""
+    return re.search(rf"\b{field}\b", message, re.IGNORECASE) is not None
+
+
+def _frozen(message: str, what: str) -> CheckFailed:
+    return CheckFailed(
+        f"{what} failed because the validator assigns to a field: a toolsys Registry freezes "
+        "the arguments (what its layers saw validated reaches the tool unchanged), so "
+        "`self.start = ...` raises 'instance is frozen'.",
+        expected=Described("a validator that reads the fields and does not change them"),
+        got=message,
+        hint="Build new values and compare those: "
+        "`start = self.start if self.start.tzinfo else self.start.replace(tzinfo=HOME)`, "
+        "likewise for end; leave self.start and self.end as they are.",
+    )
+
+
 def _expect_actionable(student: type[BaseModel]) -> None:
-    """Through a registry, the refusal is an INVALID_ARGUMENTS naming start and end."""
+    """Through a registry, fine times book and the refusal is an INVALID_ARGUMENTS that names
+    start and end and says what to send."""
     registry = Registry()
     registry.register(_book_meeting, name="book_meeting", args=student)
+    for start, end, why in _FINE:
+        result = registry.execute("book_meeting", _meeting(start, end))
+        if result.error is not None:
+            message = text(result.error.message)
+            what = f"book_meeting(start={start!r}, end={end!r}) through a toolsys Registry"
+            if "frozen" in message:
+                raise _frozen(message, what)
+            raise CheckFailed(
+                f"{what} failed, but the times are fine: {why}.",
+                expected=Described("the meeting booked"),
+                got=result.to_dict(),
+                hint="The validator must accept these times when the tool is called through a "
+                "Registry, as it does in MeetingTimes.model_validate.",
+            )
     start, end, _ = _REFUSED[0]
     result = registry.execute("book_meeting", _meeting(start, end))
     error = result.error
@@ -172,12 +222,27 @@ def _expect_actionable(student: type[BaseModel]) -> None:
             got=result.to_dict(),
             hint="Raise ValueError in the validator when end <= start.",
         )
-    missing = [field for field in ("start", "end") if field not in message.lower()]
+    if "frozen" in message:
+        raise _frozen(message, what)
+    missing = [field for field in ("start", "end") if not _named(field, message)]
     if missing:
         raise CheckFailed(
-            f"The message the model reads for {what} does not name {' and '.join(missing)}.",
-            expected=Described("a message naming both fields, start and end"),
+            f"The message the model reads for {what} does not name {' and '.join(missing)}: "
+            "the model must know which argument to change.",
+            expected=Described("a message naming both fields by their names, start and end"),
             got=message,
             hint="Name both fields and their values, e.g. "
             "f'end ({self.end.isoformat()}) must be after start ({self.start.isoformat()})'.",
+        )
+    if _ADVICE.search(message) is None:
+        raise CheckFailed(
+            f"The message the model reads for {what} names start and end but does not say what "
+            "to send instead: the model reads it to make its next call.",
+            expected=Described(
+                "a message that says what a valid call sends, e.g. '...; send an end later "
+                "than the start'"
+            ),
+            got=message,
+            hint="End the message with what to do: 'end must be after start; send an end "
+            "later than the start'.",
         )

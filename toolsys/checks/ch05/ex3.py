@@ -6,6 +6,7 @@ so a case that any call would pass fails.
 
 from __future__ import annotations
 
+import calendar
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
@@ -43,13 +44,30 @@ def reminder_case() -> Case:
     return Case("Remind me on Friday at 8am to call the bank", "set_reminder", effect=effect)
 
 
-_NEAR_MISSES = [
-    (timedelta(hours=1), "an hour later"),
-    (timedelta(hours=-1), "an hour earlier"),
-    (timedelta(days=1), "a day later"),
-    (timedelta(days=-1), "a day earlier"),
-    (timedelta(hours=12), "twelve hours later (pm for am)"),
-    (timedelta(minutes=15), "a quarter of an hour later"),
+def _months_later(moment: datetime, months: int) -> datetime:
+    """The same day and clock time `months` calendar months later (the month's last day if it is
+    shorter): the moment an effect that ignores the month, or the year, still accepts."""
+    index = moment.year * 12 + moment.month - 1 + months
+    year, month = divmod(index, 12)
+    day = min(moment.day, calendar.monthrange(year, month + 1)[1])
+    return moment.replace(year=year, month=month + 1, day=day)
+
+
+def _later(delta: timedelta) -> Callable[[datetime], datetime]:
+    return lambda moment: moment + delta
+
+
+_NEAR_MISSES: list[tuple[Callable[[datetime], datetime], str]] = [
+    (_later(timedelta(hours=1)), "an hour later"),
+    (_later(timedelta(hours=-1)), "an hour earlier"),
+    (_later(timedelta(days=1)), "a day later"),
+    (_later(timedelta(days=-1)), "a day earlier"),
+    (_later(timedelta(hours=12)), "twelve hours later (pm for am)"),
+    (_later(timedelta(minutes=15)), "a quarter of an hour later"),
+    # the same weekday and clock time, the same day of another month, the same date a year on
+    (_later(timedelta(days=7)), "a week later"),
+    (lambda moment: _months_later(moment, 1), "a month later"),
+    (lambda moment: _months_later(moment, 12), "a year later"),
 ]
 
 
@@ -120,14 +138,17 @@ def _check_reminder_case(student: Callable[[], Any]) -> None:
             "day and the time plainly, e.g. 'tomorrow at 9am', 'on Friday at 17:30'.",
         )
     moment = datetime.strptime(value["at"], "%Y-%m-%d %H:%M")
-    for delta, how in _NEAR_MISSES:
-        near = {**value, "at": (moment + delta).strftime("%Y-%m-%d %H:%M")}
+    for shift, how in _NEAR_MISSES:
+        near = {**value, "at": shift(moment).strftime("%Y-%m-%d %H:%M")}
         if _judge(case.effect, near, f"your effect({near})"):
             raise CheckFailed(
-                f"Your effect accepts a reminder at {near['at']}, {how} than asked.",
+                f"Your effect accepts a reminder at {near['at']}, {how} than asked "
+                f"({value['at']}).",
                 expected=False,
                 got=True,
-                hint="Compare the whole date and time, not only a part of it.",
+                hint="Compare the whole date and time, year, month and day included, e.g. "
+                f"`value.get('at') == {value['at']!r}`, not only a part of it such as the "
+                "weekday or the day of the month.",
             )
     reworded = {**value, "text": "something else entirely"}
     if not _judge(case.effect, reworded, f"your effect({reworded})"):

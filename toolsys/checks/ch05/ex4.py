@@ -6,6 +6,7 @@ episodes, compared with the loose tool, not on how its code looks.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from datetime import datetime
 from typing import Annotated, Any, Literal
@@ -17,29 +18,29 @@ from toolsys.checks._plain import as_plain, text
 from toolsys.evals import Case, EvalReport, Variant, run_episode, run_eval
 from toolsys.registry import Registry
 
-TABLE_REQUESTS: tuple[tuple[str, str, int, str], ...] = (
+TABLE_REQUESTS: tuple[tuple[str, str, str, int, str], ...] = (
     ("Book a table at Chez Marie tomorrow at 8pm for 4 people on the terrace",
-     "2025-01-16 20:00", 4, "terrace"),
+     "Chez Marie", "2025-01-16 20:00", 4, "terrace"),
     ("Reserve a table for 2 at Luigi's on Friday at 19:30 at the bar",
-     "2025-01-17 19:30", 2, "bar"),
+     "Luigi's", "2025-01-17 19:30", 2, "bar"),
     ("Book a table for 6 people at Sakura next Monday at 12:30 inside",
-     "2025-01-20 12:30", 6, "inside"),
+     "Sakura", "2025-01-20 12:30", 6, "inside"),
     ("Get me a table at Chez Marie today at 9pm for 3 people on the terrace",
-     "2025-01-15 21:00", 3, "terrace"),
+     "Chez Marie", "2025-01-15 21:00", 3, "terrace"),
     ("Reserve a table at Le Jardin in 2 days at 7pm for 5 people",
-     "2025-01-17 19:00", 5, "inside"),
+     "Le Jardin", "2025-01-17 19:00", 5, "inside"),
     ("Book a table for 8 people at Sakura on January 24 at 8:30pm at the bar",
-     "2025-01-24 20:30", 8, "bar"),
+     "Sakura", "2025-01-24 20:30", 8, "bar"),
     ("Reserve a terrace table at Luigi's the day after tomorrow at 1pm for 2 people",
-     "2025-01-17 13:00", 2, "terrace"),
+     "Luigi's", "2025-01-17 13:00", 2, "terrace"),
     ("Book a table for 4 people at Le Jardin next Tuesday at 20:00",
-     "2025-01-21 20:00", 4, "inside"),
+     "Le Jardin", "2025-01-21 20:00", 4, "inside"),
     ("Reserve a table at Chez Marie on Thursday at 12:15 for 7 people inside",
-     "2025-01-16 12:15", 7, "inside"),
+     "Chez Marie", "2025-01-16 12:15", 7, "inside"),
     ("Book a bar table at Sakura tomorrow at 6pm for 3 people",
-     "2025-01-16 18:00", 3, "bar"),
+     "Sakura", "2025-01-16 18:00", 3, "bar"),
 )  # fmt: skip
-"""Exercise 5.4's requests: (prompt, time, party_size, seating) the user meant."""
+"""Exercise 5.4's requests: (prompt, restaurant, time, party_size, seating) the user meant."""
 
 TABLE_SEEDS = range(10)
 MIN_EFFECT, MIN_VALID_FIRST = 0.90, 0.60
@@ -49,13 +50,29 @@ def _same(got: Any, expected: Any) -> bool:
     return type(got) is type(expected) and got == expected
 
 
-def _booked(time: str, party_size: int, seating: str) -> Callable[[Any], bool]:
+def _same_text(got: Any, expected: str) -> bool:
+    """`got` is the string `expected`; a `str` enum member whose value it is counts too."""
+    return isinstance(got, str) and str.__eq__(got, expected) is True
+
+
+def _name(value: str) -> str:
+    """A restaurant's name as the booking system files it: case, possessive and spacing aside."""
+    return "".join(c for c in re.sub(r"['’]s\b", "", value).casefold() if c.isalnum())
+
+
+def _same_restaurant(got: Any, expected: str) -> bool:
+    """The restaurant the request named ("Luigi" for "Luigi's" too): not left blank."""
+    return isinstance(got, str) and bool(_name(got)) and _name(got) == _name(expected)
+
+
+def _booked(restaurant: str, time: str, party_size: int, seating: str) -> Callable[[Any], bool]:
     def effect(value: Any) -> bool:
         return (
             type(value) is dict
-            and _same(value.get("time"), time)
+            and _same_restaurant(value.get("restaurant"), restaurant)
+            and _same_text(value.get("time"), time)
             and _same(value.get("party_size"), party_size)
-            and _same(value.get("seating"), seating)
+            and _same_text(value.get("seating"), seating)
         )
 
     return effect
@@ -63,7 +80,7 @@ def _booked(time: str, party_size: int, seating: str) -> Callable[[Any], bool]:
 
 def table_cases() -> list[Case]:
     """Exercise 5.4's requests as eval cases."""
-    return [Case(p, "book_table", _booked(t, n, s)) for p, t, n, s in TABLE_REQUESTS]
+    return [Case(p, "book_table", _booked(r, t, n, s)) for p, r, t, n, s in TABLE_REQUESTS]
 
 
 def book_table_registry() -> Registry:
@@ -99,10 +116,10 @@ def _example(report: EvalReport, metric: str, registry: Registry) -> str:
     """What went wrong in the first episode that failed `metric`, in one or two sentences."""
     failed = report.failures("yours", metric)[0]
     cases = table_cases()
-    prompt, time, party_size, seating = TABLE_REQUESTS[failed.case]
+    prompt, restaurant, time, party_size, seating = TABLE_REQUESTS[failed.case]
     _, transcript = run_episode(cases, failed.case, Variant("yours", registry), failed.seed,
                                 client="offline")  # fmt: skip
-    wanted = f"time {time}, party_size {party_size}, seating {seating}"
+    wanted = f"restaurant {restaurant}, time {time}, party_size {party_size}, seating {seating}"
     calls = transcript.results
     if not calls:
         return (
@@ -196,8 +213,8 @@ def _check_redesign(student: Callable[[], Any]) -> None:
     effect, first = report.rate("yours", "effect"), report.rate("yours", "valid_first")
     if effect.rate < MIN_EFFECT:
         raise CheckFailed(
-            f"The intended effect (right time, party size and seating) was reached in {effect} "
-            f"of {n} episodes; at least {MIN_EFFECT:.0%} is needed.",
+            f"The intended effect (right restaurant, time, party size and seating) was reached in "
+            f"{effect} of {n} episodes; at least {MIN_EFFECT:.0%} is needed.",
             expected=Described(f">= {MIN_EFFECT:.0%}"),
             got=Described(str(effect)),
             hint=_example(report, "effect", registry),

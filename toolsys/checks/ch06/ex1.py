@@ -98,7 +98,17 @@ def _canonical(messages: Any, what: str) -> list[tuple[Any, ...]]:
         hint=hint,
     )
     shaped = []
-    for message in messages:
+    for index, message in enumerate(messages):
+        if message.get("role") == "assistant" and message.get("tool_calls", None) == []:
+            raise CheckFailed(
+                f'{what}: message {index} is an assistant turn with "tool_calls": [], an '
+                "empty array, which the API refuses when the conversation is sent again "
+                "(tool_calls needs at least one call).",
+                expected=Described("no tool_calls key on a turn without calls"),
+                got=message,
+                hint="Add tool_calls only when the turn has calls: `if message.tool_calls: "
+                "assistant['tool_calls'] = [call.model_dump() for call in message.tool_calls]`.",
+            )
         calls = [
             (
                 c.get("id"),
@@ -214,7 +224,7 @@ def _check_agent_loop(student: Any) -> None:
                 hint="Stop after the first text answer, and never make more than max_steps "
                 "requests: the loop's bound is what stops a model that never stops calling.",
             )
-        _expect_requests(model.requests, registry, prompt, label)
+        _expect_requests(model.requests, registry, prompt, label, model.name)
         expect_equal(
             sorted(ran),
             sorted(should_run),
@@ -225,11 +235,27 @@ def _check_agent_loop(student: Any) -> None:
         _compare(got, expected, label)
 
 
-def _expect_requests(requests: list[dict], registry: Any, prompt: str, label: str) -> None:
-    """Each request sends the conversation from the prompt on, and the tools."""
+def _expect_requests(
+    requests: list[dict], registry: Any, prompt: str, label: str, own: str
+) -> None:
+    """Each request names the configured model (or the client's `own`, which run_agent sends)
+    and sends the conversation from the prompt on, and the tools."""
+    from toolsys import models
+
     names = registry.names()
     for number, request in enumerate(requests, start=1):
         where = f"request {number} for {label}"
+        model = request.get("model")
+        if model not in (models.default_model(), own):
+            raise CheckFailed(
+                f"{where.capitalize()} asked for the model {model!r}, not the one the course is "
+                "configured for.",
+                expected=models.default_model(),
+                got=model,
+                hint="Send model=models.default_model() (offline, or the endpoint's own): a "
+                "name written in the code sends the request to another model, or to one the "
+                "endpoint does not have.",
+            )
         sent = [t.get("function", {}).get("name") for t in request.get("tools") or []]
         expect_equal(
             sent,
@@ -288,5 +314,7 @@ def _compare(got: list[tuple[Any, ...]], expected: list[tuple[Any, ...]], label:
                 if waited
                 else "The content is result.to_message(), the envelope the model reads.",
             )
-        if mine[0] == "assistant" and mine[1] != theirs[1]:
+        # a turn of calls without text: None as the model sent it, or "" (the API takes both)
+        silent = mine[2] and theirs[1] is None and type(mine[1]) is str and not mine[1]
+        if mine[0] == "assistant" and mine[1] != theirs[1] and not silent:
             expect_equal(mine[1], theirs[1], what=f"the content of message {index} for {label}")

@@ -10,7 +10,7 @@ import json
 import re
 from typing import Any
 
-from toolsys.checks import CheckFailed, Described, call_student, exercise, expect_equal, expect_true
+from toolsys.checks import CheckFailed, Described, call_student, exercise, expect_true
 
 
 def _fit_result_reference() -> Any:
@@ -21,6 +21,12 @@ def _fit_result_reference() -> Any:
 
 def _numbers(text: str) -> set[int]:
     return {int(n.replace(",", "")) for n in re.findall(r"\d[\d,]*\d|\d", text)}
+
+
+def _greek(n: int) -> str:
+    """`n` characters of a Greek weather report: two UTF-8 bytes to most of them."""
+    report = "Αθήνα: 18 °C, ηλιοφάνεια. Θεσσαλονίκη: 12 °C, συννεφιά. "
+    return (report * (n // len(report) + 1))[:n]
 
 
 def _big_logs(n: int) -> list[str]:
@@ -59,17 +65,24 @@ def _check_fit_result(student: Any) -> None:
             )
         return got
 
+    def fits(result: ToolResult, label: str) -> None:
+        got = fit(result, 1000, label)
+        if got.to_message() != result.to_message():
+            size = len(result.to_message())
+            raise CheckFailed(
+                f"fit_result({label}, 1000) changed a result whose message is {size:,} "
+                "characters, within the budget of 1,000.",
+                expected=result.to_message(),
+                got=got.to_message(),
+                hint="A result whose message has at most max_chars characters is returned "
+                "unchanged: count the characters of result.to_message() (not its UTF-8 bytes: "
+                "'α' is 1 character, 2 bytes), and compare with <=.",
+            )
+
     small = ToolResult.success({"lines": ["12:00 ok"]})
     filler = "x" * (1000 - len(ToolResult.success("").to_message()))
-    exact = ToolResult.success(filler)
-    for label, result in (("a small result", small), ("a result of exactly 1000", exact)):
-        got = fit(result, 1000, label)
-        expect_equal(
-            got.to_message(),
-            result.to_message(),
-            what=f"fit_result({label}, 1000).to_message()",
-            hint="A result whose message has at most max_chars characters is returned unchanged.",
-        )
+    fits(small, "a small result")
+    fits(ToolResult.success(filler), "a result of exactly 1000")
     escaped = ToolResult.success('"\n' * 600)  # 1,200 characters, ~2,400 once JSON-escaped
     over = ToolResult.success(filler + "yy")  # its message is 1,002 characters
     cases = [
@@ -79,6 +92,11 @@ def _check_fit_result(student: Any) -> None:
     ]
     for label, result, budget in cases:
         _check_too_large(fit(result, budget, label), result, budget, label)
+    # characters, not bytes: 1,000 characters of Greek weather are about 1,800 UTF-8 bytes
+    fits(ToolResult.success(_greek(len(filler))), "a result of exactly 1000 characters in Greek")
+    label = "a result in Greek 500 characters over"
+    greek = ToolResult.success(_greek(2500 - len(ToolResult.success("").to_message())))
+    _check_too_large(fit(greek, 2000, label), greek, 2000, label)
     _check_in_a_run(student)
 
 
@@ -141,8 +159,10 @@ def _expect_longest(got: Any, original: str, preview: str, budget: int, what: st
         return
     longer = original[: len(kept) + 1] + preview[len(kept) :]
     error = replace(got.error, details={**got.error.details, "preview": longer})
-    size = len(replace(got, error=error).to_message())
+    message = replace(got, error=error).to_message()
+    size = len(message)
     if size <= budget:
+        in_bytes = len(got.to_message().encode()) <= budget < len(message.encode())
         raise CheckFailed(
             f"{what}: the preview keeps {len(kept):,} characters of the original, but one more "
             f"still fits ({size:,} of {budget:,}): the preview must be as long as it can be.",
@@ -150,7 +170,10 @@ def _expect_longest(got: Any, original: str, preview: str, budget: int, what: st
                 f"a preview whose next character would take the message over {budget:,}"
             ),
             got=Described(f"a message of {len(got.to_message()):,} characters"),
-            hint="Shorten the preview only while the message is over the budget (compare with "
+            hint="The budget counts characters, len(text), not UTF-8 bytes: this preview is "
+            "as long as fits in bytes ('…' or 'α' is 1 character, 2 or 3 bytes)."
+            if in_bytes
+            else "Shorten the preview only while the message is over the budget (compare with "
             ">, not >=), by at most half of what is over: an escaped character takes 2.",
         )
 

@@ -73,7 +73,8 @@ def _transcripts() -> list[tuple[str, Any]]:
         text("Billing is in maintenance; Lima is unknown."),
     ]
     # A conversation continued from messages written by hand (as in exercise 0.1): one tool
-    # message is plain text, one is JSON that is not an object, one a failure after both.
+    # message is plain text, one is JSON that is not an object, one a failure after both, and
+    # one a JSON object that is no envelope.
     earlier: list[dict[str, Any]] = [
         {"role": "user", "content": "Weather in Paris, a number, and Lima?"},
         {
@@ -86,6 +87,7 @@ def _transcripts() -> list[tuple[str, Any]]:
                         ("get_weather", '{"city": "Paris"}'),
                         ("read_status", '{"service": "count"}'),
                         ("get_weather", '{"city": "Lima"}'),
+                        ("get_weather", '{"city": "Oslo"}'),
                     ]
                 )
             ],
@@ -97,9 +99,12 @@ def _transcripts() -> list[tuple[str, Any]]:
             "tool_call_id": "call_2",
             "content": '{"ok": false, "error": {"code": "CITY_NOT_FOUND", "message": "No Lima."}}',
         },
+        # an object without "ok" (nor ok: false): no failure, though "ok" is missing
+        {"role": "tool", "tool_call_id": "call_3", "content": '{"temperature": 8, "error": null}'},
     ]
     continued = run_agent(ScriptedModel([text("Sunny in Paris.")]).client(), registry, earlier)
     return [
+        ("a run paused for approval", _paused()),
         ("an imperfect run with a system prompt", imperfect),
         ("a conversation continued from hand-written messages", continued),
         ("a scripted run", run_agent(ScriptedModel(script).client(), registry, "Billing? Lima?")),
@@ -109,6 +114,42 @@ def _transcripts() -> list[tuple[str, Any]]:
             run_agent(ScriptedModel([]).client(), registry, "Anyone there?"),
         ),
     ]
+
+
+def _paused() -> Any:
+    """A run stopped before its turn's tool messages: two calls carried, none answered yet (the
+    one that ran waits in `transcript.paused`), and every content shorter than "None"."""
+    from toolsys import Registry
+    from toolsys.governance import Policy
+    from toolsys.loop import run_agent
+    from toolsys.models import ScriptedModel, calls
+    from toolsys.spec import Category
+
+    registry = Registry(layers=[Policy()])
+
+    @registry.tool
+    def lookup(order_id: str) -> dict:
+        """Look an order up.
+
+        Args:
+            order_id: The order's id.
+        """
+        return {"order_id": order_id, "total": 40}
+
+    @registry.tool(category=Category.WRITE)
+    def refund(order_id: str, amount: float) -> dict:
+        """Refund an order.
+
+        Args:
+            order_id: The order's id.
+            amount: How much to refund.
+        """
+        return {"refunded": amount}
+
+    script = [calls(("lookup", {"order_id": "A1"}), ("refund", {"order_id": "A1", "amount": 20}))]
+    transcript = run_agent(ScriptedModel(script).client(), registry, "?")
+    assert transcript.status == "awaiting_approval", transcript.status
+    return transcript
 
 
 @exercise(
@@ -148,9 +189,11 @@ _SUMMARY_HINTS = {
     "messages": "Count the messages of the conversation, not the events of the run.",
     "tokens": "total_tokens of transcript.usage; None when usage is None.",
     "failed_calls": "json.loads the tool message's content and test envelope.get('ok') is False; "
-    "a content that is not JSON, or JSON that is not an object, is no failure: skip it and go "
-    "on with the next message.",
+    'a content that is not JSON, JSON that is not an object, or an object without "ok": false '
+    "is no failure: skip it and go on with the next message.",
     "largest_message": "len(message.get('content') or '') over all messages: characters of "
-    "the content only.",
+    "the content only; a None content counts 0, not len(str(None)).",
+    "tool_calls": "Add up len(message['tool_calls']) over the assistant messages: a run can "
+    "stop before every call has its tool message (here: paused for approval).",
     "by_role": "Count every role that occurs, the system message too.",
 }
