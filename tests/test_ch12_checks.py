@@ -145,7 +145,35 @@ def _check_then_write(
 def test_a_tool_that_checks_and_writes_in_two_transactions_is_rejected() -> None:
     # Issue 27: the reships table has no UNIQUE constraint; only one transaction keeps "once".
     text = verdict("12.2", _check_then_write).text()
-    assert "at the same time left 2 reships row(s)" in text
+    assert "at the same time left 2 reships row(s); they answered sent again and sent again" in text
+    assert "None" not in text
+
+
+def test_a_tool_that_looks_for_a_reship_before_the_row_filter_is_rejected() -> None:
+    # adv2: another customer's reshipped order answered ORDER_ALREADY_RESHIPPED, so a probe
+    # learned that it exists and was sent again.
+    def reship_order(
+        shop: Annotated[Shop, Depends("shop")],
+        ctx: Context,
+        order_id: OrderId,
+        reason: Literal["broken", "lost"],
+    ) -> dict[str, object]:
+        """Ship a replacement parcel for a delivered order, once."""
+        with shop.transaction() as conn:
+            if conn.execute("SELECT 1 FROM reships WHERE order_id = ?", (order_id,)).fetchone():
+                raise ToolError("ORDER_ALREADY_RESHIPPED", f"Order {order_id} was sent again.")
+            order = order_row(conn, order_id, ctx)
+            if order["status"] != "delivered":
+                raise ToolError("ORDER_NOT_DELIVERED", f"Order {order_id} is not delivered.")
+            reship_id = conn.execute(
+                "INSERT INTO reships (order_id, reason) VALUES (?, ?)", (order_id, reason)
+            ).lastrowid
+        return {"reship_id": reship_id, "order_id": order_id, "reason": reason}
+
+    text = verdict("12.2", reship_order).text()
+    assert "reship_order('ORD-1004', 'lost') by C003, after an earlier call for ORD-1004" in text
+    assert "refused with ORDER_ALREADY_RESHIPPED; it should be refused with ORDER_NOT_FOUND" in text
+    assert "before any other look-up" in text
 
 
 def test_a_tool_the_registry_cannot_register_is_rejected() -> None:
