@@ -221,6 +221,29 @@ _CHECK = """    for name in names:
             "import nothing",
         ),
         ([swap("    return names\n", "    return list(registry)\n")], "returns those new names"),
+        (
+            [
+                swap(
+                    _LOOP,
+                    """    for name, tool in zip(names, listing, strict=True):
+        def call(name=tool["name"], **arguments):
+            return call_remote(name, arguments)
+
+        registry[name] = call
+""",
+                )
+            ],
+            "called the server's 'Zoë' (the value of its own argument), not 'create_user'",
+        ),
+        (
+            [
+                swap(
+                    "call_remote(remote_name, arguments)",
+                    "call_remote(remote_name, arguments or None)",
+                )
+            ],
+            "sent None as the arguments; a call without arguments sends {}",
+        ),
     ],
     ids=[
         "late-binding",
@@ -231,6 +254,8 @@ _CHECK = """    for name in names:
         "overwrites",
         "half-import",
         "returns-all-names",
+        "default-argument-binding",
+        "none-for-no-arguments",
     ],
 )
 def test_a_wrong_prefix_import_is_rejected(changes: list[Any], words: str) -> None:
