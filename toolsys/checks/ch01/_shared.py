@@ -85,6 +85,7 @@ _CALLS: list[tuple[str, Any, Any]] = [
     ("today", "", "2025-01-15"),
     ("today", "{}", "2025-01-15"),
     ("divide", {"a": 1, "b": 4}, 0.25),
+    ("divide", '{"b": 4, "a": 1}', 0.25),  # keys in another order than the parameters
 ]
 
 
