@@ -109,6 +109,11 @@ _FAILED = "f'Tool {name!r} failed: {type(exc).__name__}: {exc}'"
         (swap("f'{exc.msg} at position {exc.pos}'", "f'{exc.msg} at column {exc.colno}'"), "'14'"),
         (swap(_FAILED, "f'Tool {name!r} failed: {exc}'"), "'ZeroDivisionError'"),
         (swap("json.loads(arguments_json or '{}')", "json.loads(arguments_json)"), "'ping', ''"),
+        # adv2: valid JSON that reads as false (null, [], 0, false) became {} and ran the tool
+        (
+            swap("json.loads(arguments_json or '{}')", "json.loads(arguments_json or '{}') or {}"),
+            "safe_execute(functions, 'ping', 'null') should fail with code INVALID_ARGUMENTS",
+        ),
         # the tool runs twice: once to see whether it raises, once for the envelope
         (
             swap(
@@ -126,6 +131,7 @@ _FAILED = "f'Tool {name!r} failed: {type(exc).__name__}: {exc}'"
         "column",
         "no-type",
         "empty",
+        "falsy-json-as-empty",
         "runs-twice",
     ],
 )
