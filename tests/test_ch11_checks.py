@@ -73,6 +73,26 @@ def test_a_wrong_agreement_test_is_rejected(changes: list[Any], words: str | Non
         assert words in result.text()
 
 
+def test_an_agreement_test_that_empties_the_sample_is_rejected() -> None:
+    # adv2: sample.pop(field) built each case by emptying the caller's sample.
+    solution = answer("11.1")
+
+    def popping(tool, sample):
+        solution(tool, dict(sample))
+        for field in tool.parameters.get("required", []):
+            sample.pop(field, None)
+
+    text = verdict("11.1", popping).text()
+    assert "changed the sample it was given: the caller's dict is now {'limit': 3}" in text
+    assert "sample.pop(field)" in text
+
+
+def test_an_extra_property_that_the_schema_declares_is_named_in_the_hint() -> None:
+    # adv2: the "extra" was `limit`; the hint spoke only of leaving out optional fields.
+    declared = answer("11.1", swap('{**sample, "not_a_parameter": 1}', '{**sample, "limit": 1}'))
+    assert "a name the schema does not declare" in verdict("11.1", declared).text()
+
+
 def test_an_agreement_test_that_never_fails_is_rejected() -> None:
     def lenient(tool, sample):
         return None
