@@ -319,7 +319,8 @@ def test_a_selection_score_that_judges_empty_arguments_is_rejected() -> None:
             if (wanted := case.get("arguments")) is not None
         ]
         return {
-            "top1": sum(bool(m) and m[0][0] == c["tool"] for c, m in zip(cases, made)) / len(cases),
+            "top1": sum(bool(m) and m[0][0] == c["tool"] for c, m in zip(cases, made, strict=True))
+            / len(cases),
             "arguments": sum(judged) / len(judged) if judged else None,
             "calls_per_task": sum(map(len, made)) / len(cases),
         }
