@@ -271,3 +271,11 @@ def test_content_that_claims_to_equal_the_text_does_not_pass() -> None:
         return {"role": "tool", "tool_call_id": tool_call.id, "content": content}
 
     assert "Same (a subclass of str)" in verdict("0.1", liar).message
+
+
+def test_a_parser_that_iterates_none_is_told_about_text_answers() -> None:
+    # adv2: the hint spoke of json.loads, which the answer wrapped already.
+    wrong = answer("0.2", swap("message.tool_calls or []", "message.tool_calls"))
+    text = verdict("0.2", wrong).text()
+    assert "'NoneType' object is not iterable" in text
+    assert "`message.tool_calls or []`" in text

@@ -52,7 +52,7 @@ def _every_hint_believed(tree: ast.Module) -> None:
         ),
         (
             [swap(_FAILURE, _FAILURE.replace("'isError': True", "'isError': False"))],
-            "Raising instead",
+            "isError, a bool: True here (the call failed)",
         ),
         ([swap(_TEXT, 'text = error["message"]')], "Raising instead"),
         ([swap(_TEXT, 'text = error["message"] + " " + error.get("suggestion", "")')], "trailing"),
@@ -85,7 +85,8 @@ def _every_hint_believed(tree: ast.Module) -> None:
                     'return {"content": [{"type": "text", "text": text}]}',
                 )
             ],
-            "JSON text",
+            # adv2: the hint spoke of json.dumps, which the answer did
+            "a success says isError False too",
         ),
     ],
     ids=[

@@ -119,4 +119,27 @@ def _check_to_call_result(student: Callable[..., Any]) -> None:
             hint=_RESULT_WHY[why],
         )
         expect_plain(got, what=what, shape=_RESULT_SHAPE, hint=_RESULT_WHY[why])
-        expect_equal(got, to_call_result(envelope), what=what, hint=_RESULT_WHY[why])
+        expected = to_call_result(envelope)
+        expect_equal(got, expected, what=what, hint=_result_hint(got, expected, why))
+
+
+def _result_hint(got: Any, expected: dict[str, Any], why: str) -> str:
+    """The case's hint, unless the difference is elsewhere: isError, or _meta on a success."""
+    if type(got) is dict:
+        if got.get("isError", None) is not expected["isError"]:
+            flag = expected["isError"]
+            return (
+                f"Every result says isError, a bool: {flag} here ("
+                + (
+                    "the call failed"
+                    if flag
+                    else "a success says isError False too, not only a failure True"
+                )
+                + "). The host reads that flag, not the text, to tell a failure."
+            )
+        if "_meta" in got and "_meta" not in expected:
+            return (
+                "Only a failure carries _meta['toolsys/error']; a success has content and "
+                "isError only."
+            )
+    return _RESULT_WHY[why]
