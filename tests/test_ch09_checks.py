@@ -465,3 +465,18 @@ def test_a_ranking_that_counts_a_term_once_per_document_is_told_about_tf() -> No
     # adv2: tf as 0 or 1 got the hint about idf.
     wrong = answer("9.3", swap("terms.count(term)", "min(1, terms.count(term))"))
     assert "tf is how many times the term appears" in verdict("9.3", wrong).text()
+
+
+def test_a_condition_without_a_docstring_is_rejected() -> None:
+    # adv2: a lambda passed; the composite's description then said "its condition holds".
+    def refund_or_escalate(registry):
+        return when(
+            "refund_or_escalate",
+            lambda arguments: arguments["amount"] <= 100,
+            then=registry.get("refund"),
+            otherwise=registry.get("escalate"),
+        )
+
+    text = verdict("9.1", refund_or_escalate).text()
+    assert "'Runs refund when its condition holds, else escalate.'" in text
+    assert "from the condition's docstring" in text

@@ -56,9 +56,7 @@ _BAD_ARGUMENTS = [
 ]
 
 
-def _parse(
-    student: Any, message: Any, what: str, hint: str = _NEVER_RAISE
-) -> list[dict[str, Any]]:
+def _parse(student: Any, message: Any, what: str, hint: str = _NEVER_RAISE) -> list[dict[str, Any]]:
     """The student's parse of `message`, checked to be a list of dicts with the four keys."""
     got = call_student(student, message, what=what, returns=_CALL_SHAPE, hint=hint)
     expect_plain(got, what=what, shape=_CALL_SHAPE)

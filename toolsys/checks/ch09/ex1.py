@@ -177,3 +177,16 @@ def _check_refund_or_escalate(student: Callable[..., Any]) -> None:
         hint="The category comes from the children (the highest of theirs), not from a constant "
         "of yours. " + _HAND_CHAINED,
     )
+    if "its condition holds" in str(built.description):
+        raise CheckFailed(
+            f"The composite's description is {built.description!r}: it does not say when it "
+            "refunds, and the model picks the tool by those words.",
+            expected=Described(
+                "a description naming the rule, e.g. 'Runs refund when the amount "
+                "is at most 100, else escalate.'"
+            ),
+            got=built.description,
+            hint="when() writes the description from the condition's docstring: give the named "
+            'condition one, def small(arguments): """the amount is at most 100""" (a '
+            "lambda has none).",
+        )
