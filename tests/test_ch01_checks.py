@@ -378,3 +378,27 @@ def test_a_result_that_claims_to_equal_everything_does_not_pass_1_1() -> None:
 
 def test_a_message_that_claims_to_contain_everything_does_not_pass_1_3() -> None:
     assert "YesStr (a subclass of str)" in verdict("1.3", lambda *a: YesStr("Error:")).message
+
+
+def test_a_dispatcher_that_ignores_the_letter_case_of_names_is_rejected() -> None:
+    # adv2: a lower-cased table found 'Shout' for 'shout'.
+    def dispatch(table, name, arguments=None):
+        lowered = {key.lower(): fn for key, fn in table.items()}
+        if name.lower() not in lowered:
+            raise KeyError(f"unknown tool {name!r}")
+        return answer("1.1")({name: lowered[name.lower()]}, name, arguments)
+
+    assert "Tool names are exact: 'Shout' is not 'shout'" in verdict("1.1", dispatch).text()
+
+
+def test_a_dispatcher_that_strips_the_arguments_is_rejected() -> None:
+    # adv2: every string argument stripped before the call.
+    def dispatch(table, name, arguments=None):
+        if isinstance(arguments, str):
+            arguments = json.loads(arguments) if arguments.strip() else {}
+        arguments = {
+            k: v.strip() if isinstance(v, str) else v for k, v in (arguments or {}).items()
+        }
+        return answer("1.1")(table, name, arguments)
+
+    assert "exactly as they came (no strip" in verdict("1.1", dispatch).text()

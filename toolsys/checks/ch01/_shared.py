@@ -77,6 +77,7 @@ def _noting_table() -> tuple[dict[str, Callable[..., Any]], list[str]]:
 # name, arguments, what the tool returns
 _CALLS: list[tuple[str, Any, Any]] = [
     ("shout", {"text": "hello"}, "HELLO!"),
+    ("shout", {"text": "  hello there "}, "  HELLO THERE !"),  # the arguments as they came
     ("count_words", '{"text": "one two three"}', 3),
     ("word_stats", {"text": "a bb ccc"}, {"words": 3, "longest": "ccc"}),
     ("is_palindrome", '{"text": "level"}', True),

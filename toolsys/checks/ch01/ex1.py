@@ -64,11 +64,15 @@ def _check_dispatch(student: Any) -> None:
     for name, arguments, expected in _CALLS:
         got = student(table, name, arguments)
         swapped = got != expected and _positional(table[name], _decode(arguments)) == got
+        spaced = any(type(v) is str and v != v.strip() for v in _decode(arguments).values())
         expect_equal(
             got,
             expected,
             what=f"dispatch(table, {name!r}, {arguments!r})",
-            hint=_dispatch_hint(got, expected, swapped),
+            hint="Pass the arguments on exactly as they came (no strip or other clean-up): the "
+            "tool decides what its text means."
+            if spaced and got != expected
+            else _dispatch_hint(got, expected, swapped),
         )
     expect_equal(
         sorted(table),
@@ -97,6 +101,17 @@ def _check_dispatch(student: Any) -> None:
         match="launch_rocket",
         hint="For an unknown name, raise KeyError with a message that names it (exercise 1.3 "
         "turns this into an answer for the model).",
+    )
+    expect_raises(
+        KeyError,
+        student,
+        table,
+        "Shout",
+        {"text": "hi"},
+        what="dispatch(table, 'Shout', {'text': 'hi'})",
+        match="Shout",
+        hint="Tool names are exact: 'Shout' is not 'shout' (the model must send the name it was "
+        "given). Look the name up as it is, table[name], and raise KeyError when it is absent.",
     )
     _expect_own_key_error(student, table)
 
