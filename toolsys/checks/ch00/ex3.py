@@ -86,7 +86,8 @@ def _expect_example_fits(where: str, name: str, schema: dict[str, Any]) -> None:
     """The schema accepts a value the docstring describes (a format or a bound that refuses
     it would make the model send something else)."""
     value, refused = _EXAMPLES[name], None
-    shape = _FORMATS.get(schema.get("format")) if isinstance(value, str) else None
+    kind = schema.get("format")
+    shape = _FORMATS.get(kind) if isinstance(value, str) and isinstance(kind, str) else None
     if shape is not None and not re.fullmatch(shape, value):
         refused = f"'format': {schema['format']!r}"
     pattern = schema.get("pattern")
