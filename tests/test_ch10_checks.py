@@ -352,3 +352,16 @@ def test_a_result_that_sorts_the_value_keys_is_rejected() -> None:
 def test_a_result_that_needs_a_suggestion_key_is_rejected() -> None:
     needs = answer("10.1", swap("error.get('suggestion', '')", "error['suggestion']"))
     assert "raised KeyError" in verdict("10.1", needs).text()
+
+
+def test_a_result_that_writes_a_none_suggestion_is_rejected() -> None:
+    # A suggestion of None is no suggestion: the text is the message alone, without "None".
+    wrong = answer(
+        "10.1",
+        swap(
+            _TEXT,
+            'text = error["message"] + (" " + str(error["suggestion"]) '
+            'if "suggestion" in error and error["suggestion"] != "" else "")',
+        ),
+    )
+    assert "or None: error.get('suggestion') or ''" in verdict("10.1", wrong).text()

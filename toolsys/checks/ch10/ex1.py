@@ -72,8 +72,8 @@ _RESULT_WHY = {
     "JSON-RPC protocol error, and the model never sees why the call failed.",
     "details": "Pass the error on whole (details included) under _meta['toolsys/error']: a "
     "toolsys client restores the envelope from it.",
-    "silent": "With an empty suggestion (or none at all: error.get('suggestion', '')) the text is "
-    "the message alone, without a trailing space.",
+    "silent": "With an empty suggestion (or none at all, or None: error.get('suggestion') or '') "
+    "the text is the message alone, without a trailing space or a 'None'.",
     "order": "The text is json.dumps(value, ensure_ascii=False) as it is: the value's keys in "
     "their own order (no sort_keys).",
 }
@@ -89,6 +89,13 @@ _RESULT_CASES: list[tuple[dict[str, Any], str]] = [
     (_BAD_ARGS, "details"),
     (_SILENT, "silent"),
     (_UNSAID, "silent"),
+    (
+        {
+            "ok": False,
+            "error": {"code": "LOCKED", "message": "Order ORD-7 is locked.", "suggestion": None},
+        },
+        "silent",
+    ),
     ({"ok": True, "value": {"status": "shipped", "id": "ORD-42"}}, "order"),
 ]
 _RESULT_SHAPE = "a dict with keys content and isError (and _meta for a failure)"
