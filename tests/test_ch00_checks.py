@@ -271,3 +271,37 @@ def test_content_that_claims_to_equal_the_text_does_not_pass() -> None:
         return {"role": "tool", "tool_call_id": tool_call.id, "content": content}
 
     assert "Same (a subclass of str)" in verdict("0.1", liar).message
+
+
+def test_a_parser_that_iterates_none_is_told_about_text_answers() -> None:
+    # adv2: the hint spoke of json.loads, which the answer wrapped already.
+    wrong = answer("0.2", swap("message.tool_calls or []", "message.tool_calls"))
+    text = verdict("0.2", wrong).text()
+    assert "'NoneType' object is not iterable" in text
+    assert "`message.tool_calls or []`" in text
+
+
+def _book_table_with(change: Callable[[dict[str, Any]], None]) -> Callable[[], dict[str, Any]]:
+    definition = answer("0.3")()
+    change(definition["function"]["parameters"]["properties"])
+    return lambda: definition
+
+
+def test_a_description_that_only_repeats_the_name_is_rejected() -> None:
+    # adv2: "people" described as "people" passed.
+    wrong = _book_table_with(lambda p: p["people"].update(description="people"))
+    assert "which only repeats the parameter's name" in verdict("0.3", wrong).text()
+
+
+def test_a_format_that_refuses_the_documented_value_is_rejected() -> None:
+    # adv2: time as a "date-time" passed, though the function takes "19:30".
+    wrong = _book_table_with(lambda p: p["time"].update(format="date-time"))
+    assert "refuses '19:30'" in verdict("0.3", wrong).text()
+
+
+def test_a_pattern_and_a_minimum_that_fit_the_values_pass() -> None:
+    def fits(properties: dict[str, Any]) -> None:
+        properties["time"]["pattern"] = "^[0-2][0-9]:[0-5][0-9]$"
+        properties["people"]["minimum"] = 1
+
+    verdict("0.3", _book_table_with(fits), Status.PASSED)

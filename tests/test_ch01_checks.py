@@ -73,6 +73,31 @@ def test_a_dispatcher_that_calls_the_tool_twice_is_rejected() -> None:
     assert "notes filed by one" in result.message and "twice" in (result.hint or "")
 
 
+def test_a_dispatcher_that_passes_the_values_in_their_order_is_rejected() -> None:
+    # adv2: fn(*arguments.values()) works only when the model sends the keys in the function's
+    # order; '{"b": 4, "a": 1}' for divide(a, b) divided 4 by 1.
+    wrong = answer("1.1", swap("table[name](**arguments)", "table[name](*arguments.values())"))
+    text = verdict("1.1", wrong).text()
+    assert """dispatch(table, 'divide', '{"b": 4, "a": 1}') returned a wrong value""" in text
+    assert "fn(**arguments), not fn(*arguments.values())" in text
+
+
+def test_a_dispatcher_that_calls_a_key_error_an_unknown_tool_is_rejected() -> None:
+    # adv2: try/except KeyError around the call reported a KeyError raised inside a known tool
+    # as an unknown tool.
+    def dispatch(table, name, arguments=None):
+        if isinstance(arguments, str):
+            arguments = json.loads(arguments) if arguments.strip() else None
+        try:
+            return table[name](**(arguments or {}))
+        except KeyError:
+            raise KeyError(f"unknown tool {name!r}") from None
+
+    text = verdict("1.1", dispatch).text()
+    assert "dispatch(table, 'colour_code', {'colour': 'blue'}) reported \"unknown tool" in text
+    assert "colour_code's own KeyError" in text
+
+
 def _dispatch_with_get(table, name, arguments=None):
     tool = table.get(name)
     if tool is None:
@@ -263,6 +288,36 @@ def test_a_wrong_safe_dispatch_is_rejected(wrong: Any, words: str) -> None:
     assert words in verdict("1.3", wrong).text()
 
 
+def test_safe_dispatch_that_dumps_the_result_outside_its_try_is_rejected() -> None:
+    # adv2 (and the solution itself before): a tool returning a set made json.dumps raise,
+    # although safe_dispatch never raises.
+    def outside(table, name, arguments=None):
+        if name not in table:
+            return f"Error: unknown tool {name!r}. Available tools: {', '.join(table)}."
+        try:
+            if isinstance(arguments, str):
+                arguments = json.loads(arguments) if arguments.strip() else None
+            value = table[name](**(arguments or {}))
+        except json.JSONDecodeError as exc:
+            return f"Error: the arguments for {name!r} are not valid JSON ({exc.msg})."
+        except Exception as exc:
+            return f"Error: tool {name!r} failed with {type(exc).__name__}: {exc}"
+        return value if isinstance(value, str) else json.dumps(value)
+
+    text = verdict("1.3", outside).text()
+    assert "safe_dispatch(table, 'tags', None) (a tool that returns a set) raised TypeError" in text
+    assert "json.dumps of its result" in text
+
+
+def test_safe_dispatch_that_writes_a_set_as_text_passes() -> None:
+    def safe_dispatch(table, name, arguments=None):
+        if name == "tags":
+            return json.dumps(table[name](), default=sorted)
+        return answer("1.3")(table, name, arguments)
+
+    verdict("1.3", safe_dispatch, Status.PASSED)
+
+
 def test_safe_dispatch_with_a_traceback_is_rejected() -> None:
     wrong = answer(
         "1.3",
@@ -301,11 +356,11 @@ def _safe_dispatch_with_one_try(table, name, arguments=None):
     try:
         decoded = json.loads(arguments) if isinstance(arguments, str) and arguments else arguments
         value = table[name](**(decoded or {}))
+        return value if type(value) is str else json.dumps(value, indent=1)
     except json.JSONDecodeError as exc:
         return f"Error: {name} got arguments that are not JSON: {exc}"
     except Exception as exc:
         return f"Error: {name} raised {exc.__class__.__name__} ({exc})"
-    return value if type(value) is str else json.dumps(value, indent=1)
 
 
 def test_a_correct_safe_dispatch_written_differently_passes() -> None:
@@ -323,3 +378,27 @@ def test_a_result_that_claims_to_equal_everything_does_not_pass_1_1() -> None:
 
 def test_a_message_that_claims_to_contain_everything_does_not_pass_1_3() -> None:
     assert "YesStr (a subclass of str)" in verdict("1.3", lambda *a: YesStr("Error:")).message
+
+
+def test_a_dispatcher_that_ignores_the_letter_case_of_names_is_rejected() -> None:
+    # adv2: a lower-cased table found 'Shout' for 'shout'.
+    def dispatch(table, name, arguments=None):
+        lowered = {key.lower(): fn for key, fn in table.items()}
+        if name.lower() not in lowered:
+            raise KeyError(f"unknown tool {name!r}")
+        return answer("1.1")({name: lowered[name.lower()]}, name, arguments)
+
+    assert "Tool names are exact: 'Shout' is not 'shout'" in verdict("1.1", dispatch).text()
+
+
+def test_a_dispatcher_that_strips_the_arguments_is_rejected() -> None:
+    # adv2: every string argument stripped before the call.
+    def dispatch(table, name, arguments=None):
+        if isinstance(arguments, str):
+            arguments = json.loads(arguments) if arguments.strip() else {}
+        arguments = {
+            k: v.strip() if isinstance(v, str) else v for k, v in (arguments or {}).items()
+        }
+        return answer("1.1")(table, name, arguments)
+
+    assert "exactly as they came (no strip" in verdict("1.1", dispatch).text()

@@ -132,6 +132,22 @@ class _ListRegistry:
         return [name for name, _ in self._entries]
 
 
+def test_a_registry_that_drops_every_dash_and_underscore_is_rejected() -> None:
+    # adv2: 'getweather' was refused as a collision with 'get_weather'.
+    def strip_all(self, name, fn):
+        key = name.lower().replace("-", "").replace("_", "")
+        for known in self._tools:
+            if known.lower().replace("-", "").replace("_", "") == key:
+                raise ValueError(f"{name!r} collides with {known!r}; choose another name.")
+        self._tools[name] = fn
+        self._normalized[self.normalize(name)] = name
+
+    registry = answer("2.1")
+    wrong = type("StripAll", (registry,), {"register": strip_all})
+    text = verdict("2.1", wrong).text()
+    assert "register('getweather', ...) raised ValueError" in text
+
+
 def test_a_correct_registry_written_differently_passes() -> None:
     verdict("2.1", _ListRegistry, Status.PASSED)
 
@@ -152,8 +168,21 @@ def test_a_correct_registry_written_differently_passes() -> None:
         ),
         ([swap("tag is None or tag in tool.tags", "True")], "tag='orders'"),
         ([swap("tool.name", "tool")], "names (str)"),
+        # adv2: a tag in any letter case, and '' read as "any category"
+        (
+            [swap("tag in tool.tags", "tag.lower() in [t.lower() for t in tool.tags]")],
+            "tag='Orders'",
+        ),
+        ([swap("category is not None", "category")], "list_by_category(registry, '')"),
     ],
-    ids=["tag-substring", "case-sensitive", "ignores-tags", "tools-not-names"],
+    ids=[
+        "tag-substring",
+        "case-sensitive",
+        "ignores-tags",
+        "tools-not-names",
+        "tag-any-case",
+        "empty-category-is-any",
+    ],
 )
 def test_a_wrong_filter_is_rejected(changes: list[Any], words: str) -> None:
     assert words in verdict("2.2", answer("2.2", *changes)).text()

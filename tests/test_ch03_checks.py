@@ -415,3 +415,11 @@ def _strict_with_a_stack(schema: dict[str, Any]) -> dict[str, Any]:
 )
 def test_a_correct_answer_written_differently_passes(exercise_id: str, correct: Any) -> None:
     verdict(exercise_id, correct, Status.PASSED)
+
+
+def test_a_strict_schema_that_keeps_nested_defaults_is_told_about_the_default() -> None:
+    # adv2: a 'default' left in a property got the hint about a second 'null'.
+    wrong = answer("3.3", drop("node.pop('default', None)"))
+    text = verdict("3.3", wrong).text()
+    assert "has an unexpected key 'default'" in text
+    assert "A 'default' is left: remove it from every property" in text

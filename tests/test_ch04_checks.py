@@ -109,6 +109,11 @@ _FAILED = "f'Tool {name!r} failed: {type(exc).__name__}: {exc}'"
         (swap("f'{exc.msg} at position {exc.pos}'", "f'{exc.msg} at column {exc.colno}'"), "'14'"),
         (swap(_FAILED, "f'Tool {name!r} failed: {exc}'"), "'ZeroDivisionError'"),
         (swap("json.loads(arguments_json or '{}')", "json.loads(arguments_json)"), "'ping', ''"),
+        # adv2: valid JSON that reads as false (null, [], 0, false) became {} and ran the tool
+        (
+            swap("json.loads(arguments_json or '{}')", "json.loads(arguments_json or '{}') or {}"),
+            "safe_execute(functions, 'ping', '[]') should fail with code INVALID_ARGUMENTS",
+        ),
         # the tool runs twice: once to see whether it raises, once for the envelope
         (
             swap(
@@ -126,6 +131,7 @@ _FAILED = "f'Tool {name!r} failed: {type(exc).__name__}: {exc}'"
         "column",
         "no-type",
         "empty",
+        "falsy-json-as-empty",
         "runs-twice",
     ],
 )
@@ -386,6 +392,9 @@ _PATH = 'path = re.compile(rf"(?<![\\w.~/:-])/(?:{segment}+/)+{segment}*")'
         (swap(f"len(value) >= 4 and {_WORDS}", "len(value) >= 4"), "alice"),
         # path segments of ASCII letters only
         (swap("segment = ...", "segment = r'[A-Za-z0-9_.~-]'"), "données"),
+        # the values in the set's order: caught whatever the hash seed (the mutation run found
+        # a seed where the one prefix pair came longest first)
+        (swap("sorted(secrets, key=len, reverse=True)", "secrets"), "replace the longest first"),
     ],
     ids=[
         "key-and-token-only",
@@ -398,6 +407,7 @@ _PATH = 'path = re.compile(rf"(?<![\\w.~/:-])/(?:{segment}+/)+{segment}*")'
         "comma-inside-a-path",
         "every-value-secret",
         "ascii-paths",
+        "unsorted-secrets",
     ],
 )
 def test_a_wrong_redact_is_rejected(change: Any, words: str) -> None:

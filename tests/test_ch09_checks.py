@@ -174,7 +174,8 @@ _SORTED = "sorted(scores.items(), key=lambda item: (-item[1], item[0]))"
                 "if True:\n    norm = k1 * (1 - b + b * len(terms) / average)\n"
                 "    scores[name] = scores.get(name, 0.0) + idf * tf * (k1 + 1) / (tf + norm)",
             ),
-            "still counts",
+            # adv2: the hint spoke of idf; the mistake is the documents that match nothing
+            "has none of the query's terms",
         ),
     ],
     ids=[
@@ -213,14 +214,14 @@ _SUGGESTION = "'Call search_tools with a few words describing the task first.'"
             swap(_NOT_LOADED, "name not in core and name not in loaded"),
             "returned TOOL_NOT_LOADED; the registry answers UNKNOWN_TOOL",
         ),
-        (swap(_NOT_LOADED, "False"), "only the order of steps"),
+        (swap(_NOT_LOADED, "False"), "exists but is not loaded yet"),
         (
             swap(
                 _ERROR,
                 f"{{'code': 'TOOL_NOT_LOADED', 'message': {_NOT_LOADED_MESSAGE}, "
                 f"'suggestion': {_SUGGESTION}, 'retryable': False}}",
             ),
-            "only the order of steps",
+            "exists but is not loaded yet",
         ),
         (swap("loaded.append(hit.name)", "None"), "Append each name found"),
         (swap("hit.name not in core and hit.name not in loaded", "True"), "not appended again"),
@@ -252,7 +253,7 @@ def test_a_dispatcher_that_shows_every_tool_is_rejected() -> None:
             return solution(registry, core, loaded, name, arguments)
         return registry.execute(name, arguments).to_dict()
 
-    assert "only the order of steps" in verdict("9.4", everything).text()
+    assert "exists but is not loaded yet" in verdict("9.4", everything).text()
 
 
 # -- defects found by the held-out trial and the mutants (issue 27) ---------------------------
@@ -440,3 +441,42 @@ def test_a_dispatcher_written_another_way_passes() -> None:
 def test_a_ranking_that_stops_at_the_first_unknown_term_is_rejected() -> None:
     stops = answer("9.3", swap("if df == 0:\n    continue", "if df == 0:\n    break"))
     assert "do not stop" in verdict("9.3", stops).text()
+
+
+def test_a_condition_that_returns_an_int_is_told_to_return_a_bool() -> None:
+    # adv2: the hint spoke of passing the arguments on, not of the condition's 1 or 0.
+    wrong = answer(
+        "9.1", swap('arguments["amount"] <= 100', '1 if arguments["amount"] <= 100 else 0')
+    )
+    text = verdict("9.1", wrong).text()
+    assert "It gave int, not True or False" in text
+    assert "The condition must return a bool" in text
+
+
+def test_an_allowed_import_refused_with_value_error_is_not_told_never_to_raise() -> None:
+    # adv2: "raised ValueError ... It must return None, or raise ValueError, never raise."
+    wrong = answer("9.2", swap("len(name) > 64", "len(name) > 63"))
+    text = verdict("9.2", wrong).text()
+    assert "This import is allowed: it should add the tools to target and return None" in text
+    assert "never raise" not in text
+
+
+def test_a_ranking_that_counts_a_term_once_per_document_is_told_about_tf() -> None:
+    # adv2: tf as 0 or 1 got the hint about idf.
+    wrong = answer("9.3", swap("terms.count(term)", "min(1, terms.count(term))"))
+    assert "tf is how many times the term appears" in verdict("9.3", wrong).text()
+
+
+def test_a_condition_without_a_docstring_is_rejected() -> None:
+    # adv2: a lambda passed; the composite's description then said "its condition holds".
+    def refund_or_escalate(registry):
+        return when(
+            "refund_or_escalate",
+            lambda arguments: arguments["amount"] <= 100,
+            then=registry.get("refund"),
+            otherwise=registry.get("escalate"),
+        )
+
+    text = verdict("9.1", refund_or_escalate).text()
+    assert "'Runs refund when its condition holds, else escalate.'" in text
+    assert "from the condition's docstring" in text

@@ -52,7 +52,7 @@ def _every_hint_believed(tree: ast.Module) -> None:
         ),
         (
             [swap(_FAILURE, _FAILURE.replace("'isError': True", "'isError': False"))],
-            "Raising instead",
+            "isError, a bool: True here (the call failed)",
         ),
         ([swap(_TEXT, 'text = error["message"]')], "Raising instead"),
         ([swap(_TEXT, 'text = error["message"] + " " + error.get("suggestion", "")')], "trailing"),
@@ -85,7 +85,8 @@ def _every_hint_believed(tree: ast.Module) -> None:
                     'return {"content": [{"type": "text", "text": text}]}',
                 )
             ],
-            "JSON text",
+            # adv2: the hint spoke of json.dumps, which the answer did
+            "a success says isError False too",
         ),
     ],
     ids=[
@@ -221,6 +222,29 @@ _CHECK = """    for name in names:
             "import nothing",
         ),
         ([swap("    return names\n", "    return list(registry)\n")], "returns those new names"),
+        (
+            [
+                swap(
+                    _LOOP,
+                    """    for name, tool in zip(names, listing, strict=True):
+        def call(name=tool["name"], **arguments):
+            return call_remote(name, arguments)
+
+        registry[name] = call
+""",
+                )
+            ],
+            "called the server's 'Zoë' (the value of its own argument), not 'create_user'",
+        ),
+        (
+            [
+                swap(
+                    "call_remote(remote_name, arguments)",
+                    "call_remote(remote_name, arguments or None)",
+                )
+            ],
+            "sent None as the arguments; a call without arguments sends {}",
+        ),
     ],
     ids=[
         "late-binding",
@@ -231,6 +255,8 @@ _CHECK = """    for name in names:
         "overwrites",
         "half-import",
         "returns-all-names",
+        "default-argument-binding",
+        "none-for-no-arguments",
     ],
 )
 def test_a_wrong_prefix_import_is_rejected(changes: list[Any], words: str) -> None:
@@ -326,3 +352,16 @@ def test_a_result_that_sorts_the_value_keys_is_rejected() -> None:
 def test_a_result_that_needs_a_suggestion_key_is_rejected() -> None:
     needs = answer("10.1", swap("error.get('suggestion', '')", "error['suggestion']"))
     assert "raised KeyError" in verdict("10.1", needs).text()
+
+
+def test_a_result_that_writes_a_none_suggestion_is_rejected() -> None:
+    # A suggestion of None is no suggestion: the text is the message alone, without "None".
+    wrong = answer(
+        "10.1",
+        swap(
+            _TEXT,
+            'text = error["message"] + (" " + str(error["suggestion"]) '
+            'if "suggestion" in error and error["suggestion"] != "" else "")',
+        ),
+    )
+    assert "or None: error.get('suggestion') or ''" in verdict("10.1", wrong).text()

@@ -73,6 +73,26 @@ def test_a_wrong_agreement_test_is_rejected(changes: list[Any], words: str | Non
         assert words in result.text()
 
 
+def test_an_agreement_test_that_empties_the_sample_is_rejected() -> None:
+    # adv2: sample.pop(field) built each case by emptying the caller's sample.
+    solution = answer("11.1")
+
+    def popping(tool, sample):
+        solution(tool, dict(sample))
+        for field in tool.parameters.get("required", []):
+            sample.pop(field, None)
+
+    text = verdict("11.1", popping).text()
+    assert "changed the sample it was given: the caller's dict is now {'limit': 3}" in text
+    assert "sample.pop(field)" in text
+
+
+def test_an_extra_property_that_the_schema_declares_is_named_in_the_hint() -> None:
+    # adv2: the "extra" was `limit`; the hint spoke only of leaving out optional fields.
+    declared = answer("11.1", swap('{**sample, "not_a_parameter": 1}', '{**sample, "limit": 1}'))
+    assert "a name the schema does not declare" in verdict("11.1", declared).text()
+
+
 def test_an_agreement_test_that_never_fails_is_rejected() -> None:
     def lenient(tool, sample):
         return None
@@ -244,6 +264,28 @@ _SHARE = "sum(judged) / len(judged) if judged else None"
             ],
             "subset",
         ),
+        # adv2: any call to the expected tool, not its first, was scored
+        (
+            [
+                swap(
+                    "judged.append(aimed is not None and all(k in aimed and same(aimed[k], v) "
+                    "for k, v in wanted.items()))",
+                    "judged.append(any(name == case['tool'] and all(k in args and "
+                    "same(args[k], v) for k, v in wanted.items()) for name, args in made_calls))",
+                )
+            ],
+            "a later call that corrects them does not count",
+        ),
+        # adv2: percentages, not shares; the hint spoke of subsets
+        (
+            [swap("top1 / len(cases)", "100 * top1 / len(cases)")],
+            "top1 is 100.0, a percentage",
+        ),
+        # adv2: calls per task over the cases with calls; the hint spoke of top-1
+        (
+            [swap("calls / len(cases)", "calls / max(1, sum(1 for m in made if m))")],
+            "calls_per_task is all the calls made divided by the number of cases",
+        ),
     ],
     ids=[
         "any-call-counts",
@@ -251,10 +293,40 @@ _SHARE = "sum(judged) / len(judged) if judged else None"
         "averaged-over-all",
         "zero-not-none",
         "exact-arguments",
+        "any-call-to-the-tool",
+        "percentages",
+        "calls-over-busy-cases",
     ],
 )
 def test_a_wrong_selection_score_is_rejected(changes: list[Any], words: str) -> None:
     assert words in verdict("11.4", answer("11.4", *changes)).text()
+
+
+def test_a_selection_score_that_judges_empty_arguments_is_rejected() -> None:
+    # adv2: a case with 'arguments': {} was counted as naming arguments.
+    def selection_scores(cases, made):
+        def includes(got, want):
+            return all(
+                k in got and got[k] == v and (type(got[k]) is bool) == (type(v) is bool)
+                for k, v in want.items()
+            )
+
+        judged = [
+            includes(next(a for n, a in calls if n == case["tool"]), wanted)
+            if any(n == case["tool"] for n, _ in calls)
+            else False
+            for case, calls in zip(cases, made, strict=True)
+            if (wanted := case.get("arguments")) is not None
+        ]
+        return {
+            "top1": sum(bool(m) and m[0][0] == c["tool"] for c, m in zip(cases, made, strict=True))
+            / len(cases),
+            "arguments": sum(judged) / len(judged) if judged else None,
+            "calls_per_task": sum(map(len, made)) / len(cases),
+        }
+
+    text = verdict("11.4", selection_scores).text()
+    assert "'arguments': {} names no arguments" in text
 
 
 # -- defects found by the held-out trial and the mutants (issue 27) ---------------------------

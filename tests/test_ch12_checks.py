@@ -145,7 +145,35 @@ def _check_then_write(
 def test_a_tool_that_checks_and_writes_in_two_transactions_is_rejected() -> None:
     # Issue 27: the reships table has no UNIQUE constraint; only one transaction keeps "once".
     text = verdict("12.2", _check_then_write).text()
-    assert "at the same time left 2 reships row(s)" in text
+    assert "at the same time left 2 reships row(s); they answered sent again and sent again" in text
+    assert "None" not in text
+
+
+def test_a_tool_that_looks_for_a_reship_before_the_row_filter_is_rejected() -> None:
+    # adv2: another customer's reshipped order answered ORDER_ALREADY_RESHIPPED, so a probe
+    # learned that it exists and was sent again.
+    def reship_order(
+        shop: Annotated[Shop, Depends("shop")],
+        ctx: Context,
+        order_id: OrderId,
+        reason: Literal["broken", "lost"],
+    ) -> dict[str, object]:
+        """Ship a replacement parcel for a delivered order, once."""
+        with shop.transaction() as conn:
+            if conn.execute("SELECT 1 FROM reships WHERE order_id = ?", (order_id,)).fetchone():
+                raise ToolError("ORDER_ALREADY_RESHIPPED", f"Order {order_id} was sent again.")
+            order = order_row(conn, order_id, ctx)
+            if order["status"] != "delivered":
+                raise ToolError("ORDER_NOT_DELIVERED", f"Order {order_id} is not delivered.")
+            reship_id = conn.execute(
+                "INSERT INTO reships (order_id, reason) VALUES (?, ?)", (order_id, reason)
+            ).lastrowid
+        return {"reship_id": reship_id, "order_id": order_id, "reason": reason}
+
+    text = verdict("12.2", reship_order).text()
+    assert "reship_order('ORD-1004', 'lost') by C003, after an earlier call for ORD-1004" in text
+    assert "refused with ORDER_ALREADY_RESHIPPED; it should be refused with ORDER_NOT_FOUND" in text
+    assert "before any other look-up" in text
 
 
 def test_a_tool_the_registry_cannot_register_is_rejected() -> None:
@@ -303,6 +331,30 @@ def test_a_rule_that_sums_in_floats_is_rejected() -> None:
     assert "50.00000000000001" in verdict("12.4", floats).text()
 
 
+def test_a_rule_that_compares_in_floats_is_rejected() -> None:
+    # adv2: refunded / 100 + amount <= limit: with a limit of 0.3, 0.10 + 0.20 asked a manager.
+    def floats(shop, limit=50.0):
+        def rule(tool, arguments, context):
+            roles = set(context.get("roles") or ())
+            if "manager" in roles:
+                return Allow()
+            if arguments is None:
+                return NeedsApproval("refunds above the limit need a manager")
+            (row,) = shop.rows(
+                "SELECT COALESCE(SUM(amount_cents), 0) AS c FROM refunds WHERE order_id = ?",
+                arguments["order_id"],
+            )
+            if "customer" in roles and row["c"] / 100 + arguments["amount"] <= limit:
+                return Allow()
+            return NeedsApproval(f"over {limit}")
+
+        return rule
+
+    text = verdict("12.4", floats).text()
+    assert "a limit of 0.3 (0.10 refunded + 0.20 is 0.30000000000000004" in text
+    assert "was refused with APPROVAL_REQUIRED; it should be refunded" in text
+
+
 def test_a_rule_factory_that_returns_no_rule_is_rejected() -> None:
     assert "should return a rule" in verdict("12.4", lambda shop, limit=50.0: None).text()
 
@@ -360,6 +412,11 @@ _PER_CALL = "__import__('toolsys.shop.agent', fromlist=['x']).refund_rule(refund
               "[policy, Retry(seed=0), deadline(timeout)]"), "a customer reads own order"),
         (swap("[Hooks(after=[hide_personal]), policy, Retry(seed=0), deadline(timeout)]",
               "[Hooks(after=[hide_personal]), policy, deadline(timeout)]"), "UPSTREAM_BUSY"),
+        # adv2: the retry inside the deadline, one deadline for every attempt
+        (swap("[Hooks(after=[hide_personal]), policy, Retry(seed=0), deadline(timeout)]",
+              "[Hooks(after=[hide_personal]), policy, deadline(timeout), Retry(seed=0)]"),
+         "whose first attempt takes 0.8 s, with timeout=0.3 was refused with TIMEOUT; it should "
+         "succeed"),
         (swap("deadline(timeout)", "deadline(2.0)"), "timeout=0.3"),
         (swap("audit if isinstance(audit, AuditLog) else AuditLog(audit)", "AuditLog(audit)"),
          "AuditLog"),
@@ -367,7 +424,8 @@ _PER_CALL = "__import__('toolsys.shop.agent', fromlist=['x']).refund_rule(refund
               "else AuditLog(audit))"), "an AuditLog passed as audit="),
     ],
     ids=["per-call-rule", "limit-not-passed", "reship-as-read", "no-reship-tool", "no-table",
-         "layers-ignored", "layers-outermost", "no-hooks", "no-retry", "timeout-ignored",
+         "layers-ignored", "layers-outermost", "no-hooks", "no-retry", "retry-inside-the-deadline",
+         "timeout-ignored",
          "audit-log-wrapped", "no-audit"],
 )  # fmt: skip
 def test_a_wrong_agent_is_rejected(change: Any, words: str) -> None:

@@ -56,9 +56,9 @@ _BAD_ARGUMENTS = [
 ]
 
 
-def _parse(student: Any, message: Any, what: str) -> list[dict[str, Any]]:
+def _parse(student: Any, message: Any, what: str, hint: str = _NEVER_RAISE) -> list[dict[str, Any]]:
     """The student's parse of `message`, checked to be a list of dicts with the four keys."""
-    got = call_student(student, message, what=what, returns=_CALL_SHAPE, hint=_NEVER_RAISE)
+    got = call_student(student, message, what=what, returns=_CALL_SHAPE, hint=hint)
     expect_plain(got, what=what, shape=_CALL_SHAPE)
     expect_true(type(got) is list, f"{what} must return {_CALL_SHAPE}, got {got!r}.")
     for index, item in enumerate(got):
@@ -91,7 +91,13 @@ def _item(call_id: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
 )
 def _check_parse_tool_calls(student: Any) -> None:
     expect_equal(
-        _parse(student, _message(content="Paris is sunny."), "parse_tool_calls(a text answer)"),
+        _parse(
+            student,
+            _message(content="Paris is sunny."),
+            "parse_tool_calls(a text answer)",
+            "A text answer has message.tool_calls == None, not []: loop over "
+            "`message.tool_calls or []`, so a text answer gives [].",
+        ),
         [],
         what="parse_tool_calls(a text answer)",
         hint="tool_calls is None here: return [].",

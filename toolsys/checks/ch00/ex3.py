@@ -8,6 +8,7 @@ before a model ever sees it.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from toolsys.checks import CheckFailed, Described, exercise, expect_equal, expect_plain, expect_true
@@ -63,6 +64,56 @@ _PROPERTY_KEYS = {
 }
 
 
+# A value the function's docstring describes, for each parameter: the schema must accept it.
+_EXAMPLES: dict[str, Any] = {
+    "restaurant": "Chez Lulu",
+    "people": 2,
+    "time": "19:30",
+    "outdoor": True,
+}
+# The string formats whose shape is easy to test; another format is left alone.
+_FORMATS = {
+    "date-time": r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}",
+    "date": r"\d{4}-\d{2}-\d{2}",
+    "email": r"[^@\s]+@[^@\s]+",
+    "uri": r"[A-Za-z][A-Za-z0-9+.-]*:\S*",
+    "uuid": r"[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}",
+    "ipv4": r"\d{1,3}(\.\d{1,3}){3}",
+}
+
+
+def _expect_example_fits(where: str, name: str, schema: dict[str, Any]) -> None:
+    """The schema accepts a value the docstring describes (a format or a bound that refuses
+    it would make the model send something else)."""
+    value, refused = _EXAMPLES[name], None
+    kind = schema.get("format")
+    shape = _FORMATS.get(kind) if isinstance(value, str) and isinstance(kind, str) else None
+    if shape is not None and not re.fullmatch(shape, value):
+        refused = f"'format': {schema['format']!r}"
+    pattern = schema.get("pattern")
+    if isinstance(value, str) and isinstance(pattern, str):
+        try:
+            if not re.search(pattern, value):
+                refused = f"'pattern': {pattern!r}"
+        except re.error:
+            refused = f"'pattern': {pattern!r} (not a regular expression)"
+    if "enum" in schema and value not in (schema["enum"] or []):
+        refused = "its 'enum'"
+    for key, fits in (("minimum", lambda b: value >= b), ("maximum", lambda b: value <= b)):
+        bound = schema.get(key)
+        if type(value) is int and type(bound) in (int, float) and not fits(bound):
+            refused = f"{key!r}: {bound!r}"
+    if refused is not None:
+        raise CheckFailed(
+            f"{where} refuses {value!r}, a value the function takes (see its docstring), "
+            f"because of {refused}.",
+            expected=Described(f"a schema that accepts {value!r}"),
+            got=schema,
+            hint="Only say what the docstring says: a format, pattern or bound that does not fit "
+            "the value (a time '19:30' is no 'date-time') makes the model send something else.",
+        )
+
+
 def _check_property(name: str, schema: Any) -> None:
     kind, default = _BOOK_TABLE[name]
     where = f"properties[{name!r}]"
@@ -92,6 +143,14 @@ def _check_property(name: str, schema: Any) -> None:
         type(text) is str and text.strip(),
         f"{where} needs a description: the model fills arguments from it (format, unit, example).",
     )
+    words = set(re.findall(r"\w+", str(text).lower())) - {name, "the", "a", "an", "of"}
+    expect_true(
+        bool(words),
+        f"{where}['description'] is {text!r}, which only repeats the parameter's name: say what "
+        "the value is (its unit, format or an example), as the docstring does.",
+        hint="For example 'Number of guests, at least 1.': the model reads it to fill the value.",
+    )
+    _expect_example_fits(where, name, schema)
     if "default" not in schema:
         return
     expect_true(

@@ -77,6 +77,7 @@ def _noting_table() -> tuple[dict[str, Callable[..., Any]], list[str]]:
 # name, arguments, what the tool returns
 _CALLS: list[tuple[str, Any, Any]] = [
     ("shout", {"text": "hello"}, "HELLO!"),
+    ("shout", {"text": "  hello there "}, "  HELLO THERE !"),  # the arguments as they came
     ("count_words", '{"text": "one two three"}', 3),
     ("word_stats", {"text": "a bb ccc"}, {"words": 3, "longest": "ccc"}),
     ("is_palindrome", '{"text": "level"}', True),
@@ -85,6 +86,7 @@ _CALLS: list[tuple[str, Any, Any]] = [
     ("today", "", "2025-01-15"),
     ("today", "{}", "2025-01-15"),
     ("divide", {"a": 1, "b": 4}, 0.25),
+    ("divide", '{"b": 4, "a": 1}', 0.25),  # keys in another order than the parameters
 ]
 
 

@@ -10,7 +10,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from toolsys.checks import exercise, expect_equal, expect_raises
+from toolsys.checks import CheckFailed, Described, exercise, expect_equal, expect_raises
+from toolsys.checks._plain import text
 from toolsys.checks.ch01._shared import _CALLS, _decode, _noting_table, _table
 
 
@@ -21,8 +22,21 @@ def dispatch(table: dict[str, Callable[..., Any]], name: str, arguments: Any = N
     return table[name](**_decode(arguments))
 
 
-def _dispatch_hint(got: Any, expected: Any) -> str:
+def _positional(tool: Callable[..., Any], arguments: dict[str, Any]) -> Any:
+    """What `tool` returns for the argument values in the order they came, or None."""
+    try:
+        return tool(*arguments.values()) if len(arguments) > 1 else None
+    except Exception:
+        return None
+
+
+def _dispatch_hint(got: Any, expected: Any, swapped: bool = False) -> str:
     """The hint for a wrong result: what the student most likely did."""
+    if swapped:
+        return (
+            "The arguments were sent in another order than the function's parameters: call it "
+            "with keyword arguments, fn(**arguments), not fn(*arguments.values())."
+        )
     if type(got) is str and (type(expected) is not str or got == json.dumps(expected)):
         return (
             "dispatch returns what the function returned, as it is (3, not '3'): turning the "
@@ -49,11 +63,16 @@ def _check_dispatch(student: Any) -> None:
     table = _table()
     for name, arguments, expected in _CALLS:
         got = student(table, name, arguments)
+        swapped = got != expected and _positional(table[name], _decode(arguments)) == got
+        spaced = any(type(v) is str and v != v.strip() for v in _decode(arguments).values())
         expect_equal(
             got,
             expected,
             what=f"dispatch(table, {name!r}, {arguments!r})",
-            hint=_dispatch_hint(got, expected),
+            hint="Pass the arguments on exactly as they came (no strip or other clean-up): the "
+            "tool decides what its text means."
+            if spaced and got != expected
+            else _dispatch_hint(got, expected, swapped),
         )
     expect_equal(
         sorted(table),
@@ -83,3 +102,36 @@ def _check_dispatch(student: Any) -> None:
         hint="For an unknown name, raise KeyError with a message that names it (exercise 1.3 "
         "turns this into an answer for the model).",
     )
+    expect_raises(
+        KeyError,
+        student,
+        table,
+        "Shout",
+        {"text": "hi"},
+        what="dispatch(table, 'Shout', {'text': 'hi'})",
+        match="Shout",
+        hint="Tool names are exact: 'Shout' is not 'shout' (the model must send the name it was "
+        "given). Look the name up as it is, table[name], and raise KeyError when it is absent.",
+    )
+    _expect_own_key_error(student, table)
+
+
+def _expect_own_key_error(student: Any, table: dict[str, Callable[..., Any]]) -> None:
+    """A KeyError raised inside a known tool is that tool's failure, not an unknown tool."""
+    what = "dispatch(table, 'colour_code', {'colour': 'blue'})"
+    hint = (
+        "Decide 'unknown tool' from `name in table` before the call, not by catching KeyError "
+        "around it: colour_code's own KeyError ('blue' is not in its dict) must go through "
+        "unchanged."
+    )
+    raised = expect_raises(
+        KeyError, student, table, "colour_code", {"colour": "blue"}, what=what, hint=hint
+    )
+    if "blue" not in text(raised) or "unknown" in text(raised).lower():
+        raise CheckFailed(
+            f"{what} reported {text(raised)}: colour_code is in the table, and the KeyError "
+            "came from inside it (no 'blue' in its colours).",
+            expected=Described("colour_code's own KeyError('blue')"),
+            got=raised,
+            hint=hint,
+        )

@@ -29,16 +29,18 @@ def safe_dispatch(table: dict[str, Callable[..., Any]], name: str, arguments: An
         decoded = _decode(arguments)
     except json.JSONDecodeError as exc:
         return f"Error: the arguments for {name!r} are not valid JSON ({exc.msg}): {arguments!r}."
-    try:
+    try:  # json.dumps inside too: a result that is not JSON (a set) is an error, not a crash
         value = table[name](**decoded)
+        return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
     except Exception as exc:
         return f"Error: tool {name!r} failed with {type(exc).__name__}: {exc}"
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
-def _safe_call(student: Any, table: dict[str, Any], name: str, arguments: Any) -> tuple[str, str]:
+def _safe_call(
+    student: Any, table: dict[str, Any], name: str, arguments: Any, label: str = ""
+) -> tuple[str, str]:
     """The student's text for one call, checked to be a str; and how the call reads."""
-    what = f"safe_dispatch(table, {name!r}, {arguments!r})"
+    what = f"safe_dispatch(table, {name!r}, {arguments!r})" + (f" ({label})" if label else "")
     text = call_student(
         student,
         table,
@@ -46,8 +48,8 @@ def _safe_call(student: Any, table: dict[str, Any], name: str, arguments: Any) -
         arguments,
         what=what,
         returns="a string",
-        hint="Catch every Exception around json.loads and the call, and return the error as "
-        "'Error: ...' text.",
+        hint="Catch every Exception around json.loads, the call and json.dumps of its result, "
+        "and return the error as 'Error: ...' text.",
     )
     expect_plain(text, what=what, shape="a string")
     expect_true(type(text) is str, f"{what} must return a string, got {text!r}.")
@@ -110,8 +112,9 @@ _FAILURES: list[tuple[str, Any, list[str], str]] = [
     hints=[
         "Check `name in table` first and return an 'Error: ...' string naming the tool and the "
         "available ones.",
-        "Decode the arguments as in 1.1 (None or '' mean none). Wrap json.loads and the call in "
-        "try/except Exception (any exception, not only ValueError) and return the error as text.",
+        "Decode the arguments as in 1.1 (None or '' mean none). Wrap json.loads, the call and "
+        "json.dumps of its result in try/except Exception (any exception, not only ValueError) "
+        "and return the error as text.",
         "Success: a str result as it is, anything else json.dumps(value). A good error names the "
         "tool and the exception's message; never paste a traceback.",
     ],
@@ -146,3 +149,7 @@ def _check_safe_dispatch(student: Any) -> None:
             words,
             "Include the tool name and the exception's message (str(exc)).",
         )
+    tags = {**table, "tags": lambda: {"new", "sale"}}  # a result json.dumps refuses
+    text, what = _safe_call(student, tags, "tags", None, "a tool that returns a set")
+    if text.startswith("Error:"):
+        _expect_error(text, what, ["tags"], "Name the tool.")

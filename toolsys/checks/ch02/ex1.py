@@ -54,6 +54,7 @@ _REGISTERED = {
     "get_time": _get_time,
     "get_weather_forecast": _search_docs,
     "weather": _calculator,
+    "getweather": _get_time,  # no '-' or '_' where get_weather has one: another name
 }
 # a name to refuse, and the registered name it collides with
 _COLLISIONS = [

@@ -81,6 +81,7 @@ def _check_list_by_category(student: Any) -> None:
             ["search_docs", "calculator", "get_weather", "convert_temperature", "random_integer"],
         ),
         ("read", "nothing", []),
+        (None, "Orders", []),  # a tag is one of tool.tags as it is: 'orders' is another tag
     ]
     for category, tag, expected in cases:
         what = f"list_by_category(registry, {category!r}, tag={tag!r})"
@@ -113,4 +114,13 @@ def _check_list_by_category(student: Any) -> None:
         all(word in text(error).lower() for word in ("read", "write", "execute")),
         f"The error for an unknown category must list the valid ones (read, write, execute); "
         f"got {text(error)!r}.",
+    )
+    expect_raises(
+        ValueError,
+        student,
+        registry,
+        "",
+        what="list_by_category(registry, '')",
+        hint="Only None means any category: '' is no category name, a mistake to report (test "
+        "`category is None`, not `not category`).",
     )

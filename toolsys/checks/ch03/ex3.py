@@ -133,6 +133,13 @@ _STRICT_CASES: list[tuple[str, dict[str, Any], str]] = [
     ),
 ]
 
+# a hint for a difference that names the key, before the case's own
+_BY_KEY = {
+    "default": "A 'default' is left: remove it from every property you make nullable, at every "
+    "depth (nested objects and array items too); strict mode fills no defaults, null stands "
+    "for 'not given'.",
+}
+
 # what the case shows, the schema, words its error must contain (the path to the object)
 _FREE_FORM_CASES: list[tuple[str, dict[str, Any], tuple[str, ...]]] = [
     (
@@ -236,7 +243,7 @@ def _check_make_strict(student: Callable[[dict[str, Any]], dict[str, Any]]) -> N
                 got=schema,
                 hint="Work on copy.deepcopy(schema): the registry's schema is shared.",
             )
-        _compare(got, make_strict(original), f"make_strict({label})", hint)
+        _compare(got, make_strict(original), f"make_strict({label})", hint, _BY_KEY)
     for label, schema, words in _FREE_FORM_CASES:
         what = f"make_strict({label})"
         hint = (

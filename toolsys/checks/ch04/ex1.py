@@ -226,6 +226,19 @@ def _check_safe_execute(student: Callable[..., Any]) -> None:
             "Valid JSON is not enough: the arguments must be a JSON object (a dict), not a "
             "list, a number or a string. Test isinstance(arguments, dict) and say 'object'.",
         )
+    # valid JSON that reads as false: not an object. (`null` is left open: the package, like
+    # some providers, reads it as "no arguments"; the prose names only "" for that.)
+    for arguments in ("[]", "0", "false", '""'):
+        _expect_error(
+            student,
+            "ping",
+            arguments,
+            ("INVALID_ARGUMENTS",),
+            ("ping", "object"),
+            f"{arguments} is valid JSON but not an object, even for a tool without "
+            "parameters: only empty text means {}. `json.loads(text) or {}` turns [], 0, false "
+            'and "" into {}; test isinstance(decoded, dict) on what json.loads returned.',
+        )
     for name, arguments, kind, why in (
         ("div", '{"a": 1, "b": 0}', "ZeroDivisionError", "Catch Exception around the call"),
         ("lookup", '{"key": "y"}', "KeyError", "Any exception is a failure to report"),

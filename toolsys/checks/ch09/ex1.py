@@ -129,10 +129,14 @@ def _check_refund_or_escalate(student: Callable[..., Any]) -> None:
             "refund_or_escalate", {"order_id": "A-7", "amount": amount}, context=_CALLER
         )
         what = f"refund_or_escalate(order_id='A-7', amount={amount:g})"
+        message = result.error.message if result.error else str(result)
         expect_true(
             result.ok,
-            f"{what} failed: {result.error.message if result.error else result}",
-            hint="Both branches take order_id and amount: pass the arguments on unchanged.",
+            f"{what} failed: {message}",
+            hint="The condition must return a bool: `arguments['amount'] <= 100`, not 1 or 0 "
+            "(when() refuses anything but True or False)."
+            if "condition" in message and "not True or False" in message
+            else "Both branches take order_id and amount: pass the arguments on unchanged.",
         )
         expect_equal(
             [run[0] for run in ran],
@@ -173,3 +177,16 @@ def _check_refund_or_escalate(student: Callable[..., Any]) -> None:
         hint="The category comes from the children (the highest of theirs), not from a constant "
         "of yours. " + _HAND_CHAINED,
     )
+    if "its condition holds" in str(built.description):
+        raise CheckFailed(
+            f"The composite's description is {built.description!r}: it does not say when it "
+            "refunds, and the model picks the tool by those words.",
+            expected=Described(
+                "a description naming the rule, e.g. 'Runs refund when the amount "
+                "is at most 100, else escalate.'"
+            ),
+            got=built.description,
+            hint="when() writes the description from the condition's docstring: give the named "
+            'condition one, def small(arguments): """the amount is at most 100""" (a '
+            "lambda has none).",
+        )

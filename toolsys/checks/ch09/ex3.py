@@ -57,6 +57,46 @@ _FORMULA = (
 )
 
 
+def _scores(query: list[str], documents: dict[str, list[str]], tf_once: bool) -> dict[str, float]:
+    """BM25 scores by hand, with each term counted once per document when `tf_once` (a common
+    mistake): to name that mistake when a student's score is that one."""
+    n, avg = len(documents), sum(map(len, documents.values())) / len(documents)
+    scores: dict[str, float] = {}
+    for name, terms in documents.items():
+        total = 0.0
+        for term in dict.fromkeys(query):
+            tf = min(terms.count(term), 1) if tf_once else terms.count(term)
+            if tf:
+                df = sum(term in other for other in documents.values())
+                idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+                total += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * len(terms) / avg))
+        scores[name] = total
+    return scores
+
+
+def _names_hint(query: list[str], got: list[str], expected: list[str], k: int, why: str) -> str:
+    unmatched = [name for name in got if not set(query) & set(DOCUMENTS.get(name, []))]
+    if unmatched:
+        return (
+            f"{', '.join(map(repr, unmatched))} has none of the query's terms: a document that "
+            "matches no term is no result (its score is 0); drop it before taking the first k."
+        )
+    if len(got) > k:
+        return f"Return at most k={k} results."
+    return why + _FORMULA
+
+
+def _score_hint(query: list[str], name: str, score: float, why: str) -> str:
+    once = _scores(query, DOCUMENTS, tf_once=True).get(name)
+    right = _scores(query, DOCUMENTS, tf_once=False).get(name)
+    if once is not None and once != right and math.isclose(score, once, abs_tol=1e-3):
+        return (
+            f"tf is how many times the term appears in the document ({name!r} has it "
+            "more than once), not 0 or 1: terms.count(term)." + _FORMULA
+        )
+    return why + _FORMULA
+
+
 def _pairs(got: Any, what: str) -> list[tuple[str, float]]:
     shape = "a list of (name, score) tuples"
     if type(got) is not list or not all(
@@ -95,11 +135,12 @@ def _check_rank(student: Callable[..., Any]) -> None:
             call_student(student, list(query), documents, k, what=what, returns="a ranking"), what
         )
         expected = rank(query, DOCUMENTS, k)
+        names, right_names = [name for name, _ in got], [name for name, _ in expected]
         expect_equal(
-            [name for name, _ in got],
-            [name for name, _ in expected],
+            names,
+            right_names,
             what=f"{what}: the names",
-            hint=why + _FORMULA,
+            hint=_names_hint(query, names, right_names, k, why),
         )
         for (name, score), (_, right) in zip(got, expected, strict=True):
             if not math.isclose(score, right, abs_tol=1e-3):
@@ -107,6 +148,6 @@ def _check_rank(student: Callable[..., Any]) -> None:
                     f"{what}: the score of {name!r} is wrong.",
                     expected=right,
                     got=score,
-                    hint=why + _FORMULA,
+                    hint=_score_hint(query, name, score, why),
                 )
         expect_equal(documents, DOCUMENTS, what="DOCUMENTS after rank", hint="Do not change them.")

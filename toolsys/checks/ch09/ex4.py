@@ -189,7 +189,9 @@ def _check_dispatch(student: Callable[..., Any]) -> None:
         ],
         [False, "TOOL_NOT_LOADED", True],
         what="[ok, code, retryable] for a registered tool that was not loaded yet",
-        hint="The name is right, only the order of steps is not: TOOL_NOT_LOADED, retryable True.",
+        hint="The tool exists but is not loaded yet: answer {'ok': False, 'error': {'code': "
+        "'TOOL_NOT_LOADED', 'retryable': True, ...}}. retryable is True because the same call "
+        "works once search_tools has loaded it (not an unknown tool: the name is right).",
     )
     expect_true(
         SEARCH in str(error.get("suggestion", "")) if type(error) is dict else False,

@@ -72,8 +72,8 @@ _RESULT_WHY = {
     "JSON-RPC protocol error, and the model never sees why the call failed.",
     "details": "Pass the error on whole (details included) under _meta['toolsys/error']: a "
     "toolsys client restores the envelope from it.",
-    "silent": "With an empty suggestion (or none at all: error.get('suggestion', '')) the text is "
-    "the message alone, without a trailing space.",
+    "silent": "With an empty suggestion (or none at all, or None: error.get('suggestion') or '') "
+    "the text is the message alone, without a trailing space or a 'None'.",
     "order": "The text is json.dumps(value, ensure_ascii=False) as it is: the value's keys in "
     "their own order (no sort_keys).",
 }
@@ -89,6 +89,13 @@ _RESULT_CASES: list[tuple[dict[str, Any], str]] = [
     (_BAD_ARGS, "details"),
     (_SILENT, "silent"),
     (_UNSAID, "silent"),
+    (
+        {
+            "ok": False,
+            "error": {"code": "LOCKED", "message": "Order ORD-7 is locked.", "suggestion": None},
+        },
+        "silent",
+    ),
     ({"ok": True, "value": {"status": "shipped", "id": "ORD-42"}}, "order"),
 ]
 _RESULT_SHAPE = "a dict with keys content and isError (and _meta for a failure)"
@@ -119,4 +126,27 @@ def _check_to_call_result(student: Callable[..., Any]) -> None:
             hint=_RESULT_WHY[why],
         )
         expect_plain(got, what=what, shape=_RESULT_SHAPE, hint=_RESULT_WHY[why])
-        expect_equal(got, to_call_result(envelope), what=what, hint=_RESULT_WHY[why])
+        expected = to_call_result(envelope)
+        expect_equal(got, expected, what=what, hint=_result_hint(got, expected, why))
+
+
+def _result_hint(got: Any, expected: dict[str, Any], why: str) -> str:
+    """The case's hint, unless the difference is elsewhere: isError, or _meta on a success."""
+    if type(got) is dict:
+        if got.get("isError", None) is not expected["isError"]:
+            flag = expected["isError"]
+            return (
+                f"Every result says isError, a bool: {flag} here ("
+                + (
+                    "the call failed"
+                    if flag
+                    else "a success says isError False too, not only a failure True"
+                )
+                + "). The host reads that flag, not the text, to tell a failure."
+            )
+        if "_meta" in got and "_meta" not in expected:
+            return (
+                "Only a failure carries _meta['toolsys/error']; a success has content and "
+                "isError only."
+            )
+    return _RESULT_WHY[why]

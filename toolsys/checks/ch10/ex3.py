@@ -78,7 +78,8 @@ def _server(listing: list[dict[str, Any]], call_remote: Callable[..., Any]) -> A
     return Server("listing", on_list_tools=list_tools, on_call_tool=call_tool)
 
 
-def _tool(name: str, **properties: str) -> dict[str, Any]:
+def _tool(tool_name: str, /, **properties: str) -> dict[str, Any]:
+    name = tool_name
     schema = {
         "type": "object",
         "properties": {key: {"type": kind} for key, kind in properties.items()},
@@ -93,10 +94,15 @@ _IMPORT_WHY = {
     "function returns those new names.",
     "keep": "The tools already in the registry stay as they were.",
     "forward": "Calling an imported tool calls call_remote with the server's own name (without "
-    "the prefix) and the arguments as one dict, and returns what call_remote returns.",
+    "the prefix) and the arguments as one dict ({} when there are none), and returns what "
+    "call_remote returns.",
     "late": "Every imported tool must call its own remote tool. A function defined in a loop "
-    "sees the loop variable's last value when it runs: bind the name now (a factory function, "
-    "or a default argument).",
+    "sees the loop variable's last value when it runs: bind the name now, in a factory "
+    "function make_call(remote_name) that returns the inner def call(**arguments).",
+    "shadowed": "The remote name must not be a parameter of the function you register: a "
+    "default argument (def call(name=tool['name'], **arguments)) is replaced by a tool argument "
+    "of the same name. Bind it in a factory function, make_call(remote_name), whose inner "
+    "function takes only **arguments.",
     "clash": "A name that is already registered must not be overwritten: raise ValueError "
     "naming it (suggesting another prefix).",
     "atomic": "When one name clashes, import nothing: check every name before adding any.",
@@ -132,7 +138,8 @@ def _given() -> dict[str, Any]:
         "call_remote(<the server's name>, arguments).",
         "Do not define `def call(**arguments): ... tool['name'] ...` directly in the loop: "
         "every function would use the last tool. Build it in a helper, make_call(remote_name), "
-        "that returns the inner function.",
+        "that returns the inner function (not a default argument: a tool argument of the same "
+        "name would replace it).",
     ],
     reference=lambda: import_with_prefix,
     timeout=30,
@@ -204,13 +211,28 @@ def _check_import_with_prefix(student: Callable[..., Any]) -> None:
             )
 
     fresh = _given()
-    mixed = [_tool("search", query="string"), _tool("calculator", expression="string")]
-    what = "import_with_prefix({'calculator': ...}, [search, calculator], 'docs', call_remote)"
+    mixed = [
+        _tool("search", query="string"),
+        _tool("calculator", expression="string"),
+        _tool("create_user", name="string"),  # an argument called like a binding's default
+        _tool("list_tabs"),  # a tool without arguments
+    ]
+    what = (
+        "import_with_prefix({'calculator': ...}, [search, calculator, create_user, list_tabs], "
+        "'docs', call_remote)"
+    )
     got = call_student(
         student, fresh, mixed, "docs", call_remote, what=what, returns="the list of new names"
     )
-    expect_equal(got, ["docs__search", "docs__calculator"], what=what, hint=_IMPORT_WHY["names"])
+    expect_equal(
+        got,
+        ["docs__search", "docs__calculator", "docs__create_user", "docs__list_tabs"],
+        what=what,
+        hint=_IMPORT_WHY["names"],
+    )
     _expect_forwarded(fresh, seen, "docs__calculator", {"expression": "1+1"}, "calculator")
+    _expect_forwarded(fresh, seen, "docs__create_user", {"name": "Zoë"}, "create_user")
+    _expect_forwarded(fresh, seen, "docs__list_tabs", {}, "list_tabs")
 
     empty = _given()
     got = call_student(
@@ -260,6 +282,21 @@ def _expect_forwarded(
             expected=[[remote, arguments]],
             got=calls,
             hint=_IMPORT_WHY["late"],
+        )
+    if len(calls) == 1 and calls[0][0] != remote and calls[0][0] in arguments.values():
+        raise CheckFailed(
+            f"{shown} called the server's {calls[0][0]!r} (the value of its own argument), "
+            f"not {remote!r}.",
+            expected=[[remote, arguments]],
+            got=calls,
+            hint=_IMPORT_WHY["shadowed"],
+        )
+    if len(calls) == 1 and calls[0][0] == remote and not arguments and calls[0][1] is None:
+        raise CheckFailed(
+            f"{shown} sent None as the arguments; a call without arguments sends {{}}.",
+            expected=[[remote, {}]],
+            got=calls,
+            hint=_IMPORT_WHY["forward"],
         )
     expect_equal(
         calls,

@@ -109,8 +109,10 @@ _SAMPLE = {"query": "retry", "limit": 3}
 
 
 _OPTIONAL_HINT = (
-    "Leave out only the fields the schema *requires*: an optional one may be omitted, so the "
-    "validator is right to accept that."
+    "This tool's schema and validator agree, so nothing may be reported. Leave out only the "
+    "fields the schema *requires* (an optional one may be omitted, so the validator is right to "
+    "accept that), and for the extra property add a name the schema does not declare (e.g. "
+    "'not_a_parameter'): a declared property with another value is no extra."
 )
 
 
@@ -122,8 +124,9 @@ def _agrees(
     hint: str = _OPTIONAL_HINT,
 ) -> None:
     what = f"check_agreement({name}, {json.dumps(sample)})"
+    given = copy.deepcopy(sample)
     try:
-        call_student(student, tools[name], copy.deepcopy(sample), what=what, returns="None")
+        call_student(student, tools[name], given, what=what, returns="None")
     except CheckFailed as failed:
         raise CheckFailed(
             f"{what} failed on a tool whose schema and validator agree: {failed.message}",
@@ -131,6 +134,15 @@ def _agrees(
             got=failed.got,
             hint=hint,
         ) from None
+    if given != sample:
+        raise CheckFailed(
+            f"{what} changed the sample it was given: the caller's dict is now {given!r}.",
+            expected=sample,
+            got=given,
+            hint="Build each case from a copy, e.g. {k: v for k, v in sample.items() if k != "
+            "field} or {**sample, 'extra': 1}; sample.pop(field) or del sample[field] empties "
+            "the caller's sample, and each later case then lacks the earlier fields too.",
+        )
 
 
 def _disagrees(

@@ -35,7 +35,11 @@ _P = {"tool": "get_weather", "arguments": {"city": "Paris"}}
 _T = {"tool": "get_time"}
 _SCORE_CASES: list[tuple[list[dict[str, Any]], list[list[Any]], str]] = [
     ([_P], [[("get_weather", {"city": "Paris", "units": "metric"})]], "the arguments are a subset"),
-    ([_P, _T], [[("get_time", {})], []], "top-1 is the first call only; no call is a miss"),
+    (
+        [_P, _T],
+        [[("get_time", {})], []],
+        "top-1 is the first call only; no call is a miss (and a case for calls per task too)",
+    ),
     (
         [_P],
         [[("search_docs", {}), ("get_weather", {"city": "Paris"})]],
@@ -86,6 +90,20 @@ _SCORE_CASES: list[tuple[list[dict[str, Any]], list[list[Any]], str]] = [
         "every expected argument must be there and equal (all, not any); a missing one is a "
         "miss, not a KeyError",
     ),
+    (
+        [_P, _T],
+        [
+            [("get_weather", {"city": "Rome"}), ("get_weather", {"city": "Paris"})],
+            [("get_time", {})],
+        ],
+        "the arguments are judged at the first call to the expected tool: a later call that "
+        "corrects them does not count",
+    ),
+    (
+        [{"tool": "get_time", "arguments": {}}, _P],
+        [[("calculator", {})], [("get_weather", {"city": "Paris"})]],
+        "'arguments': {} names no arguments: that case is not judged for the arguments score",
+    ),
 ]
 
 
@@ -116,4 +134,30 @@ def _check_selection_scores(student: Callable[..., Any]) -> None:
         expected = selection_scores(cases, made)
         if isinstance(got, dict):
             got = {k: float(v) if type(v) is int else v for k, v in got.items()}
-        expect_equal(got, expected, what=what, hint=why + ".")
+        expect_equal(got, expected, what=what, hint=_hint(got, expected, why))
+
+
+_KEY_HINTS = {
+    "top1": "top1 is the share of cases whose first call names the expected tool",
+    "arguments": "arguments is the share, among the cases that name arguments, whose first call "
+    "to the expected tool includes them",
+    "calls_per_task": "calls_per_task is all the calls made divided by the number of cases "
+    "(a case without a call counts too)",
+}
+
+
+def _hint(got: Any, expected: dict[str, Any], why: str) -> str:
+    """What this case is about, led by the score that is wrong (and percentages named)."""
+    if type(got) is not dict:
+        return why + "."
+    wrong = [key for key in expected if key in got and got[key] != expected[key]]
+    for key in wrong:
+        value, want = got[key], expected[key]
+        if type(value) in (int, float) and type(want) is float and want and value == want * 100:
+            return (
+                f"{key} is {value!r}, a percentage: the scores are shares from 0 to 1 "
+                f"({want!r}), not percentages."
+            )
+    if len(wrong) == 1:
+        return f"{_KEY_HINTS[wrong[0]]}. Here: {why}."
+    return why + "."

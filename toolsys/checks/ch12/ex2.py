@@ -79,12 +79,15 @@ _RESHIP_CALLS: list[_Call] = [
     (AGENT, "ORD-1002", "lost", "ORDER_NOT_DELIVERED"),
     (AGENT, "ORD-1004", "lost", None),
     (AGENT, "ORD-1004", "broken", "ORDER_ALREADY_RESHIPPED"),
+    # another customer's order, sent again already: still not this caller's to know about
+    (CHLOE, "ORD-1004", "lost", "ORDER_NOT_FOUND"),
     (AGENT, "ORD-1009", "broken", None),
 ]
 _WHY = {
-    "ORDER_NOT_FOUND": "Start with order_row(conn, order_id, ctx): it raises ORDER_NOT_FOUND for "
-    "an order this caller may not see (another customer's, or any when the caller has no user "
-    "id).",
+    "ORDER_NOT_FOUND": "Start with order_row(conn, order_id, ctx), before any other look-up: it "
+    "raises ORDER_NOT_FOUND for an order this caller may not see (another customer's, or any "
+    "when the caller has no user id); an answer about that order's reships or status first tells "
+    "the caller that it exists.",
     "ORDER_NOT_DELIVERED": "Only a delivered order is sent again: raise ToolError("
     "'ORDER_NOT_DELIVERED', ...) unless order['status'] is 'delivered'.",
     "ORDER_ALREADY_RESHIPPED": "At most once per order, whatever the reason: look for a reships "
@@ -226,13 +229,13 @@ def _expect_one_at_a_time(student: Callable[..., Any]) -> None:
         for result in results:
             _unfinished(result)
         rows = shop.rows("SELECT order_id, reason FROM reships")
-        codes = sorted(str(_outcome(result)) for result in results)
-        if len(rows) != 1 or codes != ["None", "ORDER_ALREADY_RESHIPPED"]:
+        codes = sorted(_outcome(result) or "sent again" for result in results)
+        if len(rows) != 1 or codes != ["ORDER_ALREADY_RESHIPPED", "sent again"]:
             raise CheckFailed(
                 f"Two identical calls of reship_order('ORD-1003', 'broken') by C003 at the same "
-                f"time left {len(rows)} reships row(s); their answers: {codes}.",
-                expected=Described("1 row; one reship and one ORDER_ALREADY_RESHIPPED"),
-                got=Described(f"{len(rows)} rows; {codes}"),
+                f"time left {len(rows)} reships row(s); they answered {' and '.join(codes)}.",
+                expected=Described("1 row; one sent again and one ORDER_ALREADY_RESHIPPED"),
+                got=Described(f"{len(rows)} rows; {' and '.join(codes)}"),
                 hint="The table has no UNIQUE constraint: only one transaction around the check "
                 "and the insert keeps a reship once. Do both inside one `with "
                 "shop.transaction() as conn:` (BEGIN IMMEDIATE: the second call waits), not a "

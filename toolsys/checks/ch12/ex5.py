@@ -88,6 +88,23 @@ class _Slow:
         return await call_next(call)
 
 
+class _SlowOnce(_Slow):
+    """Innermost layer: the first call takes `seconds` before it reaches the tool, the others
+    go straight through."""
+
+    name = "slow_once"
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(seconds)
+        self.calls = 0
+
+    async def __call__(self, call: Call, call_next: Next) -> ToolResult:
+        self.calls += 1
+        if self.calls == 1:
+            await asyncio.sleep(self.seconds)
+        return await call_next(call)
+
+
 class _BusyOnce:
     """Innermost layer: the first call fails as a retryable UPSTREAM_BUSY, the others pass."""
 
@@ -240,7 +257,15 @@ def _expect_code(
     hint: str,
 ) -> None:
     result = registry.execute(tool, arguments, context=context)
-    expect_equal(_code(result), code, what=f"the error code of {what}", hint=hint)
+    got = _code(result)
+    if got != code:
+        raise CheckFailed(
+            f"{what} {'succeeded' if got is None else f'was refused with {got}'}; it should "
+            f"{'succeed' if code is None else f'be refused with {code}'}.",
+            expected=Described(code or "success"),
+            got=Described(got or "success"),
+            hint=hint,
+        )
 
 
 def _own_calls(student: Callable[..., Any]) -> None:
@@ -340,6 +365,19 @@ def _own_calls(student: Callable[..., Any]) -> None:
             shop.rows("SELECT status FROM orders WHERE id = 'ORD-1019'"),
             [{"status": "cancelled"}],
             what="ORD-1019's status after the retried cancel",
+        )
+    what = "assemble(shop, layers=[a layer that takes 0.8 s once], timeout=0.3)"
+    with _agent(student, what, layers=[_SlowOnce(0.8)], timeout=0.3) as (_, registry):
+        _expect_code(
+            registry,
+            "get_order",
+            {"order_id": "ORD-1003"},
+            CHLOE,
+            None,
+            "get_order('ORD-1003') by C003 whose first attempt takes 0.8 s, with timeout=0.3",
+            "Retry(seed=0) goes outside deadline(timeout): each attempt then has its own "
+            "deadline, and a read that timed out once is tried again. With the deadline outside "
+            "the retry, one deadline covers every attempt and the first slow one uses it up.",
         )
     with tempfile.TemporaryDirectory(prefix="toolsys-ch12-") as folder:
         log = AuditLog(Path(folder) / "own.jsonl")
