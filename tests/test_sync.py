@@ -291,8 +291,10 @@ def test_the_private_asyncio_functions_behave_as_relied_on() -> None:
             events._set_running_loop(None)
         assert events._get_running_loop() is None
         loop.run_until_complete(task)
+        assert loop._closed is loop.is_closed() is False  # run_sync reads the field
     finally:
         loop.close()
+    assert loop._closed is loop.is_closed() is True
 
 
 # An interrupt before the call's first step leaves its coroutine never started, and so reported.

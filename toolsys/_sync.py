@@ -483,8 +483,11 @@ def run_sync(awaitable: Awaitable[T]) -> T:
     because it is on every layered call's path.
     """
     coroutine = awaitable if type(awaitable) is _CoroutineType else _awaiting(awaitable)
-    state: _Private | None = getattr(_local, "private", None)
-    if state is None or state.loop.is_closed():
+    try:
+        state: _Private | None = _local.private
+    except AttributeError:  # this thread's first call
+        state = None
+    if state is None or state.loop._closed:  # type: ignore[attr-defined]  # is_closed(), as read
         state = _own(_Private())
     loop, host = state.loop, state.host
     previous = _get_running_loop()
@@ -508,8 +511,10 @@ def run_sync(awaitable: Awaitable[T]) -> T:
             _enter_task(loop, host)
             out = context.run(driver.send, coroutine)
         finally:
-            if _current_task(loop) is host:  # not if an interrupt came before it was entered
+            try:  # noqa: SIM105  (suppress() costs a context manager on every call)
                 _leave_task(loop, host)
+            except RuntimeError:  # it was not entered: an interrupt came first
+                pass
     finally:
         _set_running_loop(previous)
     cancelled = host.cancelling() > 0  # the call cancelled its own task: as any task, it is spent
