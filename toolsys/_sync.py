@@ -80,6 +80,7 @@ T = TypeVar("T")
 _SWEEP_EVERY = 256
 _STOP_GRACE = 1.0  # seconds an interrupted call has to end before it is left to end elsewhere
 _CoroutineType = types.CoroutineType
+_copy_context = contextvars.copy_context
 _Driver = Generator[Any, Any, None]
 _Job = tuple[contextvars.Context, "_Driver", Any, "asyncio.Future[Any]"] | None
 
@@ -99,7 +100,7 @@ class _Private:
         self.loop.set_task_factory(self.tasks)
         self.jobs: asyncio.Queue[_Job] = asyncio.Queue()
         self.host = self.loop.create_task(_serve(self.jobs), name="toolsys-host")
-        self.driver: _Driver | None = _driver()
+        self.send: Callable[[Any], Any] | None = _driver().send  # the driver's, bound once
         self.until_sweep = _SWEEP_EVERY
         _everywhere.add(self)
 
@@ -499,17 +500,17 @@ def run_sync(awaitable: Awaitable[T]) -> T:
         host = state.renew_host()
     # The driver is taken for this call and given back once its coroutine returned: one whose
     # coroutine raised, went on to the loop, or was interrupted is never sent another.
-    driver = state.driver
-    if driver is None:
-        driver = _driver()
+    send = state.send
+    if send is None:
+        send = _driver().send
     else:
-        state.driver = None
-    context = contextvars.copy_context()
+        state.send = None
+    context = _copy_context()
     try:  # restores the caller's running loop on every path, after an interrupt at any point
         _set_running_loop(loop)
         try:
             _enter_task(loop, host)
-            out = context.run(driver.send, coroutine)
+            out = context.run(send, coroutine)
         finally:
             try:  # noqa: SIM105  (suppress() costs a context manager on every call)
                 _leave_task(loop, host)
@@ -521,8 +522,8 @@ def run_sync(awaitable: Awaitable[T]) -> T:
     if cancelled:
         state.renew_host()
     if type(out) is not tuple or not out or out[0] is not _DONE:  # the call has to wait
-        return state.finish(context, driver, out, cancelled, previous)
-    state.driver = driver
+        return state.finish(context, send.__self__, out, cancelled, previous)  # type: ignore[attr-defined]
+    state.send = send
     state.until_sweep -= 1
     if not state.until_sweep:
         state.sweep(previous)
