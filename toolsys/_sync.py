@@ -496,12 +496,13 @@ def run_sync(awaitable: Awaitable[T]) -> T:
         return _in_new_thread(coroutine)
     if _TASK_PER_THREAD and previous is not None:  # Python 3.14: one current task per thread
         return _beside(previous, coroutine)
-    if host.done() or host.cancelling():  # spent by an interrupt
-        host = state.renew_host()
-    # The driver is taken for this call and given back once its coroutine returned: one whose
-    # coroutine raised, went on to the loop, or was interrupted is never sent another.
+    # The driver is taken for this call and given back once its coroutine returned and the
+    # host task was found sound: one whose coroutine raised, went on to the loop, or was
+    # interrupted is never sent another, and the next call looks at the host first.
     send = state.send
     if send is None:
+        if host.done() or host.cancelling():  # spent by an interrupt
+            host = state.renew_host()
         send = _driver().send
     else:
         state.send = None
@@ -523,10 +524,10 @@ def run_sync(awaitable: Awaitable[T]) -> T:
         state.renew_host()
     if type(out) is not tuple or not out or out[0] is not _DONE:  # the call has to wait
         return state.finish(context, send.__self__, out, cancelled, previous)  # type: ignore[attr-defined]
-    state.send = send
     state.until_sweep -= 1
     if not state.until_sweep:
         state.sweep(previous)
+    state.send = send
     return out[1]
 
 
