@@ -28,7 +28,10 @@ order calls meet them: every received layer, then every validated one.
 
 A call valid as sent is built once, already validated (`ExecutePath.start`); any other is built as
 received and prepared after the received layers. With no layers, a sync tool runs in
-`ExecutePath.execute` itself: the same stages, the common case inlined, no event loop.
+`ExecutePath.execute` itself: the same stages, the common case inlined, no event loop. Behind
+layers, `execute` still validates a plain tool's call inline and hands it to the outermost layer,
+whose coroutine `toolsys._sync` drives to the end in this thread (no task, no loop iteration for
+a call that never waits).
 
 Nothing here raises to the caller: one guard surrounds each layer, and the stages map exceptions
 to envelopes in one place each (`toolsys.stages`). Only real cancellation (the caller's task being
