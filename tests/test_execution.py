@@ -277,6 +277,33 @@ def test_a_layer_that_returns_nonsense_is_a_layer_error_naming_it() -> None:
     assert error is not None and error.code == ErrorCode.LAYER_ERROR and "'sloppy'" in error.message
 
 
+@pytest.mark.parametrize("stage", ["received", "validated"])
+@pytest.mark.parametrize(
+    "arguments", [{"a": 1, "b": 2}, '{"a": 1, "b": 2}', {"a": "x"}], ids=["dict", "json", "invalid"]
+)
+def test_an_outermost_layer_that_raises_before_it_awaits_is_a_layer_error_not_a_raise(
+    stage: str, arguments: Any
+) -> None:
+    """A plain function as a layer raises when it is called, before any coroutine exists: the
+    outermost layer runs unguarded, so its caller turns that into LAYER_ERROR too."""
+
+    def eager(call: Call, call_next: Next) -> Any:
+        raise RuntimeError("boom")
+
+    eager.stage = stage  # type: ignore[attr-defined]
+    registry = make(eager)
+    for result in (
+        registry.execute("add", arguments),
+        asyncio.run(registry.aexecute("add", arguments)),
+    ):
+        error = result.error
+        if stage == "validated" and arguments == {"a": "x"}:  # refused before the layer
+            assert error is not None and error.code == ErrorCode.INVALID_ARGUMENTS
+        else:
+            assert error is not None and error.code == ErrorCode.LAYER_ERROR
+            assert "'eager'" in error.message and result.meta["tool"] == "add"
+
+
 def test_aexecute_does_not_change_the_result_a_layer_hands_back() -> None:
     shared = ToolResult.success("cached")
 

@@ -209,6 +209,29 @@ def test_any_sequence_of_calls_ends_as_it_would_in_its_own_task(
     assert all(task is _local.private.host for task in asyncio.all_tasks(loop))
 
 
+def test_a_call_that_cancels_its_own_task_and_returns_at_once_leaves_a_sound_task() -> None:
+    """The host task is looked at only after a call that did not end at once; one that
+    cancelled it and still returned at once has it replaced before the next call."""
+
+    async def cancel_and_return() -> int:
+        task = asyncio.current_task()
+        assert task is not None
+        task.cancel()
+        return 1
+
+    async def sound() -> tuple[int, bool]:
+        task = asyncio.current_task()
+        assert task is not None
+        async with asyncio.timeout(5):
+            await asyncio.sleep(0)
+        return task.cancelling(), task is _local.private.host
+
+    assert run_sync(cancel_and_return()) == 1
+    assert run_sync(sound()) == (0, True)
+    assert run_sync(cancel_and_return()) == 1
+    assert run_sync(_answer()) == 42
+
+
 def test_a_tool_that_executes_a_layered_call_gets_its_answer_before_and_after_waiting() -> None:
     from toolsys import Registry
     from toolsys.execution import Call, Next
@@ -291,8 +314,10 @@ def test_the_private_asyncio_functions_behave_as_relied_on() -> None:
             events._set_running_loop(None)
         assert events._get_running_loop() is None
         loop.run_until_complete(task)
+        assert loop._closed is loop.is_closed() is False  # run_sync reads the field
     finally:
         loop.close()
+    assert loop._closed is loop.is_closed() is True
 
 
 # An interrupt before the call's first step leaves its coroutine never started, and so reported.

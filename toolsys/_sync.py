@@ -79,8 +79,10 @@ from toolsys import _platform, _workers
 T = TypeVar("T")
 _SWEEP_EVERY = 256
 _STOP_GRACE = 1.0  # seconds an interrupted call has to end before it is left to end elsewhere
-_WAITING: Any = object()
-_Job = tuple[contextvars.Context, Coroutine[Any, Any, Any], Any, "asyncio.Future[Any]"] | None
+_CoroutineType = types.CoroutineType
+_copy_context = contextvars.copy_context
+_Driver = Generator[Any, Any, None]
+_Job = tuple[contextvars.Context, "_Driver", Any, "asyncio.Future[Any]"] | None
 
 
 class _Private:
@@ -98,6 +100,7 @@ class _Private:
         self.loop.set_task_factory(self.tasks)
         self.jobs: asyncio.Queue[_Job] = asyncio.Queue()
         self.host = self.loop.create_task(_serve(self.jobs), name="toolsys-host")
+        self.send: Callable[[Any], Any] | None = _driver().send  # the driver's, bound once
         self.until_sweep = _SWEEP_EVERY
         _everywhere.add(self)
 
@@ -110,16 +113,16 @@ class _Private:
     def finish(
         self,
         context: contextvars.Context,
-        coroutine: Coroutine[Any, Any, T],
+        driver: _Driver,
         waiting_on: Any,
         cancelled: bool,
         previous: Any,
-    ) -> T:
-        """Hand a call whose first step has to wait to the host task, and wait for it."""
+    ) -> Any:
+        """Hand a call whose first step has to wait (its driver) to the host task, and wait."""
         if cancelled:  # the call cancelled its own task: it is cancelled where it waits
             waiting_on = _Cancel(waiting_on)
-        done: asyncio.Future[T] = self.loop.create_future()
-        self.jobs.put_nowait((context, coroutine, waiting_on, done))
+        done: asyncio.Future[Any] = self.loop.create_future()
+        self.jobs.put_nowait((context, driver, waiting_on, done))
         return self._wait(done, previous)
 
     def _wait(self, done: asyncio.Future[T], previous: Any) -> T:
@@ -359,9 +362,9 @@ async def _serve(jobs: asyncio.Queue[_Job]) -> None:
     cancelled before it is dropped, so it is never reported as "never awaited".
     """
     while (job := await jobs.get()) is not None:  # None: the loop is retired
-        context, coroutine, waiting_on, done = job
+        context, driver, waiting_on, done = job
         try:
-            value = await _resume(context, coroutine, waiting_on)
+            value = await _resume(context, driver, waiting_on)
         except asyncio.CancelledError:
             done.cancel()
             task = asyncio.current_task()
@@ -375,6 +378,31 @@ async def _serve(jobs: asyncio.Queue[_Job]) -> None:
             done.set_result(value)
 
 
+_DONE: Any = object()
+
+
+def _driver() -> Generator[Any, Any, None]:
+    """A started driver: send it a coroutine and it runs the coroutine's first step.
+
+    Sent a coroutine, it answers `(_DONE, value)` when the coroutine returned at once (the
+    common case), or what the coroutine waits on. A coroutine's own `send` says "returned" by
+    raising StopIteration, which costs a traceback in the caller's frame on every call; a
+    coroutine awaited here returns its value inside the driver, without an exception. A driver
+    whose coroutine had to wait goes with the call to the host task (`_resume`), one whose
+    coroutine raised is spent: the thread's next call gets a new one (`run_sync`).
+    """
+    driver = _drive()
+    driver.send(None)
+    return driver
+
+
+@types.coroutine
+def _drive() -> Generator[Any, Any, None]:
+    coroutine = yield
+    while True:  # the finished coroutine is dropped when the next one is sent
+        coroutine = yield (_DONE, (yield from coroutine))
+
+
 class _Cancel:
     """What a call that cancelled its own task waits on: it is cancelled there first."""
 
@@ -384,28 +412,29 @@ class _Cancel:
 
 @types.coroutine
 def _resume(
-    context: contextvars.Context, coroutine: Coroutine[Any, Any, T], waiting_on: Any
-) -> Generator[Any, Any, T]:
-    """Continue a started coroutine inside the awaiting task: what it waits on is waited on here,
-    and what the task is sent or thrown (a cancellation) goes on to the coroutine."""
+    context: contextvars.Context, driver: _Driver, waiting_on: Any
+) -> Generator[Any, Any, Any]:
+    """Continue a call whose first step had to wait, inside the awaiting task: what it waits on
+    is waited on here, and what the task is sent or thrown (a cancellation) goes on to the call's
+    driver, until the driver says its coroutine returned (`_driver`)."""
     step: Callable[[Any], Any] | None = None
     argument: Any = None
     if type(waiting_on) is _Cancel:
         if isinstance(waiting_on.waiting_on, asyncio.Future):
             waiting_on.waiting_on.cancel()
-        step, argument = coroutine.throw, asyncio.CancelledError()
+        step, argument = driver.throw, asyncio.CancelledError()
     while True:
         if step is None:
             try:
                 sent = yield waiting_on
             except BaseException as exc:
-                step, argument = coroutine.throw, exc
+                step, argument = driver.throw, exc
             else:
-                step, argument = coroutine.send, sent
-        try:
-            waiting_on = context.run(step, argument)
-        except StopIteration as finished:
-            return finished.value
+                step, argument = driver.send, sent
+        waiting_on = context.run(step, argument)
+        if type(waiting_on) is tuple and waiting_on and waiting_on[0] is _DONE:
+            driver.close()  # spent: it goes no further with this thread's calls
+            return waiting_on[1]
         step = None
 
 
@@ -449,13 +478,17 @@ atexit.register(_at_exit)
 def run_sync(awaitable: Awaitable[T]) -> T:
     """The awaitable's result (or exception), computed in this thread on its private loop.
 
-    The first step runs at once as the thread's host task, in a copy of the caller's context;
+    The first step runs at once as the thread's host task, in a copy of the caller's context,
+    driven by the thread's driver (`_driver`: no StopIteration for a call that returns at once);
     only a call that has to wait goes on to the loop (`_Private.finish`). Written as one function
     because it is on every layered call's path.
     """
-    coroutine = awaitable if type(awaitable) is types.CoroutineType else _awaiting(awaitable)
-    state: _Private | None = getattr(_local, "private", None)
-    if state is None or state.loop.is_closed():
+    coroutine = awaitable if type(awaitable) is _CoroutineType else _awaiting(awaitable)
+    try:
+        state: _Private | None = _local.private
+    except AttributeError:  # this thread's first call
+        state = None
+    if state is None or state.loop._closed:  # type: ignore[attr-defined]  # is_closed(), as read
         state = _own(_Private())
     loop, host = state.loop, state.host
     previous = _get_running_loop()
@@ -463,31 +496,39 @@ def run_sync(awaitable: Awaitable[T]) -> T:
         return _in_new_thread(coroutine)
     if _TASK_PER_THREAD and previous is not None:  # Python 3.14: one current task per thread
         return _beside(previous, coroutine)
-    if host.done() or host.cancelling():  # spent by an interrupt
-        host = state.renew_host()
-    context = contextvars.copy_context()
-    result: Any = _WAITING
+    # The driver is taken for this call and given back once its coroutine returned and the
+    # host task was found sound: one whose coroutine raised, went on to the loop, or was
+    # interrupted is never sent another, and the next call looks at the host first.
+    send = state.send
+    if send is None:
+        if host.done() or host.cancelling():  # spent by an interrupt
+            host = state.renew_host()
+        send = _driver().send
+    else:
+        state.send = None
+    context = _copy_context()
     try:  # restores the caller's running loop on every path, after an interrupt at any point
         _set_running_loop(loop)
         try:
             _enter_task(loop, host)
-            waiting_on = context.run(coroutine.send, None)
-        except StopIteration as finished:
-            result = finished.value
+            out = context.run(send, coroutine)
         finally:
-            if _current_task(loop) is host:  # not if an interrupt came before it was entered
+            try:  # noqa: SIM105  (suppress() costs a context manager on every call)
                 _leave_task(loop, host)
+            except RuntimeError:  # it was not entered: an interrupt came first
+                pass
     finally:
         _set_running_loop(previous)
     cancelled = host.cancelling() > 0  # the call cancelled its own task: as any task, it is spent
     if cancelled:
         state.renew_host()
-    if result is _WAITING:
-        return state.finish(context, coroutine, waiting_on, cancelled, previous)
+    if type(out) is not tuple or not out or out[0] is not _DONE:  # the call has to wait
+        return state.finish(context, send.__self__, out, cancelled, previous)  # type: ignore[attr-defined]
     state.until_sweep -= 1
     if not state.until_sweep:
         state.sweep(previous)
-    return result
+    state.send = send
+    return out[1]
 
 
 def _beside(previous: asyncio.AbstractEventLoop, coroutine: Coroutine[Any, Any, T]) -> T:

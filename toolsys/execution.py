@@ -28,7 +28,10 @@ order calls meet them: every received layer, then every validated one.
 
 A call valid as sent is built once, already validated (`ExecutePath.start`); any other is built as
 received and prepared after the received layers. With no layers, a sync tool runs in
-`ExecutePath.execute` itself: the same stages, the common case inlined, no event loop.
+`ExecutePath.execute` itself: the same stages, the common case inlined, no event loop. Behind
+layers, `execute` still validates a plain tool's call inline and hands it to the outermost layer,
+whose coroutine `toolsys._sync` drives to the end in this thread (no task, no loop iteration for
+a call that never waits).
 
 Nothing here raises to the caller: one guard surrounds each layer, and the stages map exceptions
 to envelopes in one place each (`toolsys.stages`). Only real cancellation (the caller's task being
@@ -404,7 +407,8 @@ class ExecutePath:
         self._outer_name = layer_name(layers[0]) if layers else ""
         self._after_outer = after_received if received else after_validated
         self._bare = not layers and self._gate is None  # sync tools run without a loop
-        self._inline = self._bare and not coerce  # ... and plain ones in `execute` itself
+        self._quick = self._gate is None and not coerce and self._open  # `execute` validates
+        self._inline = self._bare and not coerce  # ... and with no layers, runs plain tools
 
     # -- who may see what: the listing and the calls ask the same question ----------------------
 
@@ -493,7 +497,12 @@ class ExecutePath:
     ) -> Awaitable[ToolResult]:
         """The path's result for a call as the caller gives it (every layer guarded)."""
         tool = self._lookup(name) if type(name) is str else None
-        begun = self._begin(tool, name, arguments, context, run_id, step, call_id, key)
+        try:
+            begun = self._begin(tool, name, arguments, context, run_id, step, call_id, key)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # the outermost layer raised before it awaited anything
+            return _at_once(self._failed_outer(exc, shown_name(name)))
         return self._guarded(begun)
 
     def _begin(
@@ -600,18 +609,71 @@ class ExecutePath:
     ) -> ToolResult:
         """The call run to completion in this thread: the sync fast method.
 
-        With no layers, a sync tool runs right here, with no event loop: a plain one
-        (`Tool.direct`) with the stages' common case inlined, so a call costs little more than
-        its validation (any failure takes the stage functions, so the outcome is theirs); any
-        other through `prepare` and `invoke`. Everything else runs the whole path to completion
-        (`toolsys._sync`), also inside a running event loop (Jupyter).
+        A plain sync tool (`Tool.direct`) called with arguments valid as sent, by a caller every
+        layer lets see it (the common case), is validated here, inline. With no layers it runs
+        right here too, with no event loop, so a call costs little more than its validation;
+        behind layers the ready call goes to the outermost layer, run to completion by
+        `toolsys._sync`. Anything else takes the stage functions (`_plain`, `_begin`), so the
+        outcome is theirs; also inside a running event loop (Jupyter).
         """
         started = _now()
         tool = self._lookup(name) if type(name) is str else None
+        if tool is not None and tool.direct and self._quick:
+            model: Any = None
+            raw: Any = arguments  # narrowed by `kind`, which mypy does not follow
+            kind = type(raw)
+            if kind is dict:  # `valid_as_sent`, inlined: the common case for a caller
+                if not tool.null_means_default or None not in raw.values():
+                    try:
+                        model = tool.validator.validate_python(raw, strict=True)
+                    except Exception:  # invalid, or stranger: `validate` says which, as data
+                        model = None
+            elif kind is str and len(raw) <= MAX_ARGUMENT_CHARS:  # the common case for a model
+                try:
+                    model = tool.validator.validate_json(raw or "{}", strict=True)
+                except Exception:
+                    model = None
+                else:  # pydantic reads NaN and Infinity, JSON does not: `validate` refuses them
+                    model = None if "NaN" in raw or "Infinity" in raw else model
+            if self._inline:  # no layers: the tool runs right here
+                if model is None:
+                    model = validate(tool, arguments)
+                    if type(model) is ToolResult:
+                        return finished(name, model, started)  # type: ignore[arg-type]
+                try:
+                    value = tool.fn(**model.__dict__)  # `Tool.call` for a direct tool, inlined
+                    if type(value) is CoroutineType:  # a sync function that returned a coroutine
+                        value = (_run_sync or _sync_runner())(value)
+                except BaseException as exc:
+                    return finished(name, tool_failed(tool, exc), started)  # type: ignore[arg-type]
+                meta = {"tool": name, "attempt": 1, "duration_ms": (_now() - started) * 1000}
+                return ToolResult(True, value, None, meta)
+            if model is not None:  # `_begin` for a call that is ready, inlined
+                caller = _EMPTY if context is None else caller_context(context)
+                parts = (name, arguments, tool, model, caller, run_id, step, call_id, 1, False, key)
+                call = tuple.__new__(Call, parts)
+                seen = VALIDATED.get()  # a listener outside this path (inside it, none listens)
+                if seen is not None:
+                    seen.append(call)
+                try:
+                    result = (_run_sync or _sync_runner())(self._outer(call, self._after_outer))  # type: ignore[misc]
+                except KeyboardInterrupt:
+                    raise
+                except BaseException as exc:  # the outermost layer failed (it runs unguarded)
+                    result = self._failed_outer(exc, name)
+                else:
+                    if type(result) is not ToolResult:
+                        result = self._checked(result, name)
+                if result.meta:
+                    return finished(name, result, started)  # type: ignore[arg-type]
+                meta = {"tool": name, "attempt": 1, "duration_ms": (_now() - started) * 1000}
+                return ToolResult(
+                    result.ok, result.value, result.error, meta, result.exception, result.notice
+                )
         if not self._bare or (tool is not None and not tool.sync):
             shown = name if type(name) is str else shown_name(name)
-            path = self._begin(tool, name, arguments, context, run_id, step, call_id, key)
             try:
+                path = self._begin(tool, name, arguments, context, run_id, step, call_id, key)
                 result = (_run_sync or _sync_runner())(path)
             except KeyboardInterrupt:
                 raise
@@ -621,36 +683,7 @@ class ExecutePath:
                 if type(result) is not ToolResult:
                     result = self._checked(result, shown)
             return finished(shown, result, started)
-        if tool is None or not (self._inline and tool.direct):
-            return finished(shown_name(name), self._plain(name, arguments, context), started)
-        model: Any = None
-        raw: Any = arguments  # narrowed by `kind`, which mypy does not follow
-        kind = type(raw)
-        if kind is dict:  # `valid_as_sent`, inlined: the common case for a caller
-            if not tool.null_means_default or None not in raw.values():
-                try:
-                    model = tool.validator.validate_python(raw, strict=True)
-                except Exception:  # invalid, or stranger: `validate` says which, as data
-                    model = None
-        elif kind is str and len(raw) <= MAX_ARGUMENT_CHARS:  # the common case for a model
-            try:
-                model = tool.validator.validate_json(raw or "{}", strict=True)
-            except Exception:
-                model = None
-            else:  # pydantic reads NaN and Infinity, JSON does not: `validate` refuses them
-                model = None if "NaN" in raw or "Infinity" in raw else model
-        if model is None:
-            model = validate(tool, arguments)
-            if type(model) is ToolResult:
-                return finished(name, model, started)  # type: ignore[arg-type]
-        try:
-            value = tool.fn(**model.__dict__)  # `Tool.call` for a direct tool, inlined
-            if type(value) is CoroutineType:  # a sync function that returned a coroutine
-                value = (_run_sync or _sync_runner())(value)
-        except BaseException as exc:
-            return finished(name, tool_failed(tool, exc), started)  # type: ignore[arg-type]
-        meta = {"tool": name, "attempt": 1, "duration_ms": (_now() - started) * 1000}
-        return ToolResult(True, value, None, meta)
+        return finished(shown_name(name), self._plain(name, arguments, context), started)
 
     def _plain(
         self, name: object, arguments: Arguments, context: Mapping[str, Any] | None

@@ -78,9 +78,20 @@ async def ainvoke(path: Any, dependencies: Mapping[str, Any], call: Call) -> Too
         if type(ready) is ToolResult:
             return ready
         call = ready
-    tool: Tool = call.tool  # type: ignore[assignment]
-    arguments: Any = call.arguments
-    hidden = VALIDATED.set(None) if VALIDATED.get() is not None else None
+    tool: Tool = call[2]  # type: ignore[assignment]
+    arguments: Any = call[3]
+    listening = VALIDATED.get() is not None
+    if tool.direct and not (call[9] or listening):  # a plain sync tool, not offloaded: inlined
+        try:
+            value = tool.fn(**arguments.__dict__)
+        except BaseException as exc:
+            if is_cancellation(exc) and _really_cancelled():
+                raise
+            return tool_failed(tool, exc)
+        if type(value) is not CoroutineType:
+            return ToolResult(True, value, None, {})
+        return await _awaited(path, call, tool, value)  # a sync function returned a coroutine
+    hidden = VALIDATED.set(None) if listening else None
     try:
         if tool.by_keyword and not (tool.injected or call.offload):
             value = tool.fn(**arguments.__dict__)  # the common case of `tool.call`, inlined
@@ -103,6 +114,20 @@ async def ainvoke(path: Any, dependencies: Mapping[str, Any], call: Call) -> Too
     finally:
         if hidden is not None:
             VALIDATED.reset(hidden)
+    return ToolResult(True, value, None, {})
+
+
+async def _awaited(path: Any, call: Call, tool: Tool, value: Any) -> ToolResult:
+    """The coroutine a tool returned, awaited as `ainvoke` awaits an async tool's."""
+    token = RUNNING.set((path, call))
+    try:
+        value = await value
+    except BaseException as exc:
+        if is_cancellation(exc) and _really_cancelled():
+            raise
+        return tool_failed(tool, exc)
+    finally:
+        RUNNING.reset(token)
     return ToolResult(True, value, None, {})
 
 
