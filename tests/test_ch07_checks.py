@@ -303,23 +303,28 @@ def test_a_deadline_that_takes_none_for_no_answer_is_rejected() -> None:
     assert "None is a value" in verdict("7.5", none_is_timeout).text()
 
 
+def _awaited(future, seconds, idempotent, message="still running"):
+    """The envelope a deadline answer builds from a pool's future: its value, TIMEOUT, or the
+    failure."""
+    try:
+        return {"ok": True, "value": future.result(timeout=seconds)}
+    except concurrent.futures.TimeoutError:
+        error = {
+            "code": "TIMEOUT",
+            "message": message,
+            "retryable": idempotent,
+            "details": {"side_effects": "unknown"},
+        }
+        return {"ok": False, "abandoned_thread": True, "error": error}
+    except Exception as exc:
+        error = {"code": "EXECUTION_ERROR", "message": f"{type(exc).__name__}: {exc}"}
+        return {"ok": False, "error": error}
+
+
 def test_a_deadline_inside_a_thread_pool_block_is_rejected() -> None:
     def pooled(fn, seconds, idempotent):
         with concurrent.futures.ThreadPoolExecutor(1) as pool:
-            future = pool.submit(fn)
-            try:
-                return {"ok": True, "value": future.result(timeout=seconds)}
-            except concurrent.futures.TimeoutError:
-                error = {
-                    "code": "TIMEOUT",
-                    "message": "still running",
-                    "retryable": idempotent,
-                    "details": {"side_effects": "unknown"},
-                }
-                return {"ok": False, "abandoned_thread": True, "error": error}
-            except Exception as exc:
-                error = {"code": "EXECUTION_ERROR", "message": f"{type(exc).__name__}: {exc}"}
-                return {"ok": False, "error": error}
+            return _awaited(pool.submit(fn), seconds, idempotent)
 
     text = verdict("7.5", pooled).text()
     assert "a thread that is not a daemon" in text or "waited for the function" in text
@@ -710,20 +715,8 @@ def test_a_shared_thread_pool_first_used_under_the_check_is_rejected() -> None:
     pool = concurrent.futures.ThreadPoolExecutor(4)
 
     def shared_pool(fn, seconds, idempotent):
-        future = pool.submit(fn)
-        try:
-            return {"ok": True, "value": future.result(timeout=seconds)}
-        except concurrent.futures.TimeoutError:
-            error = {
-                "code": "TIMEOUT",
-                "message": "No answer; the thread cannot be stopped and may still act.",
-                "retryable": idempotent,
-                "details": {"side_effects": "unknown"},
-            }
-            return {"ok": False, "abandoned_thread": True, "error": error}
-        except Exception as exc:
-            error = {"code": "EXECUTION_ERROR", "message": f"{type(exc).__name__}: {exc}"}
-            return {"ok": False, "error": error}
+        honest = "No answer; the thread cannot be stopped and may still act."
+        return _awaited(pool.submit(fn), seconds, idempotent, honest)
 
     try:
         assert "a thread that is not a daemon" in verdict("7.5", shared_pool).text()
