@@ -402,19 +402,7 @@ def test_a_worker_that_only_inherits_the_daemon_flag_is_rejected() -> None:
 def test_a_deadline_on_a_thread_pool_left_open_is_rejected() -> None:
     def pool_left_open(fn, seconds, idempotent):
         future = concurrent.futures.ThreadPoolExecutor(1).submit(fn)
-        try:
-            return {"ok": True, "value": future.result(timeout=seconds)}
-        except concurrent.futures.TimeoutError:
-            error = {
-                "code": "TIMEOUT",
-                "message": "still running, cannot be stopped",
-                "retryable": idempotent,
-                "details": {"side_effects": "unknown"},
-            }
-            return {"ok": False, "abandoned_thread": True, "error": error}
-        except Exception as exc:
-            error = {"code": "EXECUTION_ERROR", "message": f"{type(exc).__name__}: {exc}"}
-            return {"ok": False, "error": error}
+        return _awaited(future, seconds, idempotent, "still running, cannot be stopped")
 
     assert "ThreadPoolExecutor's workers are not daemons" in verdict("7.5", pool_left_open).text()
 
