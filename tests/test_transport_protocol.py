@@ -106,6 +106,25 @@ def test_a_tool_message_after_a_text_turn_answers_nothing():
     assert "must be a response to a preceeding message" in error.body["message"]
 
 
+def test_an_empty_tool_calls_array_is_refused_in_the_real_apis_words():
+    empty = {"role": "assistant", "content": "Hello", "tool_calls": []}
+    error = _refusal([USER, empty, USER])
+    assert error.body["message"] == (
+        "Invalid 'messages[1].tool_calls': empty array. Expected an array with minimum length 1, "
+        "but got an empty array instead."
+    )
+    assert error.body["param"] == "messages[1].tool_calls"
+
+
+@pytest.mark.parametrize("turn", [{"tool_calls": None}, {}], ids=["null", "absent"])
+def test_a_text_turn_with_null_or_no_tool_calls_is_accepted(turn):
+    plain = {"role": "assistant", "content": "Hello", **turn}
+    reply = models.client().chat.completions.create(
+        model=MODEL, messages=[USER, plain, USER], tools=TOOLS
+    )
+    assert reply.choices[0].message.tool_calls
+
+
 def test_every_call_answered_once_in_any_order_is_accepted():
     messages = [USER, _assistant("a", "b"), _tool("b"), _tool("a")]
     reply = models.client().chat.completions.create(model=MODEL, messages=messages, tools=TOOLS)

@@ -115,8 +115,17 @@ def _validate_messages(messages: Any) -> None:
 
 
 def _call_ids(message: dict[str, Any], where: str) -> list[str]:
+    """The call ids of an assistant turn. `"tool_calls": []` is refused, as the real API does
+    (its words, quoted in openai/openai-node#1341, 2025-02); `null` or no key means no calls."""
+    calls = message.get("tool_calls")
+    if calls == []:
+        raise RequestError(
+            f"Invalid '{where}.tool_calls': empty array. Expected an array with minimum length 1, "
+            "but got an empty array instead.",
+            param=f"{where}.tool_calls",
+        )
     ids = []
-    for call in message.get("tool_calls") or []:
+    for call in calls or []:
         fn = call.get("function") if isinstance(call, dict) else None
         if not (
             isinstance(fn, dict)
