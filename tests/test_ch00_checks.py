@@ -50,6 +50,40 @@ def test_a_wrong_tool_message_is_rejected(change: Any, words: str) -> None:
     assert words in verdict("0.1", answer("0.1", change)).text()
 
 
+def _tool_message_stripping_text(tool_call: Any, result: Any) -> dict:
+    message = answer("0.1")(tool_call, result)
+    return {**message, "content": message["content"].strip()}
+
+
+def _tool_message_quoting_empty_text(tool_call: Any, result: Any) -> dict:
+    content = result if isinstance(result, str) and result else json.dumps(result)
+    return {"role": "tool", "tool_call_id": tool_call.id, "content": content}
+
+
+def _tool_message_normalising_json_text(tool_call: Any, result: Any) -> dict:
+    """Text that happens to be JSON is parsed and dumped again: its spacing changes."""
+    if isinstance(result, str):
+        try:
+            result = json.loads(result)
+        except ValueError:
+            return {"role": "tool", "tool_call_id": tool_call.id, "content": result}
+    return {"role": "tool", "tool_call_id": tool_call.id, "content": json.dumps(result)}
+
+
+@pytest.mark.parametrize(
+    ("wrong", "words"),
+    [
+        (_tool_message_stripping_text, "final newline"),
+        (_tool_message_quoting_empty_text, "an empty string"),
+        (_tool_message_normalising_json_text, "already JSON text"),
+    ],
+    ids=["strips", "quotes-empty", "re-dumps-json-text"],
+)
+def test_text_that_is_not_sent_as_it_is_is_rejected(wrong: Callable[..., Any], words: str) -> None:
+    result = verdict("0.1", wrong)
+    assert words in result.message and "not stripped" in result.text()
+
+
 def _tool_message_built_up(tool_call: Any, result: Any) -> dict:
     message = {"role": "tool", "tool_call_id": tool_call.id}
     message["content"] = json.dumps(result) if not isinstance(result, str) else result
@@ -113,6 +147,68 @@ def test_a_wrong_parse_is_rejected(wrong: Callable[..., Any], words: str) -> Non
     assert words in verdict("0.2", wrong).text()
 
 
+_SHARED_EMPTY: dict = {}
+
+
+def _parse_sharing_one_empty_dict(message: Any) -> list[dict]:
+    parsed = answer("0.2")(message)
+    for item in parsed:
+        if item["arguments"] == {}:
+            item["arguments"] = _SHARED_EMPTY
+    _SHARED_EMPTY.clear()
+    return parsed
+
+
+def _parse_keyed_by_id(message: Any) -> list[dict]:
+    return list({item["id"]: item for item in answer("0.2")(message)}.values())
+
+
+_ONE_SENTENCE = 'f"The arguments for {name!r} must be a valid JSON object."'
+
+
+@pytest.mark.parametrize(
+    ("wrong", "words"),
+    [
+        (
+            answer(
+                "0.2",
+                swap(
+                    "json.loads(text) if text.strip() else {}",
+                    'json.loads(text) if text != "" else {}',
+                ),
+            ),
+            "'   '",
+        ),
+        (_parse_sharing_one_empty_dict, "same dict object"),
+        (_parse_keyed_by_id, "share the id"),
+        (
+            answer(
+                "0.2",
+                swap(
+                    'f"The arguments for {name!r} are not valid JSON ({exc.msg}): {text!r}."',
+                    _ONE_SENTENCE,
+                ),
+                swap(
+                    'f"The arguments for {name!r} must be a JSON object, got {text!r}."',
+                    _ONE_SENTENCE,
+                ),
+            ),
+            "same sentence",
+        ),
+    ],
+    ids=[
+        "whitespace-is-not-empty",
+        "one-shared-empty-dict",
+        "keyed-by-id",
+        "one-sentence-for-both",
+    ],
+)
+def test_a_parse_that_blurs_empty_calls_or_errors_is_rejected(
+    wrong: Callable[..., Any], words: str
+) -> None:
+    assert words in verdict("0.2", wrong).text()
+
+
 def test_a_parse_that_crashes_on_a_text_answer_is_rejected_as_raising() -> None:
     wrong = answer("0.2", swap("message.tool_calls or []", "message.tool_calls"))
     result = verdict("0.2", wrong)
@@ -137,7 +233,7 @@ def _parse_with_a_helper(message: Any) -> list[dict]:
     def one(call: Any) -> dict:
         item = {"id": call.id, "name": call.function.name, "arguments": None, "error": None}
         text = call.function.arguments
-        if text == "":
+        if text.isspace() or not text:
             item["arguments"] = {}
             return item
         try:

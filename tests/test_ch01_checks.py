@@ -107,6 +107,45 @@ def _dispatch_with_get(table, name, arguments=None):
     return tool(**(arguments or {}))
 
 
+def _dispatch_filtering_by_signature(table, name, arguments=None):
+    """Drops the arguments the function does not take: the model never hears of its mistake."""
+    if name not in table:
+        raise KeyError(f"unknown tool {name!r}")
+    if isinstance(arguments, str):
+        arguments = json.loads(arguments) if arguments.strip() else {}
+    accepted = inspect.signature(table[name]).parameters
+    return table[name](**{k: v for k, v in (arguments or {}).items() if k in accepted})
+
+
+def _dispatch_dropping_none(table, name, arguments=None):
+    """Cleans the caller's dict in place: None values are deleted before the call."""
+    if isinstance(arguments, dict):
+        for key in [key for key, value in arguments.items() if value is None]:
+            del arguments[key]
+    return answer("1.1")(table, name, arguments)
+
+
+def _dispatch_mutating_quietly(table, name, arguments=None):
+    """Right result, but the caller's dict gains a key."""
+    result = answer("1.1")(table, name, arguments)
+    if isinstance(arguments, dict):
+        arguments.setdefault("_tool", name)
+    return result
+
+
+@pytest.mark.parametrize(
+    ("wrong", "words"),
+    [
+        (_dispatch_filtering_by_signature, "'volume'"),
+        (_dispatch_dropping_none, "None values too"),
+        (_dispatch_mutating_quietly, "the arguments after dispatch"),
+    ],
+    ids=["filters-by-signature", "drops-none", "mutates-arguments"],
+)
+def test_a_dispatcher_that_changes_the_arguments_is_rejected(wrong: Any, words: str) -> None:
+    assert words in verdict("1.1", wrong).text()
+
+
 def test_a_correct_dispatcher_written_differently_passes() -> None:
     verdict("1.1", _dispatch_with_get, Status.PASSED)
 
@@ -156,6 +195,23 @@ def test_a_correct_dispatcher_written_differently_passes() -> None:
         ),
         # a parameter missing from the schema ends the comparison of the others
         (swap("continue", "break"), "before one whose type drifted"),
+        # keyword-only parameters left out with *args and **kwargs
+        (
+            swap(
+                "p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)",
+                "p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD, p.KEYWORD_ONLY)",
+            ),
+            "keyword-only",
+        ),
+        # string annotations mapped by their spelling: 'str | None' and 'list[str]' have no type
+        (
+            swap(
+                "typing.get_type_hints(fn)",
+                "{k: {'str': str, 'int': int, 'float': float, 'bool': bool}.get(v, v) "
+                "for k, v in fn.__annotations__.items()}",
+            ),
+            "string annotations that disagree",
+        ),
     ],
     ids=[
         "no-bool",
@@ -166,6 +222,8 @@ def test_a_correct_dispatcher_written_differently_passes() -> None:
         "twice",
         "var-args",
         "break",
+        "keyword-only-left-out",
+        "string-annotations-by-spelling",
     ],
 )
 def test_a_wrong_drift_finder_is_rejected(change: Any, words: str) -> None:
@@ -262,6 +320,8 @@ _EMPTY = "arguments is None or (isinstance(arguments, str) and not arguments.str
             "b must not be 0",
         ),
         (answer("1.3", swap("sorted(table)", "sorted(table)[:4]")), "must mention"),
+        # the table printed as it is: every function's repr, memory address included
+        (answer("1.3", swap("', '.join(sorted(table))", "str(table)")), "Python objects"),
         # the tool runs twice: once to see whether it fails, once for its value
         (
             answer(
@@ -281,6 +341,7 @@ _EMPTY = "arguments is None or (isinstance(arguments, str) and not arguments.str
         "no-prefix",
         "no-message",
         "some-tools",
+        "table-repr",
         "twice",
     ],
 )

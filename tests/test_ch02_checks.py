@@ -174,6 +174,8 @@ def test_a_correct_registry_written_differently_passes() -> None:
             "tag='Orders'",
         ),
         ([swap("category is not None", "category")], "list_by_category(registry, '')"),
+        # adv3: '' read as "any tag"
+        ([swap("tag is None or tag in tool.tags", "not tag or tag in tool.tags")], "tag=''"),
     ],
     ids=[
         "tag-substring",
@@ -182,6 +184,7 @@ def test_a_correct_registry_written_differently_passes() -> None:
         "tools-not-names",
         "tag-any-case",
         "empty-category-is-any",
+        "empty-tag-is-any",
     ],
 )
 def test_a_wrong_filter_is_rejected(changes: list[Any], words: str) -> None:
@@ -280,6 +283,17 @@ def _never_says_best(tree: ast.Module) -> None:
 )
 def test_a_wrong_execute_is_rejected(change: Any, words: str) -> None:
     assert words in verdict("2.3", answer("2.3", change)).text()
+
+
+def test_an_execute_suggesting_more_than_three_names_is_rejected() -> None:
+    # adv3: difflib's n raised to 5 and the [:3] left out
+    wrong = answer(
+        "2.3",
+        swap(_CLOSE, _CLOSE.replace("n=3", "n=5")),
+        swap(_DID_YOU_MEAN, _DID_YOU_MEAN.replace("[:3]", "")),
+    )
+    result = verdict("2.3", wrong)
+    assert "lists 5 names" in result.message and "at most three" in result.message
 
 
 def test_a_null_suggestion_gets_the_shape_expected_not_a_crash() -> None:

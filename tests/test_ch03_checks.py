@@ -104,9 +104,17 @@ def _enum_as_given(param: Param) -> dict[str, Any]:
     return schema
 
 
+def _nullable_in_the_property(param: Param) -> dict[str, Any]:
+    schema = good_param(param)
+    if param.nullable:  # exercise 3.2's job, done one level too early
+        schema["type"] = [param.type, "null"]
+    return schema
+
+
 @pytest.mark.parametrize(
     "wrong",
     [
+        _nullable_in_the_property,
         _truthy_defaults,
         _truthy_bounds,
         _null_default,
@@ -149,6 +157,17 @@ def _null_first(spec: ToolSpec) -> dict[str, Any]:
         if isinstance(prop["type"], list):
             prop["type"] = ["null", prop["type"][0]]
     return schema
+
+
+def _sorted_properties(spec: ToolSpec) -> dict[str, Any]:
+    schema = good_spec(spec)
+    schema["properties"] = dict(sorted(schema["properties"].items()))
+    return schema
+
+
+def test_properties_in_another_order_than_the_spec_fail() -> None:
+    result = checks.check("3.2", _sorted_properties)
+    assert result.status is Status.FAILED and "another order than the spec" in result.message
 
 
 @pytest.mark.parametrize(
@@ -322,6 +341,16 @@ _FREE_FORM = "isinstance(extra, dict) or ('properties' not in node and extra is 
             [swap("node.get('additionalProperties')", "node.get('additional_properties')")],
             "raised ValueError",
         ),
+        # adv3: an object recognised by type == 'object' only: ['object', 'null'] is skipped
+        (
+            [
+                swap(
+                    "node.get('type') == 'object' or 'properties' in node",
+                    "node.get('type') == 'object'",
+                )
+            ],
+            "already nullable (type ['object', 'null'])",
+        ),
         # an object without properties refused even when it says additionalProperties: false
         (
             [swap(_FREE_FORM, "isinstance(extra, dict) or 'properties' not in node")],
@@ -337,6 +366,7 @@ _FREE_FORM = "isinstance(extra, dict) or ('properties' not in node and extra is 
         "shallow-copy",
         "defaults-kept",
         "extra-keys-ignored",
+        "nullable-object-skipped",
         "closed-empty-refused",
     ],
 )
@@ -382,7 +412,8 @@ def _strict_with_a_stack(schema: dict[str, Any]) -> dict[str, Any]:
     while todo:
         node, path = todo.pop()
         node.pop("default", None)
-        if node.get("type") == "object":
+        kind = node.get("type")
+        if "object" in (kind if isinstance(kind, list) else [kind]):
             extra = node.get("additionalProperties")
             if extra is True or isinstance(extra, dict):
                 raise ValueError(f"{path}: free-form object")
@@ -397,7 +428,7 @@ def _strict_with_a_stack(schema: dict[str, Any]) -> dict[str, Any]:
             node["additionalProperties"] = False
         if isinstance(node.get("items"), dict):
             todo.append((node["items"], f"{path}[]"))
-    for node in to_null:  # after every object was recognised by its plain type
+    for node in to_null:  # after every object was recognised by its type
         kind = node["type"]
         node["type"] = (
             [kind, "null"]

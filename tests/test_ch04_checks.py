@@ -148,6 +148,40 @@ def _not_done_where_json_is_bad(tree: ast.Module) -> None:
     handler.body.insert(0, ast.parse("raise NotImplementedError('JSON errors')").body[0])
 
 
+def _without_the_recursion_handler(tree: ast.Module) -> None:
+    """adv3: only JSONDecodeError caught, so json.loads' RecursionError escapes."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Try):
+            node.handlers = [
+                h
+                for h in node.handlers
+                if not (isinstance(h.type, ast.Name) and h.type.id == "RecursionError")
+            ]
+
+
+def _type_error_read_as_bad_arguments(functions: dict, name: str, arguments_json: str) -> dict:
+    """adv3: any TypeError reported as INVALID_ARGUMENTS, even one raised inside the tool."""
+    result = answer("4.1")(functions, name, arguments_json)
+    if not result["ok"] and "TypeError" in result["error"]["message"]:
+        result["error"]["code"] = "INVALID_ARGUMENTS"
+    return result
+
+
+@pytest.mark.parametrize(
+    ("wrong", "words"),
+    [
+        (answer("4.1", _without_the_recursion_handler), "raised RecursionError"),
+        (
+            _type_error_read_as_bad_arguments,
+            "'label', '{\"count\": 3}') should fail with code EXECUTION_ERROR",
+        ),
+    ],
+    ids=["recursion-escapes", "type-error-as-invalid-arguments"],
+)
+def test_a_safe_execute_that_misreads_an_exception_is_rejected(wrong: Any, words: str) -> None:
+    assert words in verdict("4.1", wrong).text()
+
+
 def test_a_half_finished_safe_execute_is_not_done() -> None:
     verdict("4.1", answer("4.1", _not_done_where_json_is_bad), Status.NOT_DONE)
 
@@ -161,8 +195,8 @@ def _execute_step_by_step(functions: dict, name: str, arguments_json: str) -> di
     else:
         try:
             arguments = json.loads(arguments_json) if arguments_json.strip() else {}
-        except ValueError as exc:
-            error = ("INVALID_JSON", f"{name}: bad JSON at character {exc.pos}")
+        except (ValueError, RecursionError) as exc:
+            error = ("INVALID_JSON", f"{name}: bad JSON at character {getattr(exc, 'pos', 0)}")
         else:
             if type(arguments) is not dict:
                 error = ("INVALID_ARGUMENTS", f"{name} takes a JSON object of arguments")
@@ -255,6 +289,8 @@ _UNKNOWN_ARGUMENT = "f\"{path}: unknown argument (accepted: {', '.join(propertie
         (swap("'; '.join(problems)", "'; '.join(problems[:1])"), "'rankine'"),
         # the problem dict itself, pasted
         (swap(f"problems.append({_GOT})", "problems.append(str(problem))"), "internals"),
+        # adv3: the bad value written bare (str), not quoted
+        (swap("json.dumps(problem['input'])", "problem['input']"), "without quotes"),
     ],
     ids=[
         "missing-quotes-input",
@@ -263,6 +299,7 @@ _UNKNOWN_ARGUMENT = "f\"{path}: unknown argument (accepted: {', '.join(propertie
         "extra-not-called-unknown",
         "first-only",
         "problem-dicts",
+        "value-unquoted",
     ],
 )
 def test_a_wrong_actionable_message_is_rejected(change: Any, words: str) -> None:
@@ -395,6 +432,8 @@ _PATH = 'path = re.compile(rf"(?<![\\w.~/:-])/(?:{segment}+/)+{segment}*")'
         # the values in the set's order: caught whatever the hash seed (the mutation run found
         # a seed where the one prefix pair came longest first)
         (swap("sorted(secrets, key=len, reverse=True)", "secrets"), "replace the longest first"),
+        # adv3: the secret word only at the end of the name
+        (swap(_WORDS, "name.upper().endswith(SECRET_WORDS)"), "TOKEN_SYNC_SERVICE"),
     ],
     ids=[
         "key-and-token-only",
@@ -408,6 +447,7 @@ _PATH = 'path = re.compile(rf"(?<![\\w.~/:-])/(?:{segment}+/)+{segment}*")'
         "every-value-secret",
         "ascii-paths",
         "unsorted-secrets",
+        "word-at-the-end-only",
     ],
 )
 def test_a_wrong_redact_is_rejected(change: Any, words: str) -> None:

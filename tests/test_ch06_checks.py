@@ -178,6 +178,13 @@ async def _sdk_objects(client, registry, prompt, max_steps=5):
             answer("6.1", swap("models.default_model()", "'gpt-4o-mini'")),
             "asked for the model 'gpt-4o-mini'",
         ),
+        # adv3: a turn with text is taken for the answer, though it carries calls too
+        (
+            answer(
+                "6.1", swap("not message.tool_calls", "message.content or not message.tool_calls")
+            ),
+            "even when it has text too",
+        ),
     ],
 )
 def test_careless_loops_fail(wrong, words) -> None:
@@ -408,6 +415,17 @@ def _no_system(transcript):
             ),
             "hand-written messages>)['failed_calls']",
         ),
+        # adv3: "ok": 0 (a number) read as JSON's false, since 0 == False in Python
+        (
+            answer(
+                "6.4",
+                swap(
+                    "isinstance(envelope, dict) and envelope.get('ok') is False",
+                    "isinstance(envelope, dict) and envelope.get('ok') == False",
+                ),
+            ),
+            "hand-written messages>)['failed_calls']",
+        ),
         # a paused run carries two calls and no tool message yet
         (_calls_as_tool_messages, "paused for approval>)['tool_calls']"),
         # a missing content counted as the 4 characters of "None"
@@ -454,6 +472,50 @@ def test_careless_summaries_fail(wrong, words) -> None:
 )
 def test_careless_blocks_fail(change) -> None:
     verdict("6.5", answer("6.5", change))
+
+
+def _block_flagged_by_its_text(tool_use_id: str, result: ToolResult) -> dict:
+    """adv3: is_error read from the words of the content, not from the result."""
+    content = result.to_message()
+    return {
+        "type": "tool_result",
+        "tool_use_id": tool_use_id,
+        "content": content,
+        "is_error": "error" in content,
+    }
+
+
+def _block_without_is_error(tool_use_id: str, result: ToolResult) -> dict:
+    """is_error left out on every block: a failure then reads as a success."""
+    return {"type": "tool_result", "tool_use_id": tool_use_id, "content": result.to_message()}
+
+
+@pytest.mark.parametrize(
+    ("wrong", "words"),
+    [
+        (_block_flagged_by_its_text, "not from the words of its text"),
+        (_block_without_is_error, "leaves out is_error for a failed call"),
+    ],
+    ids=["is-error-from-text", "is-error-never-sent"],
+)
+def test_a_block_with_a_wrong_error_flag_fails(wrong: Any, words: str) -> None:
+    assert words in verdict("6.5", wrong).text()
+
+
+def _block_as_the_api_also_takes_it(tool_use_id: str, result: ToolResult) -> dict:
+    """A correct 6.5 in the API's other spelling: text blocks, is_error only on a failure."""
+    block: dict = {
+        "type": "tool_result",
+        "tool_use_id": tool_use_id,
+        "content": [{"type": "text", "text": result.to_message()}],
+    }
+    if not result.ok:
+        block["is_error"] = True
+    return block
+
+
+def test_a_block_in_the_apis_other_spelling_passes() -> None:
+    verdict("6.5", _block_as_the_api_also_takes_it, Status.PASSED)
 
 
 # -- correct answers written differently ------------------------------------------------------

@@ -28,6 +28,14 @@ _RESULTS: list[tuple[Any, str]] = [
     (None, "None (a tool that returns nothing)"),
     ({"city": "Zürich", "condition": "snow"}, "a dict with non-ASCII text"),
 ]
+# Text goes in as it is: not stripped, not re-encoded, not wrapped in quotes, even when it is empty
+# or is already JSON text written with its own spacing.
+_TEXTS: list[tuple[str, str]] = [
+    ("18 °C and sunny", "a string"),
+    ("", "an empty string"),
+    ("  indented line\nsecond line\n", "a string with leading spaces and a final newline"),
+    ('{"rows":[1,2],  "next": null}', "a string that is already JSON text"),
+]
 
 
 @exercise(
@@ -44,7 +52,7 @@ _RESULTS: list[tuple[Any, str]] = [
 def _check_tool_message(student: Any) -> None:
     call = _tool_call("call_0007", "get_weather", '{"city": "Paris"}')
     shape = 'a dict {"role": "tool", "tool_call_id": ..., "content": "..."}'
-    for value, kind in [*_RESULTS, ("18 °C and sunny", "a string")]:
+    for value, kind in [*_RESULTS, *_TEXTS]:
         what = f"tool_message(call, {value!r})"
         message = student(call, value)
         expect_plain(message, what=what, shape=shape)
@@ -68,8 +76,9 @@ def _check_tool_message(student: Any) -> None:
             expect_equal(
                 content,
                 value,
-                what=f"{what}['content']",
-                hint="A result that is already text is sent as it is, not wrapped in quotes.",
+                what=f"{what}['content'] for {kind}",
+                hint="A result that is already text is sent as it is: not stripped, not parsed "
+                "and dumped again, not wrapped in quotes (an empty string stays '').",
             )
             continue
         try:

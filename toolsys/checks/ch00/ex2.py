@@ -115,13 +115,49 @@ def _check_parse_tool_calls(student: Any) -> None:
         what="parse_tool_calls(two calls)",
         hint="One item per call, in order, with error None when the arguments are fine.",
     )
-    empty = _message(_tool_call("call_0003", "get_time", ""))
-    expect_equal(
-        _parse(student, empty, "parse_tool_calls(a call with arguments '')"),
-        [_item("call_0003", "get_time", {})],
-        what="parse_tool_calls(a call with arguments '')",
-        hint="Empty arguments mean no arguments: {} and error None.",
+    for blank in ("", "   ", "\n"):
+        what = f"parse_tool_calls(a call with arguments {blank!r})"
+        expect_equal(
+            _parse(student, _message(_tool_call("call_0003", "get_time", blank)), what),
+            [_item("call_0003", "get_time", {})],
+            what=what,
+            hint="Empty arguments, or only whitespace, mean no arguments: {} and error None "
+            "(test text.strip() before json.loads).",
+        )
+    what = "parse_tool_calls(two calls with arguments '', the first one's {} then filled in)"
+    first, second = _parse(
+        student,
+        _message(_tool_call("call_0010", "get_time", ""), _tool_call("call_0011", "get_date", "")),
+        what,
     )
+    if type(first["arguments"]) is dict:
+        first["arguments"]["timezone"] = "UTC"
+    expect_equal(
+        second["arguments"],
+        {},
+        what=f"{what}[1]['arguments']",
+        hint="Both calls got the same dict object, so filling in one changed the other: build a "
+        "new {} for each call, not one shared dict.",
+    )
+    what = "parse_tool_calls(two calls that share the id 'call_0012')"
+    expect_equal(
+        _parse(
+            student,
+            _message(
+                _tool_call("call_0012", "get_weather", '{"city": "Oslo"}'),
+                _tool_call("call_0012", "get_time", "{}"),
+            ),
+            what,
+        ),
+        [
+            _item("call_0012", "get_weather", {"city": "Oslo"}),
+            _item("call_0012", "get_time", {}),
+        ],
+        what=what,
+        hint="One item per call, in order, even when two calls share an id: build a list, not a "
+        "dict keyed by id.",
+    )
+    errors: dict[str, list[tuple[str, str]]] = {"JSON": [], "object": []}
     for text, word, label in _BAD_ARGUMENTS:
         message = _message(
             _tool_call("call_0004", "get_time", "{}"),
@@ -152,3 +188,14 @@ def _check_parse_tool_calls(student: Any) -> None:
             hint="The model will read this text: name the tool of the call it is about "
             "(call.function.name) and what was expected.",
         )
+        sentence = error.replace(repr(text), "").replace(json.dumps(text), "").replace(text, "")
+        errors[word].append((sentence, label))
+    for sentence, label in errors["JSON"]:
+        for other, other_label in errors["object"]:
+            expect_true(
+                sentence != other,
+                f"The error for {label} and the error for {other_label} are the same sentence, "
+                f"{sentence!r}: it cannot tell the model which problem it has.",
+                hint="Say which: the text is not valid JSON (it does not parse), or it parses to "
+                "something that is not an object. Two different sentences.",
+            )

@@ -82,6 +82,7 @@ _CALLS: list[tuple[str, Any, Any]] = [
     ("word_stats", {"text": "a bb ccc"}, {"words": 3, "longest": "ccc"}),
     ("is_palindrome", '{"text": "level"}', True),
     ("forget", {"note": "x"}, None),
+    ("forget", {"note": None}, None),  # None is a value: passed on, not dropped
     ("today", None, "2025-01-15"),
     ("today", "", "2025-01-15"),
     ("today", "{}", "2025-01-15"),

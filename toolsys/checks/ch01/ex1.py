@@ -6,6 +6,7 @@ value, so only a dispatcher that reads its table passes.
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Callable
 from typing import Any
@@ -61,8 +62,30 @@ def _dispatch_hint(got: Any, expected: Any, swapped: bool = False) -> str:
 )
 def _check_dispatch(student: Any) -> None:
     table = _table()
-    for name, arguments, expected in _CALLS:
-        got = student(table, name, arguments)
+    for name, given, expected in _CALLS:
+        # the student's copy: a dispatch that changes it must not change the next check's calls
+        arguments, before = copy.deepcopy(given), copy.deepcopy(given)
+        has_none = isinstance(given, dict) and None in given.values()
+        try:
+            got = student(table, name, arguments)
+        except Exception as exc:
+            if not has_none or isinstance(exc, NotImplementedError):
+                raise
+            raise CheckFailed(
+                f"dispatch(table, {name!r}, {before!r}) raised {type(exc).__name__}: "
+                f"{text(exc)}, but the call is a valid one.",
+                expected=expected,
+                got=exc,
+                hint="Pass every argument on as it came, None values too: "
+                "table[name](**arguments). The tool decides what None means.",
+            ) from None
+        expect_equal(
+            arguments,
+            before,
+            what=f"the arguments after dispatch(table, {name!r}, {before!r})",
+            hint="Do not change the caller's arguments (no del, pop or clean-up in place): "
+            "read them, and call the tool with them as they are.",
+        )
         swapped = got != expected and _positional(table[name], _decode(arguments)) == got
         spaced = any(type(v) is str and v != v.strip() for v in _decode(arguments).values())
         expect_equal(
@@ -112,6 +135,18 @@ def _check_dispatch(student: Any) -> None:
         match="Shout",
         hint="Tool names are exact: 'Shout' is not 'shout' (the model must send the name it was "
         "given). Look the name up as it is, table[name], and raise KeyError when it is absent.",
+    )
+    expect_raises(
+        TypeError,
+        student,
+        table,
+        "shout",
+        {"text": "hi", "volume": 11},
+        what="dispatch(table, 'shout', {'text': 'hi', 'volume': 11})",
+        match="volume",
+        hint="An argument the function does not take is the function's own TypeError, and it "
+        "goes through: call table[name](**arguments) with all of them, do not filter them by "
+        "the signature (the model must learn that 'volume' does not exist).",
     )
     _expect_own_key_error(student, table)
 

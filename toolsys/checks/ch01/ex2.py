@@ -196,6 +196,23 @@ _DRIFT_CASES: list[tuple[str, dict[str, Any], str, bool, set[tuple[str, str]]]] 
         set(),
     ),
     (
+        "keyword-only parameters (after a bare *: sent by name like any other)",
+        _definition({"to": "string", "urgent": "boolean"}, ["to"]),
+        "def send(to: str, *, subject: str, urgent: bool = False) -> None:\n    pass\n",
+        False,
+        {("subject", "not_in_schema")},
+    ),
+    (
+        "string annotations that disagree (str | None, list[str], Optional[int] under "
+        "`from __future__ import annotations`)",
+        _definition({"note": "integer", "tags": "string", "page": "string"}, []),
+        "from typing import Optional\n"
+        "def find(note: str | None = None, tags: list[str] | None = None,\n"
+        "         page: Optional[int] = None) -> list:\n    return []\n",
+        True,
+        {("note", "type_mismatch"), ("tags", "type_mismatch"), ("page", "type_mismatch")},
+    ),
+    (
         "annotations written as strings (a module with `from __future__ import annotations`)",
         _definition({"city": "string", "days": "string"}, ["city", "days"]),
         "def forecast(city: str, days: int) -> list:\n    return []\n",
@@ -210,7 +227,7 @@ _DRIFT_HINTS = {
     "inspect.signature(fn).parameters.",
     "not_in_schema": "Compare the two sets of names: the schema's properties and "
     "inspect.signature(fn).parameters, without *args and **kwargs (parameter.kind tells "
-    "them).",
+    "them); keyword-only parameters (after a bare *) stay in: the model sends them by name.",
     "required_mismatch": "A parameter is required when it has no default (parameter.default is "
     "inspect.Parameter.empty); compare with the schema's 'required' list (absent means []), "
     "both ways.",

@@ -6,6 +6,7 @@ correct itself. The cases fail in every way the exercise names.
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Callable
 from typing import Any
@@ -88,6 +89,13 @@ def _expect_error(text: str, what: str, must_mention: list[str], hint: str) -> N
         f"{what} must mention {missing} so the model knows what to fix; got {text!r}.",
         hint=hint,
     )
+    if " at 0x" in text:
+        raise CheckFailed(
+            f"{what} shows Python objects (a '<function ... at 0x...>' repr), not names: "
+            f"got {text!r}.",
+            hint="List the tools by name: ', '.join(table) or sorted(table), not str(table) "
+            "(a dict's text shows its functions too).",
+        )
     leaked = [word for word in ("Traceback", 'File "') if word in text]
     if leaked:
         raise CheckFailed(
@@ -123,7 +131,7 @@ _FAILURES: list[tuple[str, Any, list[str], str]] = [
 def _check_safe_dispatch(student: Any) -> None:
     table = _table()
     for name, arguments, value in _CALLS:
-        _expect_result(student, table, name, arguments, value)
+        _expect_result(student, table, name, copy.deepcopy(arguments), value)
     noting, notes = _noting_table()
     text, what = _safe_call(student, noting, "file_note", '{"text": "call the bank"}')
     expect_equal(

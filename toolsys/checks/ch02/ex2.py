@@ -82,6 +82,7 @@ def _check_list_by_category(student: Any) -> None:
         ),
         ("read", "nothing", []),
         (None, "Orders", []),  # a tag is one of tool.tags as it is: 'orders' is another tag
+        (None, "", []),  # given, so it filters: no tool has the tag '' (only None means any)
     ]
     for category, tag, expected in cases:
         what = f"list_by_category(registry, {category!r}, tag={tag!r})"
@@ -99,7 +100,10 @@ def _check_list_by_category(student: Any) -> None:
             got,
             expected,
             what=what,
-            hint="Match the category in any letter case, keep the tools that have the tag among "
+            hint="Only tag=None means any tag: '' is a tag no tool has (test `tag is None`, not "
+            "`not tag`)."
+            if tag == ""
+            else "Match the category in any letter case, keep the tools that have the tag among "
             "their tags, and keep registration order.",
         )
     error = expect_raises(

@@ -157,7 +157,7 @@ def _check_execute(student: Any) -> None:
         what="the tool names after execute",
         hint="execute must not change the tools dict.",
     )
-    # Three close names (at most three are suggested), and one registered in upper case.
+    # Five close names (at most three are suggested), and one registered in upper case.
     many = {name: _get_weather for name in _MANY}
     for name, unrelated in [("get_forcast", ["list_items"]), ("list_order", ["get_forecast"])]:
         _expect_unknown(student, many, name, True, unrelated)
@@ -167,6 +167,8 @@ _MANY = (
     "get_forecast",
     "get_forecasts",
     "set_forecast",
+    "net_forecast",  # five names are close to get_forcast: only the best three are suggested
+    "get_forecast_v2",
     "forecast_report",
     "LIST-ORDERS",
     "list_items",
@@ -200,6 +202,12 @@ def _expect_unknown(
     close = error["details"]["did_you_mean"]
     expected = _close(name, tools)
     where = f"execute(tools, {name!r}, {{}})['error']['details']['did_you_mean']"
+    expect_true(
+        len(close) <= 3,
+        f"{where} lists {len(close)} names, {close!r}; suggest at most three, the best first.",
+        hint="difflib.get_close_matches(word, candidates) returns at most n=3 names by default: "
+        "keep that n.",
+    )
     if pinned:
         expect_equal(
             close,

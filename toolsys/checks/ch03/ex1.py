@@ -7,7 +7,7 @@ what the workbook's registry sends to a model.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import fields
+from dataclasses import fields, replace
 from typing import Any
 
 from toolsys.checks import exercise
@@ -30,6 +30,8 @@ def param_to_schema(param: Param) -> dict[str, Any]:
     """Reference for 3.1: what toolsys puts under `properties[param.name]`."""
     from toolsys.schema import json_schema, model_from_params
 
+    # nullable belongs to the whole object (exercise 3.2): one property's schema ignores it
+    param = replace(param, nullable=False)
     return json_schema(model_from_params("tool", [param]))["properties"][param.name]
 
 
@@ -69,6 +71,11 @@ _PARAM_CASES: list[tuple[Param, str]] = [
     (
         Param("limit", "integer", "Max results.", required=False, default=5, minimum=1, maximum=50),
         "Bounds become `minimum` and `maximum`.",
+    ),
+    (
+        Param("version", "string", "Docs version; null for the latest.", nullable=True),
+        "Ignore nullable here: the type stays param.type, a string; [type, 'null'] is "
+        "exercise 3.2's job, for the whole object.",
     ),
     (
         Param("celsius", "number", "Temperature.", minimum=0),

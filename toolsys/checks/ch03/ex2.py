@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from toolsys.checks import exercise
+from toolsys.checks import CheckFailed, Described, exercise
 from toolsys.checks.ch03._shared import _compare
 from toolsys.spec import Param, ToolSpec
 
@@ -123,4 +123,16 @@ _SPEC_HINTS = {
 def _check_spec_to_schema(student: Callable[[ToolSpec], dict[str, Any]]) -> None:
     for spec, hint in _SPEC_CASES:
         what = f"spec_to_schema(<{spec.name}>)"
-        _compare(student(spec), spec_to_schema(spec), what, hint, _SPEC_HINTS)
+        got, expected = student(spec), spec_to_schema(spec)
+        _compare(got, expected, what, hint, _SPEC_HINTS)
+        # equal dicts may still list their keys in another order: the spec's order is promised
+        order, wanted = list(got["properties"]), list(expected["properties"])
+        if order != wanted:
+            raise CheckFailed(
+                f"{what}['properties'] lists the parameters in another order than the spec: "
+                f"{order}, not {wanted}.",
+                expected=Described(repr(wanted)),
+                got=Described(repr(order)),
+                hint="Add the properties in the order of spec.parameters (a dict keeps the order "
+                "of insertion); do not sort them. The model reads them in that order.",
+            )

@@ -86,6 +86,25 @@ _STRICT_CASES: list[tuple[str, dict[str, Any], str]] = [
         "made strict too, it only stays non-nullable.",
     ),
     (
+        "an optional object that is already nullable (type ['object', 'null'])",
+        _obj(
+            {
+                "name": {"type": "string"},
+                "address": {
+                    "type": ["object", "null"],
+                    "properties": {
+                        "street": {"type": "string"},
+                        "zip": {"type": "string", "default": ""},
+                    },
+                    "required": ["street"],
+                },
+            },
+            ["name"],
+        ),
+        "An object whose type is already ['object', 'null'] is still an object: recognise it by "
+        "'object' in its type (a str or a list) and make it strict inside too.",
+    ),
+    (
         "an array of objects",
         _obj(
             {

@@ -75,6 +75,15 @@ def _charge(amount: int) -> str:
     raise _QuotaExceeded(f"monthly quota used up, cannot charge {amount}")
 
 
+def _label(count: int) -> str:
+    """Label a count (a bug inside: it adds an int to a str).
+
+    Args:
+        count: How many items.
+    """
+    return "items: " + count  # type: ignore[operator]  # the tool's own TypeError, on purpose
+
+
 _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "add": _add,
     "div": _div,
@@ -82,6 +91,7 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "ping": _ping,
     "forget": _forget,
     "charge": _charge,
+    "label": _label,
 }
 
 
@@ -98,9 +108,11 @@ def safe_execute(functions: dict[str, Callable[..., Any]], name: str, arguments:
 _ENVELOPE = "{'ok': True, 'value': ...} or {'ok': False, 'error': {'code': ..., 'message': ...}}"
 
 
-def _run(student: Callable[..., Any], name: str, arguments: str) -> tuple[dict[str, Any], str]:
+def _run(
+    student: Callable[..., Any], name: str, arguments: str, raised_hint: str | None = None
+) -> tuple[dict[str, Any], str]:
     """The student's envelope for one call, checked for its shape; and how the call reads."""
-    what = f"safe_execute(functions, {name!r}, {arguments!r})"
+    what = f"safe_execute(functions, {name!r}, {_shown(arguments)})"
     got = call_student(
         student,
         dict(_FUNCTIONS),
@@ -108,7 +120,8 @@ def _run(student: Callable[..., Any], name: str, arguments: str) -> tuple[dict[s
         arguments,
         what=what,
         returns="an envelope dict",
-        hint="Wrap each step (lookup, json.loads, the call) so every failure becomes "
+        hint=raised_hint
+        or "Wrap each step (lookup, json.loads, the call) so every failure becomes "
         "{'ok': False, 'error': {...}}; catch Exception around the call, not a list of kinds.",
     )
     expect_plain(got, what=what, shape=_ENVELOPE)
@@ -120,6 +133,13 @@ def _run(student: Callable[..., Any], name: str, arguments: str) -> tuple[dict[s
             hint="Every path through safe_execute ends in `return` with one of the two envelopes.",
         )
     return got, what
+
+
+def _shown(arguments: str) -> str:
+    """The arguments as the messages show them: a huge text by its start and its length."""
+    if len(arguments) <= 80:
+        return repr(arguments)
+    return f"{arguments[:20]!r}… ({len(arguments):,} characters)"
 
 
 def _expect_ok(student: Callable[..., Any], name: str, arguments: str, value: Any) -> None:
@@ -141,8 +161,9 @@ def _expect_error(
     codes: tuple[str, ...],
     mentions: tuple[str, ...],
     hint: str,
+    raised_hint: str | None = None,
 ) -> None:
-    got, what = _run(student, name, arguments)
+    got, what = _run(student, name, arguments, raised_hint)
     error = got.get("error")
     code = as_str(error.get("code")) if type(error) is dict else None
     if got["ok"] or type(error) is not dict or code not in codes:
@@ -259,6 +280,30 @@ def _check_safe_execute(student: Callable[..., Any]) -> None:
         ("INVALID_ARGUMENTS", "EXECUTION_ERROR"),
         ("add",),
         "Calling add(x=1) raises TypeError: that is a failure like any other.",
+    )
+    # a TypeError from inside the tool is the tool failing, whatever its kind
+    _expect_error(
+        student,
+        "label",
+        '{"count": 3}',
+        ("EXECUTION_ERROR",),
+        ("label", "TypeError"),
+        "label got the right arguments and raised TypeError inside: the function raised, so "
+        "it is EXECUTION_ERROR. Do not read the exception's type to guess at bad arguments.",
+    )
+    # valid JSON nested too deep for json.loads: RecursionError, not JSONDecodeError
+    depth = 100_000
+    _expect_error(
+        student,
+        "add",
+        '{"a": ' + "[" * depth + "]" * depth + "}",
+        ("INVALID_JSON", "INVALID_ARGUMENTS"),
+        ("add",),
+        "Arguments nested 100,000 levels deep cannot be decoded: report them (INVALID_JSON) "
+        "like any text json.loads cannot read.",
+        raised_hint="json.loads raises RecursionError, not JSONDecodeError, for arguments "
+        "nested thousands of levels deep: catch it too (except (ValueError, RecursionError)) "
+        "and return INVALID_JSON. Never raise.",
     )
     _expect_one_run(student)
 

@@ -84,6 +84,8 @@ _MESSAGE_CASES: list[_MessageCase] = [
         "Report every problem in error.errors(), not only the first.",
     ),
 ]
+# bad values that are text: quoted ('warm' or "warm"), so the model sees exactly what it sent
+_BAD_TEXT = ("warm", "rankine")
 # an unknown argument must be called one: any of these says so
 _NO_SUCH = ("unknown", "not exist", "n't exist", "no such", "not accepted", "unexpected", "extra")
 _INTERNALS = ("https://", "[type=", "input_value=", "'loc'", "'msg'", "'type':")
@@ -159,6 +161,19 @@ def _check_actionable_message(student: Callable[[str, dict, Any], str]) -> None:
                 hint=hint
                 if _TOOL not in missing
                 else "Name the tool first: the model may have called several.",
+            )
+        bare = [
+            word
+            for word in words
+            if word in _BAD_TEXT and f"'{word}'" not in message and f'"{word}"' not in message
+        ]
+        if bare:
+            raise CheckFailed(
+                f"{what} writes the bad value {bare[0]} without quotes.",
+                expected=Described(f"the value quoted: '{bare[0]}' (repr) or \"{bare[0]}\" (JSON)"),
+                got=message,
+                hint="Quote the bad value with repr(input) or json.dumps(input): it is text the "
+                "model sent, and without quotes it reads as a word of your own sentence.",
             )
         quoted = [word for word in banned if word in message]
         if quoted:

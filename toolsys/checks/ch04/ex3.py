@@ -44,6 +44,14 @@ _REDACT_CASES: list[tuple[str, dict[str, str], str, tuple[str, ...], str]] = [
         "A secret inside a URL is still a secret; and a URL is not a file path: keep it.",
     ),
     (
+        "sync as sa-fake-7777 with key kr-fake-8888 refused",
+        {"TOKEN_SYNC_SERVICE": "sa-fake-7777", "KEYRING_PASS": "kr-fake-8888"},
+        "sync as [redacted] with key [redacted] refused",
+        ("sa-fake-7777", "kr-fake-8888"),
+        "The word may be anywhere in the NAME, not only at its end: TOKEN_SYNC_SERVICE and "
+        "KEYRING_PASS are secret too (test `word in name.upper()`, not endswith).",
+    ),
+    (
         "auth with ghp_fake_cccc3333 denied",
         {"github_token": "ghp_fake_cccc3333"},
         "auth with [redacted] denied",

@@ -206,6 +206,11 @@ def _check_agent_loop(student: Any) -> None:
             5,
         ),
         ("a model that never stops calling", [calls(("tick", {}))] * 6 + [text("done")], 3),
+        (
+            "a turn with text and a call",
+            [{**calls(("tick", {})), "content": "Let me check the clock."}, text("It ticked.")],
+            5,
+        ),
     ]
     for label, script, max_steps in cases:
         prompt = f"Test: {label}"
@@ -217,11 +222,16 @@ def _check_agent_loop(student: Any) -> None:
         requests = len(model.requests)
         expected_requests = min(max_steps, len(script))
         if requests != expected_requests:
+            # stopped at a turn that had text and calls: the calls were the turn, not the text
+            early = 0 < requests < expected_requests and bool(script[requests - 1]["tool_calls"])
             raise CheckFailed(
                 f"For {label} with max_steps={max_steps}, agent_loop made {requests} requests.",
                 expected=expected_requests,
                 got=requests,
-                hint="Stop after the first text answer, and never make more than max_steps "
+                hint="A turn with tool_calls is not an answer, even when it has text too: run "
+                "its calls and ask again. Stop only when the reply has no tool_calls."
+                if early
+                else "Stop after the first text answer, and never make more than max_steps "
                 "requests: the loop's bound is what stops a model that never stops calling.",
             )
         _expect_requests(model.requests, registry, prompt, label, model.name)

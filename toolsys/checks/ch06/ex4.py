@@ -73,8 +73,8 @@ def _transcripts() -> list[tuple[str, Any]]:
         text("Billing is in maintenance; Lima is unknown."),
     ]
     # A conversation continued from messages written by hand (as in exercise 0.1): one tool
-    # message is plain text, one is JSON that is not an object, one a failure after both, and
-    # one a JSON object that is no envelope.
+    # message is plain text, one is JSON that is not an object, one a failure after both, one a
+    # JSON object that is no envelope, and one whose "ok" is 0, not false.
     earlier: list[dict[str, Any]] = [
         {"role": "user", "content": "Weather in Paris, a number, and Lima?"},
         {
@@ -88,6 +88,7 @@ def _transcripts() -> list[tuple[str, Any]]:
                         ("read_status", '{"service": "count"}'),
                         ("get_weather", '{"city": "Lima"}'),
                         ("get_weather", '{"city": "Oslo"}'),
+                        ("read_status", '{"service": "legacy"}'),
                     ]
                 )
             ],
@@ -101,6 +102,8 @@ def _transcripts() -> list[tuple[str, Any]]:
         },
         # an object without "ok" (nor ok: false): no failure, though "ok" is missing
         {"role": "tool", "tool_call_id": "call_3", "content": '{"temperature": 8, "error": null}'},
+        # "ok": 0 is a number, not JSON's false (an older service's convention): no failure
+        {"role": "tool", "tool_call_id": "call_4", "content": '{"ok": 0, "queued": 3}'},
     ]
     continued = run_agent(ScriptedModel([text("Sunny in Paris.")]).client(), registry, earlier)
     return [
@@ -190,7 +193,8 @@ _SUMMARY_HINTS = {
     "tokens": "total_tokens of transcript.usage; None when usage is None.",
     "failed_calls": "json.loads the tool message's content and test envelope.get('ok') is False; "
     'a content that is not JSON, JSON that is not an object, or an object without "ok": false '
-    "is no failure: skip it and go on with the next message.",
+    '(the boolean: "ok": 0 is a number, and 0 == False in Python) is no failure: skip it and go '
+    "on with the next message.",
     "largest_message": "len(message.get('content') or '') over all messages: characters of "
     "the content only; a None content counts 0, not len(str(None)).",
     "tool_calls": "Add up len(message['tool_calls']) over the assistant messages: a run can "
