@@ -147,6 +147,7 @@ _SCENARIOS: list[tuple[Callable[[], list[BaseException]], list[_Step]]] = [
         [
             ("k-5", _ORDER_74, (False, "CARD_DECLINED", False), 1, None, "data"),
             ("k-5", _ORDER_74, (False, "CARD_DECLINED", True), 1, None, "outcome"),
+            ("k-5", _ORDER_74, (False, "CARD_DECLINED", True), 1, None, "outcome"),
         ],
     ),
 ]

@@ -203,8 +203,8 @@ _CHAIN_CASES: list[tuple[list[str], str, str]] = [
         "type too (type(seq) is int and seq == n).",
     ),
     (
-        [*_LOG[:2], _LOG[2] + _LOG[3], *_LOG[4:]],
-        "lines 3 and 4 glued on line 3 (its end of line lost)",
+        [_LOG[0], _LOG[1] + _LOG[2], *_LOG[3:]],
+        "lines 2 and 3 glued on line 2 (its end of line lost)",
         "A line with anything after its record is not whole JSON: json.loads(line) refuses "
         "the extra text; a decoder that stops after the first object (raw_decode) does not.",
     ),
