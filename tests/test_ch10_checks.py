@@ -378,8 +378,12 @@ def test_a_truthy_trusted_that_is_not_true_is_not_trust(trusted: Any) -> None:
 
 
 def test_a_category_that_writes_defaults_into_the_annotations_is_rejected() -> None:
-    defaults = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False,
-                "openWorldHint": True}
+    defaults = {
+        "readOnlyHint": False,
+        "destructiveHint": True,
+        "idempotentHint": False,
+        "openWorldHint": True,
+    }
 
     def fills_in(annotations, trusted):
         if trusted is not True:
