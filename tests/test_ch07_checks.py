@@ -476,19 +476,19 @@ def test_a_store_written_another_way_passes() -> None:
             if first_arguments != seen:
                 error = {"code": "IDEMPOTENCY_KEY_REUSED", "message": f"{key} names another call"}
                 return {"ok": False, "error": error, "replayed": False}
-            return dict(envelope, replayed=True)
+            return dict(copy.deepcopy(envelope), replayed=True)
         try:
             envelope = {"ok": True, "value": run()}
         except ToolError as exc:
             envelope = {"ok": False, "error": {"code": exc.code, "message": exc.message}}
             if not exc.retryable:
                 store[key] = (seen, envelope)
-            return dict(envelope, replayed=False)
+            return dict(copy.deepcopy(envelope), replayed=False)
         except Exception as exc:
             message = f"{exc.__class__.__name__} ({exc})"
             envelope = {"ok": False, "error": {"code": "EXECUTION_ERROR", "message": message}}
         store[key] = (seen, envelope)
-        return dict(envelope, replayed=False)
+        return dict(copy.deepcopy(envelope), replayed=False)
 
     verdict("7.4", run_once, Status.PASSED)
 
@@ -582,7 +582,7 @@ def _store_by_reference(store, key, arguments, run):
         if kept != arguments:
             error = {"code": "IDEMPOTENCY_KEY_REUSED", "message": f"key {key!r} reused"}
             return {"ok": False, "error": error, "replayed": False}
-        return {**envelope, "replayed": True}
+        return {**copy.deepcopy(envelope), "replayed": True}
     try:
         envelope = {"ok": True, "value": run()}
     except ToolError as exc:
@@ -593,7 +593,7 @@ def _store_by_reference(store, key, arguments, run):
         message = f"{type(exc).__name__}: {exc}"
         envelope = {"ok": False, "error": {"code": "EXECUTION_ERROR", "message": message}}
     store[key] = (arguments, envelope)
-    return {**envelope, "replayed": False}
+    return {**copy.deepcopy(envelope), "replayed": False}
 
 
 def test_a_store_that_keeps_the_callers_arguments_dict_is_rejected() -> None:
@@ -631,7 +631,7 @@ def test_a_store_that_hands_out_its_stored_envelope_is_rejected() -> None:
         return envelope
 
     text = verdict("7.4", shared).text()
-    assert "changed by the caller" in text and "never the stored envelope itself" in text
+    assert "changed by the caller" in text and "never the stored envelope or its error dict" in text
 
 
 def test_a_store_that_copies_what_it_keeps_and_returns_passes() -> None:
@@ -732,3 +732,129 @@ def test_a_gate_that_reads_a_retryable_outside_the_error_is_rejected() -> None:
         )
 
     assert "the error's own" in verdict("7.2", top_level_too).text()
+
+
+# -- held-out round adv3 (wrong answers nobody had written): each must fail for its real mistake
+
+
+def test_a_backoff_whose_exponent_bound_is_too_low_is_rejected() -> None:
+    # min(retry - 1, 10) cuts a step that has not reached the cap yet (base 1e-06, cap 1e9)
+    low = answer("7.1", swap("min(retry - 1, 64)", "min(retry - 1, 10)"))
+    assert "Bound the exponent only where the step is past any cap" in verdict("7.1", low).text()
+
+
+def test_a_backoff_that_draws_before_reading_retry_after_is_rejected() -> None:
+    def draws_first(retry, base, cap, rng, retry_after=None):
+        jitter = rng.random()
+        if retry_after is not None:
+            return min(retry_after, cap)
+        return jitter * min(cap, base * 2 ** min(retry - 1, 64))
+
+    assert "do not call the rng then" in verdict("7.1", draws_first).text()
+
+
+def test_a_backoff_that_takes_only_a_float_retry_after_is_rejected() -> None:
+    def float_only(retry, base, cap, rng, retry_after=None):
+        if isinstance(retry_after, float):
+            return min(retry_after, cap)
+        return rng.uniform(0, min(cap, base * 2 ** min(retry - 1, 64)))
+
+    assert "an int too" in verdict("7.1", float_only).text()
+
+
+def test_a_backoff_with_its_own_overflow_bound_passes() -> None:
+    def bounded(retry, base, cap, rng, retry_after=None):
+        if retry_after is not None:
+            return cap if retry_after > cap else retry_after
+        step = cap if retry > 1024 else min(cap, base * 2.0 ** (retry - 1))
+        return rng.random() * step
+
+    verdict("7.1", bounded, Status.PASSED)
+
+
+def test_a_gate_that_reads_retryable_as_text_is_rejected() -> None:
+    as_text = answer(
+        "7.2",
+        swap(
+            'result.get("error", {}).get("retryable") is True',
+            'str(result.get("error", {}).get("retryable")).lower() == "true"',
+        ),
+    )
+    assert "the text 'true' or 'True'" in verdict("7.2", as_text).text()
+
+
+def test_a_key_over_the_argument_values_alone_is_rejected() -> None:
+    def values_only(run_id, call_id, tool, arguments):
+        values = [arguments[name] for name in sorted(arguments)]
+        text = json.dumps([run_id, tool, values], sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    assert "The names of the arguments are part of the call" in verdict("7.3", values_only).text()
+
+
+def test_a_store_that_hands_out_a_shallow_copy_is_rejected() -> None:
+    shallow = answer(
+        "7.4",
+        swap(
+            'return {**copy.deepcopy(store[key]["envelope"]), "replayed": True}',
+            'return {**store[key]["envelope"], "replayed": True}',
+        ),
+        swap(
+            'return {**copy.deepcopy(envelope), "replayed": False}',
+            'return {**envelope, "replayed": False}',
+        ),
+    )
+    assert "a deep copy" in verdict("7.4", shallow).text()
+
+
+def test_a_store_that_keeps_a_reused_key_s_arguments_is_rejected() -> None:
+    def overwrites(store, key, arguments, run):
+        fingerprint = json.dumps(arguments, sort_keys=True)
+        if key in store and store[key][0] != fingerprint:
+            error = {"code": "IDEMPOTENCY_KEY_REUSED", "message": f"key {key} reused"}
+            store[key] = (fingerprint, {"ok": False, "error": error})
+            return {"ok": False, "error": dict(error), "replayed": False}
+        if key in store:
+            return {**copy.deepcopy(store[key][1]), "replayed": True}
+        try:
+            envelope = {"ok": True, "value": run()}
+        except ToolError as exc:
+            envelope = {"ok": False, "error": {"code": exc.code, "message": exc.message}}
+            if exc.retryable:
+                return {**envelope, "replayed": False}
+        except Exception as exc:
+            message = f"{type(exc).__name__}: {exc}"
+            envelope = {"ok": False, "error": {"code": "EXECUTION_ERROR", "message": message}}
+        store[key] = (fingerprint, envelope)
+        return {**copy.deepcopy(envelope), "replayed": False}
+
+    assert "changes nothing" in verdict("7.4", overwrites).text()
+
+
+def test_a_deadline_that_catches_only_builtin_kinds_is_rejected() -> None:
+    def narrow(fn, seconds, idempotent):
+        box: dict[str, Any] = {}
+
+        def work():
+            try:
+                box["value"] = fn()
+            except (ValueError, KeyError, TypeError) as exc:
+                box["error"] = exc
+
+        worker = threading.Thread(target=work, daemon=True)
+        worker.start()
+        worker.join(seconds)
+        if "error" in box:
+            message = f"{type(box['error']).__name__}: {box['error']}"
+            return {"ok": False, "error": {"code": "EXECUTION_ERROR", "message": message}}
+        if "value" in box:
+            return {"ok": True, "value": box["value"]}
+        error = {
+            "code": "TIMEOUT",
+            "message": "No answer; it may still be running and may have taken effect.",
+            "retryable": idempotent,
+            "details": {"side_effects": "unknown"},
+        }
+        return {"ok": False, "abandoned_thread": True, "error": error}
+
+    assert "LedgerClosed" in verdict("7.5", narrow).text()

@@ -322,7 +322,13 @@ def test_a_verification_that_needs_both_prev_and_seq_wrong_is_rejected() -> None
     [
         (swap(_PREV_OR_SEQ, "record['seq'] != number"), "only line 4's prev is wrong"),
         (swap(_PREV_OR_SEQ, "record['prev'] != prev"), "only the seq is wrong"),
-        (swap('record["seq"] != number', 'int(record["seq"]) != number'), "the string '3'"),
+        (
+            [
+                swap('record["seq"] != number', 'int(record["seq"]) != number'),
+                drop("if type(record['seq']) is not int: return number"),
+            ],
+            "the string '3'",
+        ),
         (
             swap(_BODY_DUMPS, _BODY_DUMPS.replace("ensure_ascii=True", "ensure_ascii=False")),
             "non-ASCII text",
@@ -333,7 +339,8 @@ def test_a_verification_that_needs_both_prev_and_seq_wrong_is_rejected() -> None
 def test_a_verification_that_skips_one_of_hash_prev_seq_is_rejected(
     change: Any, words: str
 ) -> None:
-    assert words in verdict("8.4", answer("8.4", change)).text()
+    changes = change if isinstance(change, list) else [change]
+    assert words in verdict("8.4", answer("8.4", *changes)).text()
 
 
 # -- correct answers written differently pass ------------------------------------------------
@@ -526,7 +533,7 @@ def _verification(*, skip_blank: bool = False, relative: bool = False, start: in
                     if last is not None and record["seq"] != last + 1:
                         return number
                     last = record["seq"]
-                elif record["seq"] != number:
+                elif type(record["seq"]) is not int or record["seq"] != number:
                     return number + 1 - start
             except (ValueError, KeyError, TypeError, AttributeError):
                 return number + 1 - start
@@ -585,3 +592,39 @@ def test_a_gate_that_also_accepts_a_hash_of_the_arguments_alone_is_rejected() ->
         ]
 
     assert "never a hash of the arguments alone" in verdict("8.2", two_keys).text()
+
+
+# -- held-out round adv3 (wrong answers nobody had written): each must fail for its real mistake
+
+
+def test_a_gate_that_turns_int_arguments_into_floats_is_rejected() -> None:
+    from toolsys.governance import arguments_hash
+
+    def floats(calls, approvals):
+        def norm(value):
+            if isinstance(value, dict):
+                return {k: norm(v) for k, v in value.items()}
+            if isinstance(value, int) and not isinstance(value, bool):
+                return float(value)
+            return value
+
+        return [
+            c["id"]
+            for c in calls
+            if approvals.get(c["id"]) == arguments_hash(c["tool"], norm(c["arguments"]))
+        ]
+
+    assert "without turning ints into floats" in verdict("8.2", floats).text()
+
+
+def test_a_verification_that_takes_true_for_seq_1_is_rejected() -> None:
+    loose = answer("8.4", drop("if type(record['seq']) is not int: return number"))
+    assert "true is not 1" in verdict("8.4", loose).text()
+
+
+def test_a_verification_that_decodes_only_the_first_object_of_a_line_is_rejected() -> None:
+    first_object = answer(
+        "8.4",
+        swap("json.loads(line)", "json.JSONDecoder().raw_decode(line)[0]"),
+    )
+    assert "anything after its record is not whole JSON" in verdict("8.4", first_object).text()

@@ -398,6 +398,8 @@ def test_a_ranking_written_another_way_passes() -> None:
 
     def rank(query, documents, k):
         n = len(documents)
+        if not n:
+            return []
         average = sum(map(len, documents.values())) / n
         df = Counter(term for terms in documents.values() for term in set(terms))
         scored = []
@@ -480,3 +482,16 @@ def test_a_condition_without_a_docstring_is_rejected() -> None:
     text = verdict("9.1", refund_or_escalate).text()
     assert "'Runs refund when its condition holds, else escalate.'" in text
     assert "from the condition's docstring" in text
+
+
+# -- held-out round adv3 (wrong answers nobody had written): each must fail for its real mistake
+
+
+def test_a_composite_whose_docstring_does_not_say_the_limit_is_rejected() -> None:
+    vague = answer("9.1", swap('"""the amount is at most 100"""', '"""refund small amounts"""'))
+    assert "the number included" in verdict("9.1", vague).text()
+
+
+def test_a_ranking_that_divides_by_no_documents_is_rejected() -> None:
+    no_guard = answer("9.3", swap("if count == 0: return []", ""))
+    assert "No documents is no match" in verdict("9.3", no_guard).text()

@@ -118,7 +118,7 @@ def test_a_result_object_that_only_looks_right_is_rejected() -> None:
 @pytest.mark.parametrize(
     ("changes", "words"),
     [
-        ([drop("if not trusted:\n    return 'execute'")], "untrusted server"),
+        ([drop("if trusted is not True:\n    return 'execute'")], "untrusted server"),
         ([swap("isinstance(v, bool)", "v is not None")], "Only the booleans"),
         (
             [_every_hint_believed],
@@ -304,7 +304,7 @@ def test_a_trust_rule_written_another_way_passes() -> None:
             value = hints.get(name)
             return value if value is True or value is False else default
 
-        if not trusted:
+        if trusted is not True:
             return "execute"
         if said("readOnlyHint", False):
             return "read"
@@ -365,3 +365,35 @@ def test_a_result_that_writes_a_none_suggestion_is_rejected() -> None:
         ),
     )
     assert "or None: error.get('suggestion') or ''" in verdict("10.1", wrong).text()
+
+
+# -- held-out round adv3 (wrong answers nobody had written): each must fail for its real mistake
+
+
+@pytest.mark.parametrize("trusted", [1, "yes"])
+def test_a_truthy_trusted_that_is_not_true_is_not_trust(trusted: Any) -> None:
+    truthy = answer("10.2", swap("trusted is not True", "not trusted"))
+    assert "Only trusted=True trusts a server" in verdict("10.2", truthy).text()
+    assert answer("10.2")({"readOnlyHint": True}, trusted) == "execute"
+
+
+def test_a_category_that_writes_defaults_into_the_annotations_is_rejected() -> None:
+    defaults = {
+        "readOnlyHint": False,
+        "destructiveHint": True,
+        "idempotentHint": False,
+        "openWorldHint": True,
+    }
+
+    def fills_in(annotations, trusted):
+        if trusted is not True:
+            return "execute"
+        hints = annotations if annotations is not None else {}
+        for name, default in defaults.items():
+            if not isinstance(hints.get(name), bool):
+                hints[name] = default
+        if hints["readOnlyHint"]:
+            return "read"
+        return "execute" if hints["openWorldHint"] else "write"
+
+    assert "Leave the server's annotations as they are" in verdict("10.2", fills_in).text()

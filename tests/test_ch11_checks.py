@@ -571,3 +571,17 @@ def test_a_fuzzer_that_never_sends_optional_properties_is_rejected() -> None:
 )
 def test_a_score_that_misreads_the_arguments_is_rejected(change: Any, words: str) -> None:
     assert words in verdict("11.4", answer("11.4", change)).text()
+
+
+# -- held-out round adv3 (wrong answers nobody had written): each must fail for its real mistake
+
+
+def test_scores_that_read_a_missing_key_as_none_are_rejected() -> None:
+    loose = answer("11.4", swap("k in aimed and same(aimed[k], v)", "same(aimed.get(k), v)"))
+    assert "even when its value is None" in verdict("11.4", loose).text()
+
+
+def test_a_trajectory_that_compares_lists_with_eq_passes() -> None:
+    # the prose: a top-level boolean matches only a boolean; lists compare with ==
+    made = [("set_flags", {"flags": [1]})]
+    assert answer("11.2")(made, [("set_flags", {"flags": [True]})], "strict") is True

@@ -432,6 +432,19 @@ def test_a_wrong_agent_is_rejected(change: Any, words: str) -> None:
     assert words in verdict("12.5", answer("12.5", change)).text()
 
 
+def test_an_agent_with_its_hooks_innermost_passes() -> None:
+    # the prose leaves the hooks' place to the student: an after-hook that rewrites only
+    # successes does the same anywhere (adv3 leftover: no order anyone can observe)
+    innermost = answer(
+        "12.5",
+        swap(
+            "[Hooks(after=[hide_personal]), policy, Retry(seed=0), deadline(timeout)]",
+            "[policy, Retry(seed=0), deadline(timeout), Hooks(after=[hide_personal])]",
+        ),
+    )
+    verdict("12.5", innermost, Status.PASSED)
+
+
 def test_an_agent_whose_table_cannot_be_made_twice_is_rejected() -> None:
     once = answer(
         "12.5", swap("conn.execute(RESHIPS)", "conn.execute(RESHIPS.replace('IF NOT EXISTS ', ''))")

@@ -109,6 +109,15 @@ def _check_retry_delay(student: Callable[..., Any]) -> None:
             "Cap the step before drawing: step = min(cap, base * 2 ** (retry - 1)); the wait "
             "must never exceed cap, however many retries came before.",
         )
+    for retry in (21, 30, 40):
+        _expect_delay(
+            student,
+            (retry, 1e-6, 1e9, _Draws(0.5)),
+            1e-6 * 2.0 ** (retry - 1) / 2,
+            "The step is base * 2 ** (retry - 1) until it reaches cap: with base 1e-06 and cap "
+            "1e9, retry 40 may wait up to about 550,000 s. Bound the exponent only where the step "
+            "is past any cap already (min(retry - 1, 64)), not lower.",
+        )
     for retry in (1025, 1100, 5000):
         _expect_delay(
             student,
@@ -132,5 +141,23 @@ def _check_retry_delay(student: Callable[..., Any]) -> None:
         (1.5, 1.5, "When the tool says when (retry_after), wait exactly that long."),
         (60.0, 5.0, "retry_after is capped too: never wait more than cap, whoever asks."),
         (0.0, 0.0, "retry_after=0 means 'now': test `retry_after is not None`, not truthiness."),
+        (3, 3, "retry_after is a number, an int too: retry_after=3 waits 3 s (no jitter)."),
     ):
         _expect_delay(student, (2, 0.5, 5.0, _Draws(0.9)), expected, why, retry_after)
+    for seed in range(3):
+        rng, fresh = random.Random(seed), random.Random(seed)
+        _expect_delay(
+            student,
+            (2, 0.5, 5.0, rng),
+            1.5,
+            "When the tool says when (retry_after), wait exactly that long.",
+            1.5,
+        )
+        _expect_delay(
+            student,
+            (3, 0.5, 5.0, rng),
+            retry_delay(3, 0.5, 5.0, fresh),
+            "A wait the tool named (retry_after) is not drawn: do not call the rng then. Here "
+            "retry_delay(..., retry_after=1.5) took a draw from rng, so the next jittered wait "
+            "came from the wrong draw. Draw only in the full-jitter branch.",
+        )

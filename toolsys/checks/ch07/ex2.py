@@ -50,6 +50,8 @@ _WHY = {
     "one": "max_attempts=1 means no retries at all.",
     "missing": "An error without 'retryable' has not said a repeat can succeed: treat it as False.",
     "string": "Only the boolean True counts: the string 'false' is truthy. Compare with `is True`.",
+    "text": "Only the boolean True counts: a tool that wrote the text 'true' or 'True' has not "
+    "said yes (reading str(flag) or flag.lower() lets it through). Compare with `is True`.",
     "int": "Only the boolean True counts: 1 == True in Python, so `== True` lets 1 through. "
     "Compare with `is True`.",
     "empty": "An empty string is no key: test bool(key), not `key is not None`.",
@@ -72,6 +74,8 @@ _GATE_CASES: list[tuple[dict[str, Any], int, int, bool, str | None, bool, str]] 
     (_failure("UPSTREAM_ERROR"), 1, 3, True, None, False, "missing"),
     ({**_failure("UPSTREAM_ERROR"), "retryable": True}, 1, 3, True, None, False, "top"),
     (_failure("RATE_LIMITED", "false"), 1, 3, True, None, False, "string"),
+    (_failure("RATE_LIMITED", "true"), 1, 3, True, None, False, "text"),
+    (_failure("RATE_LIMITED", "True"), 1, 3, True, None, False, "text"),
     (_failure("RATE_LIMITED", 1), 1, 3, True, None, False, "int"),
     (_LIMITED, 1, 3, False, "", False, "empty"),
     (_failure("TIMEOUT", False), 1, 3, False, _KEY, False, "timeout"),

@@ -45,6 +45,9 @@ _KEY_WHY = {
     "glued": "Keep the parts apart: run 'run-7' with tool 'refund' and run 'run-7r' with tool "
     "'efund' are the same text once glued together. Hash a JSON list [run_id, tool, arguments], "
     "or join the parts with a separator.",
+    "names": "The names of the arguments are part of the call: {'order_id': 'A-7'} and "
+    "{'customer_id': 'A-7'} are two calls. Hash the whole arguments object (keys and values) as "
+    "canonical JSON, not only its values.",
     "list": "The order of a list's items is part of the arguments: sort_keys sorts the keys of "
     "objects, never the items of lists. Do not sort the lists.",
     "long": "Two calls that differ only after character 255 got the same key: never cut the "
@@ -80,6 +83,12 @@ _KEY_CASES: list[tuple[tuple[Any, ...], tuple[Any, ...], bool, str]] = [
     (_FIRST, ("run-7", "call_1", "charge", _ORDER), False, "tool"),
     (_FIRST, ("run-7r", "call_1", "efund", _ORDER), False, "glued"),
     (_BASKET_CALL, ("run-7", "call_1", "refund", _SWAPPED_ITEMS), False, "list"),
+    (
+        ("run-7", "call_1", "find", {"order_id": "A-7"}),
+        ("run-7", "call_2", "find", {"customer_id": "A-7"}),
+        False,
+        "names",
+    ),
     (_NOTE_CALL, ("run-7", "call_4", "send_note", _reversed(_NOTE)), True, "unicode"),
     (
         _NOTE_CALL,

@@ -83,6 +83,9 @@ _STORE_WHY = {
     "json.dumps(arguments, sort_keys=True).",
     "reused": "The same key with other arguments is a misuse: one key names one call. Keep a "
     "fingerprint of the arguments with the envelope, compare it, and name the key.",
+    "kept": "A key reused with other arguments changes nothing: the key still names its first "
+    "call, whose repeat gets the first envelope back (replayed True). Do not store the "
+    "IDEMPOTENCY_KEY_REUSED answer or the other arguments.",
     "key": "A new key is a new call, even with the same arguments (the user asked twice, on "
     "purpose): look the key up, not the arguments.",
     "fresh": "A fresh store knows no key: keep everything in the `store` you are given, not in "
@@ -112,6 +115,7 @@ _SCENARIOS: list[tuple[Callable[[], list[BaseException]], list[_Step]]] = [
             ("k-1", _ORDER_74, (True, "R-1", True), 1, None, "repeat"),
             ("k-1", _REORDERED, (True, "R-1", True), 1, None, "order"),
             ("k-1", _OTHER, (False, "IDEMPOTENCY_KEY_REUSED", False), 1, "k-1", "reused"),
+            ("k-1", _ORDER_74, (True, "R-1", True), 1, None, "kept"),
             ("k-2", _ORDER_74, (True, "R-2", False), 2, None, "key"),
         ],
     ),
@@ -142,6 +146,7 @@ _SCENARIOS: list[tuple[Callable[[], list[BaseException]], list[_Step]]] = [
         lambda: [ToolError("CARD_DECLINED", "The card was declined.")],
         [
             ("k-5", _ORDER_74, (False, "CARD_DECLINED", False), 1, None, "data"),
+            ("k-5", _ORDER_74, (False, "CARD_DECLINED", True), 1, None, "outcome"),
             ("k-5", _ORDER_74, (False, "CARD_DECLINED", True), 1, None, "outcome"),
         ],
     ),
@@ -201,8 +206,9 @@ def _expect_step(
             "what later repeats get.",
             expected=Described(_summary(*expected)),
             got=got,
-            hint="Return a new dict each time ({**stored, 'replayed': True}), never the stored "
-            "envelope itself, and do not set 'replayed' in the stored one.",
+            hint="Return a new envelope each time, a deep copy ({**copy.deepcopy(stored), "
+            "'replayed': True}): never the stored envelope or its error dict, and do not set "
+            "'replayed' in the stored one.",
         )
     if difference((got["ok"], said, got["replayed"]), expected, "the envelope") is not None:
         raise CheckFailed(
@@ -266,6 +272,6 @@ def _check_run_once(student: Callable[..., Any]) -> None:
             shown = f"run_once(store, {step[0]!r}, ...) (step {len(returned) + 1})"
             if got["ok"]:
                 got["value"] = _EDITED  # the caller edits its result, as it may
-            else:
-                got["error"] = {"code": _EDITED, "message": _EDITED}
+            else:  # in place, at depth: a copy of the envelope's top level is not enough
+                got["error"]["code"] = got["error"]["message"] = _EDITED
             returned.append((got, copy.deepcopy(got), shown))

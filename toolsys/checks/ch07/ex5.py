@@ -132,6 +132,15 @@ def _not_found() -> Any:
     raise KeyError("A-7")
 
 
+class LedgerClosed(Exception):
+    """A tool's own exception, of no builtin kind: `except Exception` catches it, a list of
+    builtin kinds does not."""
+
+
+def _ledger_closed() -> Any:
+    raise LedgerClosed("the ledger is closed for the night")
+
+
 def _expect_execution_error(student: Callable[..., Any], fn: Callable[[], Any], kind: str) -> None:
     got, what = _deadline(student, fn, f"a function raising {kind}", 5.0, True)
     error = got.get("error") if type(got) is dict else None
@@ -150,9 +159,10 @@ def _expect_execution_error(student: Callable[..., Any], fn: Callable[[], Any], 
                 f'{{"ok": False, "error": {{"code": "EXECUTION_ERROR", "message": "{kind}: ..."}}}}'
             ),
             got=got,
-            hint="Catch every exception (except Exception) inside the thread and keep it; after "
-            "join, report it with its type: f'{type(exc).__name__}: {exc}'. An exception is not a "
-            "timeout, and the thread has ended: nothing was abandoned.",
+            hint="Catch every exception (except Exception, not a list of kinds: a tool raises "
+            "its own classes too) inside the thread and keep it; after join, report it with its "
+            "type: f'{type(exc).__name__}: {exc}'. An exception is not a timeout, and the thread "
+            "has ended: nothing was abandoned.",
         )
 
 
@@ -323,7 +333,11 @@ def _check_with_deadline(student: Callable[..., Any]) -> None:
         what=what,
         hint="None is a value: decide with worker.is_alive(), not with 'no value yet'.",
     )
-    for fn, kind in ((_raises, "ValueError"), (_not_found, "KeyError")):
+    for fn, kind in (
+        (_raises, "ValueError"),
+        (_not_found, "KeyError"),
+        (_ledger_closed, "LedgerClosed"),
+    ):
         _expect_execution_error(student, fn, kind)
     _expect_timeout(student, idempotent=False)
     _expect_timeout(student, idempotent=True)

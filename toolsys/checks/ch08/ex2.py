@@ -197,6 +197,14 @@ _GATE_CASES: list[tuple[list[dict[str, Any]], dict[str, str], str, str]] = [
         "The key covers {'tool': ..., 'arguments': ...}, the tool's name too: accept only that "
         "one key, never a hash of the arguments alone.",
     ),
+    (
+        [_call("call_1", "refund", order_id="A-1", amount=20)],
+        {"call_1": _key("refund", _SMALL["arguments"])},
+        "call_1 approved for amount 20.0, the call sends amount 20 (an int)",
+        "The key is over the arguments exactly as the call sends them: 20 and 20.0 are other "
+        "JSON texts ('20', '20.0'), so other keys. Compute arguments_hash(tool, arguments) as "
+        "they are, without turning ints into floats or any other normalising.",
+    ),
     ([], {"call_1": _key("refund", _SMALL["arguments"])}, "no call at all", "No call, no id: []."),
 ]
 

@@ -30,7 +30,8 @@ def first_bad_line(lines: list[str]) -> int | None:
             return number
         if hashlib.sha256(text.encode("ascii")).hexdigest() != record.get("hash"):
             return number
-        if record.get("prev") != prev or record.get("seq") != number:
+        seq = record.get("seq")
+        if record.get("prev") != prev or type(seq) is not int or seq != number:
             return number
         prev = record["hash"]
     return None
@@ -188,6 +189,24 @@ _CHAIN_CASES: list[tuple[list[str], str, str]] = [
         _sealed(_RECORDS, seqs={3: "3"}),
         "line 3's seq written as the string '3' (only the seq's type is wrong)",
         'Record n holds "seq": n, a number: the string "3" is not 3 (do not convert it).',
+    ),
+    (
+        _sealed(_RECORDS, seqs={1: True}),
+        "line 1's seq written as true, its hash recomputed (true == 1 in Python, not in JSON)",
+        'Record n holds "seq": n, the integer: true is not 1 and 3.0 is not 3. Python says '
+        "True == 1, so check the type too (type(seq) is int and seq == n).",
+    ),
+    (
+        _sealed(_RECORDS, seqs={3: 3.0}),
+        "line 3's seq written as 3.0, its hash recomputed",
+        'Record n holds "seq": n, the integer: 3.0 is not 3 (3.0 == 3 in Python). Check the '
+        "type too (type(seq) is int and seq == n).",
+    ),
+    (
+        [_LOG[0], _LOG[1] + _LOG[2], *_LOG[3:]],
+        "lines 2 and 3 glued on line 2 (its end of line lost)",
+        "A line with anything after its record is not whole JSON: json.loads(line) refuses "
+        "the extra text; a decoder that stops after the first object (raw_decode) does not.",
     ),
     (
         _sealed(_RECORDS, prevs={4: "f" * 64}),

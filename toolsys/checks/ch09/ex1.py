@@ -190,3 +190,16 @@ def _check_refund_or_escalate(student: Callable[..., Any]) -> None:
             'condition one, def small(arguments): """the amount is at most 100""" (a '
             "lambda has none).",
         )
+    if "100" not in str(built.description):
+        raise CheckFailed(
+            f"The composite's description is {built.description!r}: it does not say the rule "
+            "(where the limit is, 100), and the model picks the tool by those words.",
+            expected=Described(
+                "a description naming the limit, e.g. 'Runs refund when the "
+                "amount is at most 100, else escalate.'"
+            ),
+            got=built.description,
+            hint="Say the rule in the first line of the condition's docstring, the number "
+            'included: """the amount is at most 100""". when() writes that line into the '
+            "composite's description; 'small amounts' does not tell the model which are.",
+        )

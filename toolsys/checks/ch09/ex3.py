@@ -151,3 +151,15 @@ def _check_rank(student: Callable[..., Any]) -> None:
                     hint=_score_hint(query, name, score, why),
                 )
         expect_equal(documents, DOCUMENTS, what="DOCUMENTS after rank", hint="Do not change them.")
+    empty = (
+        "No documents is no match: return []. The average length of no documents is 0 / 0: "
+        "return before computing it."
+    )
+    expect_equal(
+        call_student(
+            student, ["refund"], {}, 5, what="rank(['refund'], {}, k=5)", returns="[]", hint=empty
+        ),
+        [],
+        what="rank(['refund'], {}, k=5), with no documents at all",
+        hint=empty,
+    )

@@ -18,13 +18,15 @@ def category_of(annotations: dict[str, Any] | None, trusted: bool) -> str:
     """Reference for 10.2: `toolsys.mcp.category_for`, as the category's name."""
     from toolsys.mcp import category_for
 
-    imported = category_for(annotations, "trusted" if trusted else "untrusted")
+    imported = category_for(annotations, "trusted" if trusted is True else "untrusted")
     return str.__str__(imported.category)
 
 
 _TRUST_WHY = {
     "untrusted": "An untrusted server's hints are claims, not facts (the spec says never to "
     "decide on them): every one of its tools is 'execute', whatever it says.",
+    "not-bool": "Only trusted=True trusts a server: a truthy 1 or 'yes' is not a yes, and trust "
+    "fails closed like a hint does. Test `trusted is True` (not `if trusted:`).",
     "read": "A trusted server that says readOnlyHint: true is believed: 'read'.",
     "nothing": "A tool that says nothing gets the spec's defaults: readOnlyHint false and "
     "openWorldHint true, so 'execute'. Reading a missing hint as 'safe' is how a client fails "
@@ -39,7 +41,7 @@ _TRUST_WHY = {
     "read-only is 'execute' when its world is open (the default).",
 }
 # annotations, trusted, expected, why
-_TRUST_CASES: list[tuple[dict[str, Any] | None, bool, str, str]] = [
+_TRUST_CASES: list[tuple[dict[str, Any] | None, Any, str, str]] = [
     ({"readOnlyHint": True, "destructiveHint": False}, False, "execute", "untrusted"),
     ({"readOnlyHint": True}, True, "read", "read"),
     (None, True, "execute", "nothing"),
@@ -61,6 +63,8 @@ _TRUST_CASES: list[tuple[dict[str, Any] | None, bool, str, str]] = [
     ({"destructiveHint": False}, True, "execute", "destructive"),
     (None, False, "execute", "untrusted"),
     ({"readOnlyHint": False, "openWorldHint": False}, False, "execute", "untrusted"),
+    ({"readOnlyHint": True}, 1, "execute", "not-bool"),
+    ({"readOnlyHint": False, "openWorldHint": False}, "yes", "execute", "not-bool"),
 ]
 
 
@@ -77,13 +81,21 @@ _TRUST_CASES: list[tuple[dict[str, Any] | None, bool, str, str]] = [
 )
 def _check_category_of(student: Callable[..., Any]) -> None:
     for hints, trusted, expected, why in _TRUST_CASES:
-        what = f"category_of({json.dumps(hints)}, trusted={trusted})"
+        what = f"category_of({json.dumps(hints)}, trusted={trusted!r})"
+        given = copy.deepcopy(hints)
         got = call_student(
             student,
-            copy.deepcopy(hints),
+            given,
             trusted,
             what=what,
             returns="'read', 'write' or 'execute'",
             hint=_TRUST_WHY[why],
         )
         expect_equal(got, expected, what=what, hint=_TRUST_WHY[why])
+        expect_equal(
+            given,
+            hints,
+            what=f"the annotations after {what}",
+            hint="Leave the server's annotations as they are (they are the caller's): read the "
+            "defaults into a dict of your own, {**SPEC_DEFAULTS, **hints}, never into theirs.",
+        )

@@ -100,6 +100,12 @@ _SCORE_CASES: list[tuple[list[dict[str, Any]], list[list[Any]], str]] = [
         "corrects them does not count",
     ),
     (
+        [{"tool": "search_docs", "arguments": {"page": None}}, _P],
+        [[("search_docs", {"query": "retry"})], [("get_weather", {"city": "Paris"})]],
+        "an expected key must be there, even when its value is None: a call without 'page' "
+        "does not include {'page': None} (arguments.get('page') == None is not the test); 1 of 2",
+    ),
+    (
         [{"tool": "get_time", "arguments": {}}, _P],
         [[("calculator", {})], [("get_weather", {"city": "Paris"})]],
         "'arguments': {} names no arguments: that case is not judged for the arguments score",

@@ -197,8 +197,9 @@ def _expect_scenario(student: Callable[..., Any], scenario: Scenario) -> None:
             f"{what}, fails: " + "; ".join(mine.outcome.problems)[:700],
             expected=Described("the scenario passes, as on the lesson's agent"),
             got=Described(f"{len(mine.outcome.problems)} problem(s)"),
-            hint="Check the layers and their order (audit, hooks, policy with your split-proof "
-            "rule, retry, deadline, then the layers given) and that every shop tool is registered "
+            hint="Check the layers and their order (audit, policy with your split-proof rule, "
+            "retry, deadline, then the layers given; the hooks anywhere, but there) and that "
+            "every shop tool is registered "
             "on a registry that provides the shop. If the model no longer calls refund_order, "
             "your reship_order's description takes its words (say 'damaged' or 'refund'): "
             "reword its docstring (12.2) so that it says what only it does.",
@@ -400,8 +401,9 @@ def _own_calls(student: Callable[..., Any]) -> None:
         "Your pieces: Policy(rules={'refund_order': split_proof_rule(shop, refund_limit)}, "
         "grants=GRANTS), and registry.register(reship_order, category=Category.WRITE) after the "
         "reships table exists (shop.transaction() and RESHIPS, which says IF NOT EXISTS).",
-        "The order: AuditLog (when audit is given), Hooks(after=[hide_personal]), the policy, "
-        "Retry(seed=0), deadline(timeout), then the layers given, innermost.",
+        "The order: AuditLog (when audit is given), the policy, Retry(seed=0), "
+        "deadline(timeout), then the layers given, innermost; Hooks(after=[hide_personal]) "
+        "anywhere among them (the lesson puts it just inside the audit).",
     ],
     reference=lambda: assemble,
     timeout=180,
