@@ -48,7 +48,11 @@ $(BIN)/python:
 		{ echo "make: $(PY) is older than Python 3.11; run e.g. make PY=python3.11 $(MAKECMDGOALS)" >&2; exit 1; }
 	$(PY) -m venv $(VENV)
 
+# uv installs what pip would (the same resolver inputs, from PyPI) in about a quarter of the
+# time; when uv cannot be had, pip does it alone.
 $(STAMP): pyproject.toml | $(BIN)/python
+	{ $(BIN)/python -m pip install --quiet --disable-pip-version-check uv && \
+	  $(BIN)/python -m uv pip install --quiet --python $(BIN)/python -e '.[workbook,test]'; } || \
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[workbook,test]'
 	@mkdir -p $(LAB_SETTINGS)
 	@echo '{"@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": false}}' \

@@ -56,14 +56,24 @@ def test_the_install_runs_once_and_again_when_pyproject_changes(fake_checkout: P
     calls = fake_checkout / ".venv" / "bin" / "calls.log"
     _make(fake_checkout, "setup")
     _make(fake_checkout, "setup")
-    assert calls.read_text().count("pip install") == 1
+    assert calls.read_text().count("-e .[workbook,test]") == 1
     settings = fake_checkout / ".venv" / "share" / "jupyter" / "lab" / "settings"
     assert "fetchNews" in (settings / "overrides.json").read_text()
     pyproject = fake_checkout / "pyproject.toml"
     pyproject.write_text(pyproject.read_text() + "\n")
     _make(fake_checkout, "setup")
-    assert calls.read_text().count("pip install") == 2
-    assert "-e .[workbook,test]" in calls.read_text()
+    assert calls.read_text().count("-e .[workbook,test]") == 2
+
+
+def test_without_uv_pip_installs_alone(fake_checkout: Path) -> None:
+    python = fake_checkout / ".venv" / "bin" / "python"
+    python.write_text(
+        '#!/bin/sh\necho "$@" >> "$(dirname "$0")/calls.log"\n[ "$2" != uv ] || exit 1\n'
+    )
+    _make(fake_checkout, "setup")
+    calls = (fake_checkout / ".venv" / "bin" / "calls.log").read_text().splitlines()
+    assert calls[-1] == "-m pip install --quiet --disable-pip-version-check -e .[workbook,test]"
+    assert (fake_checkout / ".venv" / ".toolsys-installed").exists()
 
 
 def test_without_notebook_folders_make_test_still_runs_the_tests(fake_checkout: Path) -> None:
