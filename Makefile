@@ -51,7 +51,7 @@ $(BIN)/python:
 # uv installs what pip would (the same resolver inputs, from PyPI) in about a quarter of the
 # time; when uv cannot be had, pip does it alone.
 $(STAMP): pyproject.toml | $(BIN)/python
-	{ $(BIN)/python -m pip install --quiet --disable-pip-version-check uv && \
+	{ $(BIN)/python -m pip install -qq --disable-pip-version-check uv && \
 	  $(BIN)/python -m uv pip install --quiet --python $(BIN)/python -e '.[workbook,test]'; } || \
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[workbook,test]'
 	@mkdir -p $(LAB_SETTINGS)
