@@ -671,3 +671,36 @@ def test_a_result_once_returned_never_changes_when_a_layer_hands_it_out_again(st
     later = asyncio.run(registry.aexecute("add", {"a": 1, "b": 2}))
     assert first.meta == seen and set(seen) == {"tool", "attempt", "duration_ms"}
     assert again is not first and later is not first and again.value == later.value == 3
+
+
+@pytest.mark.parametrize("stage", [None, "received", "validated"])
+def test_the_fast_paths_result_is_the_dataclass_one_field_by_field(stage: str | None) -> None:
+    """`ExecutePath.execute` builds its ToolResult slot by slot (`execution._new`): a field added
+    to ToolResult and not set there would make the result raise on reading it."""
+    import copy
+    import dataclasses
+    import pickle
+
+    async def noted(call: Call, call_next: Next) -> ToolResult:
+        result = await call_next(call)
+        return dataclasses.replace(result, notice="noted", meta={})
+
+    if stage is not None:
+        noted.stage = stage  # type: ignore[attr-defined]
+    registry = Registry(layers=[] if stage is None else [noted])
+    registry.tool(add)
+    result = registry.execute("add", {"a": 1, "b": 2})
+    notice = None if stage is None else "noted"
+    built = ToolResult(True, 3, None, dict(result.meta), None, notice)
+    for f in dataclasses.fields(ToolResult):
+        assert getattr(result, f.name) == getattr(built, f.name), f.name
+    assert type(result) is ToolResult and result == built and repr(result) == repr(built)
+    assert dataclasses.asdict(result) == dataclasses.asdict(built)
+    assert pickle.loads(pickle.dumps(result)) == copy.copy(result) == built
+    assert dataclasses.replace(result, value=4) == dataclasses.replace(built, value=4)
+    result.meta["mine"] = True  # the caller's own meta, a real dict
+    assert registry.execute("add", {"a": 1, "b": 2}).meta.keys() == {
+        "tool",
+        "attempt",
+        "duration_ms",
+    }
