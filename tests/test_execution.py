@@ -704,3 +704,54 @@ def test_the_fast_paths_result_is_the_dataclass_one_field_by_field(stage: str | 
         "attempt",
         "duration_ms",
     }
+
+
+def test_the_fast_path_calls_a_tool_with_exactly_its_fields_as_keywords() -> None:
+    """The inline call spells the keywords out (`_tool.keyword_caller`), compiled on first use;
+    names that are not identifiers keep `fn(**values)`; a replaced tool compiles its own."""
+    import dataclasses
+
+    from toolsys._tool import keyword_caller
+
+    seen: list[dict[str, Any]] = []
+
+    def record(**values: Any) -> dict[str, Any]:
+        seen.append(values)
+        return values
+
+    odd = {"class": 1, "a-b": 2, "ok": 3}
+    assert keyword_caller(record, tuple(odd))(odd) == odd
+    assert keyword_caller(record, ("x", "y"))({"x": 1, "y": None}) == {"x": 1, "y": None}
+    assert keyword_caller(lambda: "none", ())({}) == "none"
+
+    def ping() -> str:
+        """Answer.
+
+        Returns: pong.
+        """
+        return "pong"
+
+    registry = Registry()
+    registry.tool(add)
+    registry.tool(ping)
+    tool = registry.lookup("add")
+    assert tool is not None and tool.direct
+    assert [registry.execute("add", {"a": i, "b": 1}).value for i in range(3)] == [1, 2, 3]
+    assert registry.execute("ping", "{}").value == "pong"
+    assert registry.execute("add", {"a": "x", "b": 1}).error.code == ErrorCode.INVALID_ARGUMENTS
+    renamed = dataclasses.replace(tool, name="plus", fn=lambda a, b: a * b)
+    registry.add(renamed)
+    assert registry.execute("plus", {"a": 2, "b": 5}).value == 10
+    assert registry.execute("add", {"a": 2, "b": 5}).value == 7
+
+    def fails(a: int) -> int:
+        """Fail.
+
+        Args:
+            a: A.
+        """
+        raise ValueError(f"no {a}")
+
+    registry.tool(fails)
+    failed = registry.execute("fails", {"a": 4})
+    assert failed.error.code == ErrorCode.EXECUTION_ERROR and "no 4" in str(failed.exception)
