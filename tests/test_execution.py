@@ -681,8 +681,11 @@ def test_the_fast_paths_result_is_the_dataclass_one_field_by_field(stage: str | 
     import dataclasses
     import pickle
 
+    inner: list[ToolResult] = []
+
     async def noted(call: Call, call_next: Next) -> ToolResult:
-        result = await call_next(call)
+        result = await call_next(call)  # the tool's own (`invoke` builds it slot by slot too)
+        inner.append(result)
         return dataclasses.replace(result, notice="noted", meta={})
 
     if stage is not None:
@@ -698,6 +701,8 @@ def test_the_fast_paths_result_is_the_dataclass_one_field_by_field(stage: str | 
     assert dataclasses.asdict(result) == dataclasses.asdict(built)
     assert pickle.loads(pickle.dumps(result)) == copy.copy(result) == built
     assert dataclasses.replace(result, value=4) == dataclasses.replace(built, value=4)
+    if stage is not None:
+        assert [dataclasses.astuple(x) for x in inner] == [(True, 3, None, {}, None, None)]
     result.meta["mine"] = True  # the caller's own meta, a real dict
     assert registry.execute("add", {"a": 1, "b": 2}).meta.keys() == {
         "tool",

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from toolsys.tool import Tool
 
 Arguments = Mapping[str, Any] | str | bytes | bytearray | None
+_new = object.__new__  # a ToolResult built slot by slot, for the hot path: see `execution._new`
 
 
 def invoke(
@@ -83,13 +84,18 @@ async def ainvoke(path: Any, dependencies: Mapping[str, Any], call: Call) -> Too
     listening = VALIDATED.get() is not None
     if tool.direct and not (call[9] or listening):  # a plain sync tool, not offloaded: inlined
         try:
-            value = tool.fn(**arguments.__dict__)
+            spelled = tool._keywords  # type: ignore[attr-defined]  # `fn(**values)`, spelled out
+            values = arguments.__dict__
+            value = tool.keywords_call(values) if spelled is None else spelled(values)
         except BaseException as exc:
             if is_cancellation(exc) and _really_cancelled():
                 raise
             return tool_failed(tool, exc)
         if type(value) is not CoroutineType:
-            return ToolResult(True, value, None, {})
+            done = _new(ToolResult)  # ToolResult(True, value, None, {}), see `execution._new`
+            done.ok, done.value, done.error = True, value, None
+            done.meta, done.exception, done.notice = {}, None, None
+            return done
         return await _awaited(path, call, tool, value)  # a sync function returned a coroutine
     hidden = VALIDATED.set(None) if listening else None
     try:
