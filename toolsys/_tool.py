@@ -109,9 +109,9 @@ class Tool:
         set_(self, "direct", direct and not self.accepts_anything and self.literals is None)
         if self.idempotent is None:
             set_(self, "idempotent", self.category == Category.READ)
-        set_(self, "_keywords", None)  # `keywords_call`; set now so that it is only replaced
+        set_(self, "_keywords", None)  # see `_call_by_keyword`: set now, later only replaced
 
-    def keywords_call(self, values: dict[str, Any]) -> Any:
+    def _call_by_keyword(self, values: dict[str, Any]) -> Any:
         """`self.fn(**values)` for a direct tool and its validated model's `__dict__` (what the
         execute fast path calls), through `keyword_caller`, compiled for this tool on first use."""
         call = self._keywords  # type: ignore[attr-defined]

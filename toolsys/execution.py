@@ -653,7 +653,7 @@ class ExecutePath:
                     # `Tool.call` for a direct tool, inlined: `fn(**values)`, keywords spelled out
                     spelled = tool._keywords  # type: ignore[attr-defined]
                     values = model.__dict__
-                    value = tool.keywords_call(values) if spelled is None else spelled(values)
+                    value = tool._call_by_keyword(values) if spelled is None else spelled(values)
                     if type(value) is CoroutineType:  # a sync function that returned a coroutine
                         value = (_run_sync or _sync_runner())(value)
                 except BaseException as exc:

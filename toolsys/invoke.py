@@ -86,7 +86,7 @@ async def ainvoke(path: Any, dependencies: Mapping[str, Any], call: Call) -> Too
         try:
             spelled = tool._keywords  # type: ignore[attr-defined]  # `fn(**values)`, spelled out
             values = arguments.__dict__
-            value = tool.keywords_call(values) if spelled is None else spelled(values)
+            value = tool._call_by_keyword(values) if spelled is None else spelled(values)
         except BaseException as exc:
             if is_cancellation(exc) and _really_cancelled():
                 raise
