@@ -58,7 +58,7 @@ from toolsys import failures
 from toolsys._cancel import is_cancellation
 from toolsys.access import Visibility, export_for
 from toolsys.injection import caller_context
-from toolsys.invoke import RUNNING, Arguments, _really_cancelled, ainvoke, invoke
+from toolsys.invoke import RUNNING, Arguments, _new, _really_cancelled, ainvoke, invoke
 from toolsys.invoke import VALIDATED as _VALIDATED
 from toolsys.result import ToolResult
 from toolsys.stages import MAX_ARGUMENT_CHARS, failure, tool_failed, valid_as_sent, validate
@@ -72,15 +72,6 @@ STAGES: tuple[Stage, ...] = ("received", "validated")
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 _log = logging.getLogger("toolsys")
 _now = time.perf_counter
-_new = object.__new__
-"""`_new(ToolResult)` and its six slots set in turn: the sync fast path's `ToolResult(...)`.
-
-Calling the dataclass enters its generated `__init__` from C (a new interpreter frame, the
-arguments matched to parameters, the `meta` default factory tested), a tenth of a sync `execute`
-of a small tool; setting the slots in the caller's own frame costs about half of that. The
-object is the same: every field set, no `__init__` of ours skipped (ToolResult has no
-`__post_init__`); tests/test_execution.py holds the two spellings equal, field by field.
-"""
 
 VALIDATED = _VALIDATED
 """Set by a "received" layer (an audit log) around `call_next` to a list: the call, once
@@ -659,7 +650,7 @@ class ExecutePath:
                 except BaseException as exc:
                     return finished(name, tool_failed(tool, exc), started)  # type: ignore[arg-type]
                 meta = {"tool": name, "attempt": 1, "duration_ms": (_now() - started) * 1000}
-                done = _new(ToolResult)  # ToolResult(True, value, None, meta), see `_new`
+                done = _new(ToolResult)  # ToolResult(True, value, None, meta), see `invoke._new`
                 done.ok, done.value, done.error = True, value, None
                 done.meta, done.exception, done.notice = meta, None, None
                 return done
@@ -682,7 +673,7 @@ class ExecutePath:
                 if result.meta:
                     return finished(name, result, started)  # type: ignore[arg-type]
                 meta = {"tool": name, "attempt": 1, "duration_ms": (_now() - started) * 1000}
-                done = _new(ToolResult)  # a copy of `result` with this meta, see `_new`
+                done = _new(ToolResult)  # a copy of `result` with this meta, see `invoke._new`
                 done.ok, done.value, done.error = result.ok, result.value, result.error
                 done.meta, done.exception, done.notice = meta, result.exception, result.notice
                 return done
