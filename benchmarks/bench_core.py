@@ -2,16 +2,17 @@
 
     python benchmarks/bench_core.py [--rounds 15]
 
-For a small tool, and for `find` (a four-value `Literal` whose default is not its first value, a
-bool and an int with defaults, one of them left out: a shape no benchmark was tuned to), it
-prints `execute` with a dict and with raw JSON against their peers (a bare
+For a small tool, for `find` (a four-value `Literal` whose default is not its first value, a bool
+and an int with defaults, one of them left out) and for the shapes of `_shapes.py` (a nested model,
+a str and a list[int], six optional fields all left out), none of which the fast path was tuned to,
+it prints `execute` with a dict and with raw JSON against their peers (a bare
 `Model.model_validate(args)` or `model_validate_json(raw)` followed by the call) and the ratios;
-registering a catalog of 300 distinct docstring-annotated tools and exporting them in every
-format (`_catalog.py`: no cache can answer for another tool), and the same catalog registered
-again (a notebook cell run twice); export of 1,000 tools first and from the cache; then `execute`
-behind one pass-through layer (the layered path's floor, issue 9's goal) and behind two (one per
-stage) against the unlayered `execute`, from plain sync code and from sync code inside a running
-event loop (a Jupyter cell).
+registering a catalog of 300 distinct docstring-annotated tools and exporting them in every format
+(`_catalog.py`: no cache can answer for another tool), and the same catalog registered again (a
+notebook cell run twice); export of 1,000 tools first and from the cache; then `execute` behind one
+pass-through layer (the layered path's floor, issue 9's goal) and behind two (one per stage)
+against the unlayered `execute`, from plain sync code and from sync code inside a running event
+loop (a Jupyter cell).
 
 Timing: CPU time of this process, and the paths interleaved round by round, each ratio the
 median of the per-round ratios: on a shared 2-core machine wall time also counts the moments
@@ -34,6 +35,7 @@ from collections.abc import Callable
 from typing import Literal
 
 from _catalog import make_catalog
+from _shapes import SHAPES
 from pydantic import BaseModel
 
 from toolsys import Registry
@@ -118,6 +120,11 @@ def ratio(times: dict[str, list[float]], case: str, base: str) -> str:
     return f"{statistics.median(ratios):4.2f}x ({ratios[0]:.2f}-{ratios[-1]:.2f})"
 
 
+def executing(registry: Registry, name: str, arguments: object) -> Callable[[], object]:
+    """`registry.execute(name, arguments)` as a case, called through a lambda like the others."""
+    return lambda: registry.execute(name, arguments)  # type: ignore[arg-type]
+
+
 def median(values: list[float]) -> float:
     return statistics.median(values)
 
@@ -167,34 +174,44 @@ def main() -> None:
         model = FindArgs.model_validate_json(find_raw)
         return find(model.query, model.mode, model.exact, model.limit)
 
-    calls = interleaved(
-        {
-            "peer": peer,
-            "dict": lambda: registry.execute("add", args),
-            "peer_json": peer_json,
-            "json": lambda: registry.execute("add", raw),
-            "peer_find": peer_find,
-            "find": lambda: registry.execute("find", find_args),
-            "peer_find_json": peer_find_json,
-            "find_json": lambda: registry.execute("find", find_raw),
-        },
-        rounds,
-    )
+    cases: dict[str, Callable[[], object]] = {
+        "peer": peer,
+        "dict": lambda: registry.execute("add", args),
+        "peer_json": peer_json,
+        "json": lambda: registry.execute("add", raw),
+        "peer_find": peer_find,
+        "find": lambda: registry.execute("find", find_args),
+        "peer_find_json": peer_find_json,
+        "find_json": lambda: registry.execute("find", find_raw),
+    }
+    for name, shape in SHAPES.items():
+        registry.tool(shape.tool)
+        cases[f"peer_{name}"], cases[f"peer_{name}_json"] = shape.peers()
+        cases[name] = executing(registry, name, shape.arguments)
+        cases[f"{name}_json"] = executing(registry, name, shape.raw)
+    calls = interleaved(cases, rounds)
     print(f"peer: model_validate + call      {median(calls['peer']):8.2f} us")
     print(f"execute(dict)                    {median(calls['dict']):8.2f} us   ratio ", end="")
     print(ratio(calls, "dict", "peer"))
     print(f"peer: model_validate_json + call {median(calls['peer_json']):8.2f} us")
     print(f"execute(raw JSON)                {median(calls['json']):8.2f} us   ratio ", end="")
     print(ratio(calls, "json", "peer_json"))
-    print("find(query, mode: 4-value Literal = 'safe', exact=False, limit=10), one left out:")
-    print(f"  peer: model_validate + call      {median(calls['peer_find']):8.2f} us")
-    print(f"  execute(dict)                    {median(calls['find']):8.2f} us   ratio ", end="")
-    print(ratio(calls, "find", "peer_find"))
-    print(f"  peer: model_validate_json + call {median(calls['peer_find_json']):8.2f} us")
-    print(
-        f"  execute(raw JSON)                {median(calls['find_json']):8.2f} us   ratio ", end=""
-    )
-    print(ratio(calls, "find_json", "peer_find_json"))
+    for name, label in (
+        (
+            "find",
+            "find(query, mode: 4-value Literal = 'safe', exact=False, limit=10), one left out:",
+        ),
+        *((name, f"{shape.label}:") for name, shape in SHAPES.items()),
+    ):
+        print(label)
+        for case, what in ((name, "dict"), (f"{name}_json", "raw JSON")):
+            peer_label = f"model_validate{'_json' if case != name else ''} + call"
+            print(f"  peer: {peer_label:<27}{median(calls[f'peer_{case}']):8.2f} us")
+            print(
+                f"  execute({what}){'':<{24 - len(what)}}{median(calls[case]):8.2f} us   ratio ",
+                end="",
+            )
+            print(ratio(calls, case, f"peer_{case}"))
 
     fresh, again = [], []
     for i in range(max(3, rounds // 3)):

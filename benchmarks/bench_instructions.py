@@ -15,7 +15,9 @@ printed, never asserted.
 The tool shapes, each against its own bare pydantic peer (validate, then call with every
 field): `search` as bench_peers.py has it (every field sent, as a dict and as JSON text), `search`
 with its optional fields left out, and `find`, a shape no benchmark was tuned to: a four-value
-`Literal` whose default is not its first value, a bool and an int with defaults, one left out.
+`Literal` whose default is not its first value, a bool and an int with defaults, one left out;
+and, as a dict and as JSON text, the shapes of `_shapes.py`, which no change to the fast path was
+measured against first: a nested model, a str and a list[int], six optional fields all left out.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+from _shapes import SHAPES
 
 HERE = Path(__file__).parent
 
@@ -94,14 +98,26 @@ def _setups() -> dict[str, str]:
             f"floor = registry([{layers}])\nargs = {{'a': 1.5, 'b': 2.0}}\n"
             "def call():\n    return floor.execute('add', args)\n"
         )
+    for shape in SHAPES:
+        for text in (False, True):
+            name = f"{shape}_json" if text else shape
+            arguments = f"SHAPES[{shape!r}].{'raw' if text else 'arguments'}"
+            source = f"from _shapes import SHAPES\nargs = {arguments}\n"
+            setup[f"pydantic_{name}"] = f"{source}call = SHAPES[{shape!r}].peers()[{int(text)}]\n"
+            setup[f"execute_{name}"] = (
+                f"{source}from toolsys import Registry\nregistry = Registry()\n"
+                f"registry.register(SHAPES[{shape!r}].tool)\n"
+                f"def call():\n    return registry.execute({shape!r}, args)\n"
+            )
     return setup
 
 
 SETUP = _setups()
+_ALL_SHAPES = (*_SHAPES, *(f"{shape}{text}" for shape in SHAPES for text in ("", "_json")))
 GOALS = (
     *(
         (f"execute_{shape}", f"pydantic_{shape}", 1.5, f"execute ({shape}) vs pydantic + call")
-        for shape in _SHAPES
+        for shape in _ALL_SHAPES
     ),
     ("layered", "unlayered", 2.5, "one pass-through received layer vs the unlayered path"),
     ("validated", "unlayered", 2.5, "one pass-through validated layer vs the unlayered path"),

@@ -671,3 +671,92 @@ def test_a_result_once_returned_never_changes_when_a_layer_hands_it_out_again(st
     later = asyncio.run(registry.aexecute("add", {"a": 1, "b": 2}))
     assert first.meta == seen and set(seen) == {"tool", "attempt", "duration_ms"}
     assert again is not first and later is not first and again.value == later.value == 3
+
+
+@pytest.mark.parametrize("stage", [None, "received", "validated"])
+def test_the_fast_paths_result_is_the_dataclass_one_field_by_field(stage: str | None) -> None:
+    """`ExecutePath.execute` builds its ToolResult slot by slot (`invoke._new`): a field added
+    to ToolResult and not set there would make the result raise on reading it."""
+    import copy
+    import dataclasses
+    import pickle
+
+    inner: list[ToolResult] = []
+
+    async def noted(call: Call, call_next: Next) -> ToolResult:
+        result = await call_next(call)  # the tool's own (`invoke` builds it slot by slot too)
+        inner.append(result)
+        return dataclasses.replace(result, notice="noted", meta={})
+
+    if stage is not None:
+        noted.stage = stage  # type: ignore[attr-defined]
+    registry = Registry(layers=[] if stage is None else [noted])
+    registry.tool(add)
+    result = registry.execute("add", {"a": 1, "b": 2})
+    notice = None if stage is None else "noted"
+    built = ToolResult(True, 3, None, dict(result.meta), None, notice)
+    for f in dataclasses.fields(ToolResult):
+        assert getattr(result, f.name) == getattr(built, f.name), f.name
+    assert type(result) is ToolResult and result == built and repr(result) == repr(built)
+    assert dataclasses.asdict(result) == dataclasses.asdict(built)
+    assert pickle.loads(pickle.dumps(result)) == copy.copy(result) == built
+    assert dataclasses.replace(result, value=4) == dataclasses.replace(built, value=4)
+    if stage is not None:
+        assert [dataclasses.astuple(x) for x in inner] == [(True, 3, None, {}, None, None)]
+    result.meta["mine"] = True  # the caller's own meta, a real dict
+    assert registry.execute("add", {"a": 1, "b": 2}).meta.keys() == {
+        "tool",
+        "attempt",
+        "duration_ms",
+    }
+
+
+def test_the_fast_path_calls_a_tool_with_exactly_its_fields_as_keywords() -> None:
+    """The inline call spells the keywords out (`_tool.keyword_caller`), compiled on first use;
+    names that are not identifiers keep `fn(**values)`; a replaced tool compiles its own."""
+    import dataclasses
+
+    from toolsys._tool import keyword_caller
+
+    seen: list[dict[str, Any]] = []
+
+    def record(**values: Any) -> dict[str, Any]:
+        seen.append(values)
+        return values
+
+    odd = {"class": 1, "a-b": 2, "ok": 3}
+    assert keyword_caller(record, tuple(odd))(odd) == odd
+    assert keyword_caller(record, ("x", "y"))({"x": 1, "y": None}) == {"x": 1, "y": None}
+    assert keyword_caller(lambda: "none", ())({}) == "none"
+
+    def ping() -> str:
+        """Answer.
+
+        Returns: pong.
+        """
+        return "pong"
+
+    registry = Registry()
+    registry.tool(add)
+    registry.tool(ping)
+    tool = registry.lookup("add")
+    assert tool is not None and tool.direct
+    assert [registry.execute("add", {"a": i, "b": 1}).value for i in range(3)] == [1, 2, 3]
+    assert registry.execute("ping", "{}").value == "pong"
+    assert registry.execute("add", {"a": "x", "b": 1}).error.code == ErrorCode.INVALID_ARGUMENTS
+    renamed = dataclasses.replace(tool, name="plus", fn=lambda a, b: a * b)
+    registry.add(renamed)
+    assert registry.execute("plus", {"a": 2, "b": 5}).value == 10
+    assert registry.execute("add", {"a": 2, "b": 5}).value == 7
+
+    def fails(a: int) -> int:
+        """Fail.
+
+        Args:
+            a: A.
+        """
+        raise ValueError(f"no {a}")
+
+    registry.tool(fails)
+    failed = registry.execute("fails", {"a": 4})
+    assert failed.error.code == ErrorCode.EXECUTION_ERROR and "no 4" in str(failed.exception)

@@ -58,7 +58,7 @@ from toolsys import failures
 from toolsys._cancel import is_cancellation
 from toolsys.access import Visibility, export_for
 from toolsys.injection import caller_context
-from toolsys.invoke import RUNNING, Arguments, _really_cancelled, ainvoke, invoke
+from toolsys.invoke import RUNNING, Arguments, _new, _really_cancelled, ainvoke, invoke
 from toolsys.invoke import VALIDATED as _VALIDATED
 from toolsys.result import ToolResult
 from toolsys.stages import MAX_ARGUMENT_CHARS, failure, tool_failed, valid_as_sent, validate
@@ -641,13 +641,19 @@ class ExecutePath:
                     if type(model) is ToolResult:
                         return finished(name, model, started)  # type: ignore[arg-type]
                 try:
-                    value = tool.fn(**model.__dict__)  # `Tool.call` for a direct tool, inlined
+                    # `Tool.call` for a direct tool, inlined: `fn(**values)`, keywords spelled out
+                    spelled = tool._keywords  # type: ignore[attr-defined]
+                    values = model.__dict__
+                    value = tool._call_by_keyword(values) if spelled is None else spelled(values)
                     if type(value) is CoroutineType:  # a sync function that returned a coroutine
                         value = (_run_sync or _sync_runner())(value)
                 except BaseException as exc:
                     return finished(name, tool_failed(tool, exc), started)  # type: ignore[arg-type]
                 meta = {"tool": name, "attempt": 1, "duration_ms": (_now() - started) * 1000}
-                return ToolResult(True, value, None, meta)
+                done = _new(ToolResult)  # ToolResult(True, value, None, meta), see `invoke._new`
+                done.ok, done.value, done.error = True, value, None
+                done.meta, done.exception, done.notice = meta, None, None
+                return done
             if model is not None:  # `_begin` for a call that is ready, inlined
                 caller = _EMPTY if context is None else caller_context(context)
                 parts = (name, arguments, tool, model, caller, run_id, step, call_id, 1, False, key)
@@ -667,9 +673,10 @@ class ExecutePath:
                 if result.meta:
                     return finished(name, result, started)  # type: ignore[arg-type]
                 meta = {"tool": name, "attempt": 1, "duration_ms": (_now() - started) * 1000}
-                return ToolResult(
-                    result.ok, result.value, result.error, meta, result.exception, result.notice
-                )
+                done = _new(ToolResult)  # a copy of `result` with this meta, see `invoke._new`
+                done.ok, done.value, done.error = result.ok, result.value, result.error
+                done.meta, done.exception, done.notice = meta, result.exception, result.notice
+                return done
         if not self._bare or (tool is not None and not tool.sync):
             shown = name if type(name) is str else shown_name(name)
             try:
