@@ -37,7 +37,7 @@ from toolsys.export import export_tool
 from toolsys.registry import Registry
 from toolsys.result import ToolResult
 from toolsys.testing._failure import ToolTestFailure, shown
-from toolsys.testing._mutations import MUTATIONS, mutations
+from toolsys.testing.mutations import MUTATIONS, mutations
 from toolsys.tool import Tool, tool_from_function
 
 __all__ = ["MUTATIONS", "AgreementReport", "ToolAgreement", "assert_schema_agrees", "inline_refs"]

@@ -89,8 +89,8 @@ def _tools() -> dict[str, Tool]:
 
 def check_agreement(tool: Tool, sample: dict[str, Any]) -> None:
     """Reference for 11.1: `toolsys.testing`'s agreement verdicts on one sample."""
-    from toolsys.testing._mutations import mutations
     from toolsys.testing.agreement import _got, _raise, _verdict
+    from toolsys.testing.mutations import mutations
 
     refusal = _verdict(tool, sample, False)
     if refusal is not None:
