@@ -25,7 +25,7 @@ from typing import Any, NoReturn
 
 import click
 
-from toolsys.cli._errors import _fail
+from toolsys.cli._errors import fail_command
 
 _FILE = click.Path(path_type=Path)
 
@@ -36,7 +36,7 @@ def audit() -> None:
 
 
 def _refuse(command: str, message: str) -> NoReturn:
-    _fail(f"audit {command}", message)
+    fail_command(f"audit {command}", message)
 
 
 def _records(command: str, file: Path) -> Iterator[dict[str, Any]]:
