@@ -69,6 +69,15 @@ def _resolve(node: ast.ImportFrom, importer: str, is_package: bool) -> str:
     return ".".join(base + ([node.module] if node.module else []))
 
 
+def _forbidden(source: str, name: str, importer: str) -> bool:
+    """Whether `from source import name` in `importer` breaks the rule."""
+    if _is_module(f"{source}.{name}"):  # `from toolsys.checks import _core`: a module
+        return _private_module_of_another_subpackage(f"{source}.{name}", importer)
+    if _private_module_of_another_subpackage(source, importer):
+        return True
+    return _is_private(name) and _ours(source) and source != importer
+
+
 def offenders() -> list[str]:
     found = []
     for path in sorted(PACKAGE.rglob("*.py")):
@@ -82,15 +91,8 @@ def offenders() -> list[str]:
             elif isinstance(node, ast.ImportFrom):
                 source = _resolve(node, importer, path.name == "__init__.py")
                 for alias in node.names:
-                    line = f"{importer}: from {source} import {alias.name}"
-                    submodule = f"{source}.{alias.name}"
-                    if _is_module(submodule):
-                        if _private_module_of_another_subpackage(submodule, importer):
-                            found.append(line)
-                    elif _private_module_of_another_subpackage(source, importer):
-                        found.append(line)
-                    elif _is_private(alias.name) and _ours(source) and source != importer:
-                        found.append(line)
+                    if _forbidden(source, alias.name, importer):
+                        found.append(f"{importer}: from {source} import {alias.name}")
     return found
 
 

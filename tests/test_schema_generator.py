@@ -1,4 +1,4 @@
-"""Our JSON Schema generator (`toolsys._schema_json.Generator`) writes exactly what pydantic's writes.
+"""Our JSON Schema generator (`_schema_json.Generator`) writes exactly what pydantic's writes.
 
 It skips two costs of pydantic's generator (a method table rebuilt per schema, a TypeAdapter per
 default); these tests hold it to pydantic's own output over many field types and defaults.
