@@ -174,8 +174,8 @@ def audit_bytes(scale: int) -> list[str]:
     """Every re-spelling of an audit line fails verify; no file that is not a file is read."""
     from toolsys import Registry
     from toolsys.governance import AuditLog
-    from toolsys.governance._chain import AuditFileError
     from toolsys.governance.audit import verify
+    from toolsys.governance.chain import AuditFileError
 
     edits: list[Callable[[bytes], bytes]] = [
         lambda b: b.replace(b"{", b'{"decision":"approved","outcome":"ok",', 1),

@@ -15,8 +15,8 @@ from click.testing import CliRunner
 from toolsys import Registry
 from toolsys.cli import main
 from toolsys.governance import AuditLog
-from toolsys.governance._chain import GENESIS, AuditFileError, records, seal
 from toolsys.governance.audit import read, verify
+from toolsys.governance.chain import GENESIS, AuditFileError, records, seal
 
 KEY = "k" * 32
 OTHER = "o" * 32
@@ -180,9 +180,9 @@ def test_a_fifo_or_a_device_is_refused_at_once(tmp_path: Path, command: str) -> 
 def test_a_line_longer_than_the_limit_is_refused_not_read_whole(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from toolsys.governance import _chain
+    from toolsys.governance import chain
 
-    monkeypatch.setattr(_chain, "MAX_LINE_BYTES", 1000)
+    monkeypatch.setattr(chain, "MAX_LINE_BYTES", 1000)
     path = tmp_path / "audit.jsonl"
     lines = write_log(path, 2)
     path.write_bytes(lines[0] + b"x" * 5000)

@@ -11,8 +11,8 @@ import pytest
 
 from toolsys import Registry
 from toolsys.governance import AuditLog
-from toolsys.governance._chain import GENESIS, AuditFileError, canonical, digest_of, seal
 from toolsys.governance.audit import read, verify
+from toolsys.governance.chain import GENESIS, AuditFileError, canonical, digest_of, seal
 
 
 def lookup(city: str) -> str:

@@ -25,8 +25,8 @@ from toolsys import _redact as redaction
 from toolsys.errors import ErrorCode, ErrorInfo
 from toolsys.execution import Call
 from toolsys.governance import AuditLog
-from toolsys.governance._chain import seal
 from toolsys.governance.audit import _timestamp, read, verify
+from toolsys.governance.chain import seal
 
 # Values a model, a caller or a layer may put anywhere in a record.
 texts = st.text(st.characters(codec="utf-8"), max_size=12) | st.sampled_from(

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from toolsys.checks._hidden import HiddenCasesError, load
+from toolsys.checks.hidden import HiddenCasesError, load
 from toolsys.cli import main
 from toolsys.grading import feedback
 

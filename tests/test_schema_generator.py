@@ -1,4 +1,4 @@
-"""Our JSON Schema generator (`toolsys.schema._Generator`) writes exactly what pydantic's writes.
+"""Our JSON Schema generator (`_schema_json.Generator`) writes exactly what pydantic's writes.
 
 It skips two costs of pydantic's generator (a method table rebuilt per schema, a TypeAdapter per
 default); these tests hold it to pydantic's own output over many field types and defaults.
@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field, create_model
 from pydantic.json_schema import GenerateJsonSchema
 
 from tests.schema_cases import CASES
-from toolsys.schema import _Generator
+from toolsys._schema_json import Generator
 from toolsys.tool import tool_from_function
 
 
@@ -81,10 +81,10 @@ def test_our_generator_writes_what_pydantics_writes(fields: list[tuple[Any, Any]
             for i, (kind, default) in enumerate(fields)
         },
     )
-    assert _schema(model, _Generator) == _schema(model, GenerateJsonSchema)
+    assert _schema(model, Generator) == _schema(model, GenerateJsonSchema)
 
 
 def test_every_golden_case_gets_pydantics_schema() -> None:
     for case in CASES:
         model = tool_from_function(case).model
-        assert _schema(model, _Generator) == _schema(model, GenerateJsonSchema), case.__name__
+        assert _schema(model, Generator) == _schema(model, GenerateJsonSchema), case.__name__

@@ -2,7 +2,7 @@
 
 `typing.get_type_hints` compiles every string annotation (`from __future__ import annotations`)
 again on every call, which made reading the hints a tenth of the cost of registering a tool.
-`_type_hints` compiles each text once, and asks `typing` for anything that is not plain; a name
+`type_hints` compiles each text once, and asks `typing` for anything that is not plain; a name
 only an enclosing function knows is looked up where the tool was defined or registered.
 """
 
@@ -41,7 +41,7 @@ def _enclosing_namespace(fn: Callable[..., Any]) -> dict[str, Any]:
     return namespace
 
 
-def _type_hints(fn: Callable[..., Any]) -> dict[str, Any]:
+def type_hints(fn: Callable[..., Any]) -> dict[str, Any]:
     hints = _plain_type_hints(fn)
     if hints is not None:
         return hints

@@ -64,7 +64,7 @@ SECRET_WORDS = (
 )
 SECRET_ENDINGS = ("PASS", "PWD", "AUTH", "DSN", "PAT", "CREDS", "SIG")  # as the name's last part
 REDACTED = "[redacted]"
-_MIN_SECRET_LENGTH = 4
+MIN_SECRET_LENGTH = 4
 _MIN_CUT_LENGTH = 8  # this much of the start of a secret, cut off, is still redacted
 _NOT_SECRET_NAMES = frozenset({"PWD", "OLDPWD"})  # the shell's working directories
 _NOT_SECRET_VALUES = frozenset({"true", "false", "yes", "no", "none", "null", "on", "off"})
@@ -158,9 +158,9 @@ _cache: tuple[dict[object, object] | None, int, tuple[str, ...], tuple[str, ...]
 def add_secret(value: str) -> None:
     """Redact this exact text (and its encoded spellings) from every message from now on."""
     global _generation
-    if not isinstance(value, str) or len(value) < _MIN_SECRET_LENGTH:
+    if not isinstance(value, str) or len(value) < MIN_SECRET_LENGTH:
         raise ValueError(
-            f"add_secret({value!r}): a secret is a str of at least {_MIN_SECRET_LENGTH} "
+            f"add_secret({value!r}): a secret is a str of at least {MIN_SECRET_LENGTH} "
             "characters; a shorter one would redact ordinary text everywhere."
         )
     _added_values[value] = None
@@ -191,7 +191,7 @@ def add_secret_pattern(pattern: str | re.Pattern[str]) -> None:
 
 def secret_values() -> list[str]:
     """Every secret value known now (environment and `add_secret`), longest first."""
-    return list(_known()[2])
+    return list(known_secrets()[2])
 
 
 def redact(text: str) -> str:
@@ -206,10 +206,10 @@ def redact_secrets(text: str, also: Iterable[str] = ()) -> str:
 
     `also`: more secret values for this call, e.g. the `context_secrets` of a whole transcript.
     """
-    _, _, values, spellings = _known()
+    _, _, values, spellings = known_secrets()
     if also:
         values = tuple(sorted({*values, *also}, key=len, reverse=True))
-        spellings = tuple(_spellings(values))
+        spellings = tuple(secret_spellings(values))
     for spelling in spellings:
         if spelling in text:
             text = text.replace(spelling, REDACTED)
@@ -272,7 +272,7 @@ def _environment_secrets(environ: Mapping[str, str]) -> set[str]:
     for name, value in environ.items():
         by_name = (
             _is_secret_name(name)
-            and len(value) >= _MIN_SECRET_LENGTH
+            and len(value) >= MIN_SECRET_LENGTH
             and value.strip().lower() not in _NOT_SECRET_VALUES
             and not (value.isdigit() and len(value) < 8)
         )
@@ -281,7 +281,7 @@ def _environment_secrets(environ: Mapping[str, str]) -> set[str]:
     return found
 
 
-def _spellings(values: Iterable[str]) -> list[str]:
+def secret_spellings(values: Iterable[str]) -> list[str]:
     """Each value as written raw, percent-encoded, and escaped once or twice (JSON, Python
     repr), as in a JSON string inside JSON arguments; longest first."""
     found: set[str] = set()
@@ -307,7 +307,7 @@ def _environ_snapshot() -> dict[object, object]:
     return dict(os.environ.items())
 
 
-def _known() -> tuple[dict[object, object] | None, int, tuple[str, ...], tuple[str, ...]]:
+def known_secrets() -> tuple[dict[object, object] | None, int, tuple[str, ...], tuple[str, ...]]:
     """(environment snapshot, generation, secret values, their spellings), recomputed on change."""
     global _cache
     cache = _cache
@@ -316,7 +316,7 @@ def _known() -> tuple[dict[object, object] | None, int, tuple[str, ...], tuple[s
         return cache
     values = _environment_secrets(os.environ) | set(_added_values)
     ordered = tuple(sorted(values, key=len, reverse=True))
-    _cache = (dict(current), _generation, ordered, tuple(_spellings(ordered)))
+    _cache = (dict(current), _generation, ordered, tuple(secret_spellings(ordered)))
     return _cache
 
 

@@ -86,39 +86,39 @@ class Turn:
 
 def read_reply(response: Any, step: int) -> Turn:
     """Check `response` (what the SDK returned) and return its `Turn`; raise `BadReply`."""
-    if not _is_object(response):
+    if not is_object(response):
         raise BadReply(
-            f"The endpoint's reply is {_describe(response)}, not a chat completion: expected a "
+            f"The endpoint's reply is {describe(response)}, not a chat completion: expected a "
             "JSON object with 'choices'. Check that base_url points at a chat completions "
             "endpoint."
         )
-    choices = _get(response, "choices")
+    choices = get_field(response, "choices")
     if not isinstance(choices, list) or not choices:
         raise BadReply(
-            f"The endpoint's reply has 'choices' = {_describe(choices)}: expected a list with one "
+            f"The endpoint's reply has 'choices' = {describe(choices)}: expected a list with one "
             "choice holding the assistant's message. The endpoint returned no answer; retry, or "
             "check the endpoint."
         )
-    message = _get(choices[0], "message") if _is_object(choices[0]) else None
-    if not _is_object(message):
+    message = get_field(choices[0], "message") if is_object(choices[0]) else None
+    if not is_object(message):
         raise BadReply(
-            f"The endpoint's reply has choices[0].message = {_describe(message)}: expected an "
+            f"The endpoint's reply has choices[0].message = {describe(message)}: expected an "
             "object with 'content' and/or 'tool_calls'." + _RETRY
         )
-    content = _get(message, "content")
+    content = get_field(message, "content")
     if content is not None and not isinstance(content, str):
         raise BadReply(
-            f"The endpoint's reply has message.content = {_describe(content)}: expected a string "
+            f"The endpoint's reply has message.content = {describe(content)}: expected a string "
             "or null." + _RETRY
         )
-    model = _get(response, "model")
-    reason = _get(choices[0], "finish_reason")
+    model = get_field(response, "model")
+    reason = get_field(choices[0], "finish_reason")
     return Turn(
-        content=None if content is None else _clean(content),
-        calls=_read_calls(_get(message, "tool_calls"), step),
-        usage=_read_usage(_get(response, "usage")),
-        model=_clean(model) if isinstance(model, str) else "",
-        finish_reason=_clean(reason) if isinstance(reason, str) else "",
+        content=None if content is None else clean_text(content),
+        calls=_read_calls(get_field(message, "tool_calls"), step),
+        usage=_read_usage(get_field(response, "usage")),
+        model=clean_text(model) if isinstance(model, str) else "",
+        finish_reason=clean_text(reason) if isinstance(reason, str) else "",
     )
 
 
@@ -127,7 +127,7 @@ def _read_calls(raw: Any, step: int) -> tuple[Call, ...]:
         return ()
     if not isinstance(raw, list):
         raise BadReply(
-            f"The endpoint's reply has message.tool_calls = {_describe(raw)}: expected a list "
+            f"The endpoint's reply has message.tool_calls = {describe(raw)}: expected a list "
             "of tool calls or null." + _RETRY
         )
     checked = [_read_call(call, i) for i, call in enumerate(raw)]
@@ -148,44 +148,44 @@ def _read_calls(raw: Any, step: int) -> tuple[Call, ...]:
 def _read_call(call: Any, i: int) -> tuple[str, str, str]:
     """(id or "", name, arguments) of tool_calls[i]; raise BadReply if it cannot be run."""
     where = f"message.tool_calls[{i}]"
-    if not _is_object(call):
+    if not is_object(call):
         raise BadReply(
-            f"The endpoint's reply has {where} = {_describe(call)}: expected an object with "
+            f"The endpoint's reply has {where} = {describe(call)}: expected an object with "
             "'id', 'type' and 'function'." + _RETRY
         )
-    kind = _get(call, "type")
+    kind = get_field(call, "type")
     if kind not in ("function", None):
         raise BadReply(
-            f"The endpoint's reply has {where}.type = {_describe(kind)}: this loop runs only "
+            f"The endpoint's reply has {where}.type = {describe(kind)}: this loop runs only "
             "'function' tool calls (it offered no other kind of tool)." + _RETRY
         )
-    function = _get(call, "function")
-    if not _is_object(function):
+    function = get_field(call, "function")
+    if not is_object(function):
         raise BadReply(
-            f"The endpoint's reply has {where}.function = {_describe(function)}: expected an "
+            f"The endpoint's reply has {where}.function = {describe(function)}: expected an "
             "object with 'name' and 'arguments'." + _RETRY
         )
-    name = _get(function, "name")
+    name = get_field(function, "name")
     if not isinstance(name, str):
         raise BadReply(
-            f"The endpoint's reply has {where}.function.name = {_describe(name)}: expected the "
+            f"The endpoint's reply has {where}.function.name = {describe(name)}: expected the "
             "tool's name as a string." + _RETRY
         )
-    call_id = _get(call, "id")
+    call_id = get_field(call, "id")
     return (
-        _clean(call_id) if isinstance(call_id, str) else "",
-        _clean(name),
-        _read_arguments(_get(function, "arguments"), where),
+        clean_text(call_id) if isinstance(call_id, str) else "",
+        clean_text(name),
+        _read_arguments(get_field(function, "arguments"), where),
     )
 
 
 def _read_arguments(arguments: Any, where: str) -> str:
     if isinstance(arguments, str):
-        return _clean(arguments)
+        return clean_text(arguments)
     if arguments is None:
         return "{}"
     try:
-        return _clean(json.dumps(arguments, ensure_ascii=False))
+        return clean_text(json.dumps(arguments, ensure_ascii=False))
     except (TypeError, ValueError, RecursionError) as exc:
         raise BadReply(
             f"The endpoint's reply has {where}.function.arguments that cannot be written as "
@@ -194,11 +194,11 @@ def _read_arguments(arguments: Any, where: str) -> str:
 
 
 def _read_usage(usage: Any) -> dict[str, int] | None:
-    if not _is_object(usage):
+    if not is_object(usage):
         return None
     counts = {}
     for key in _USAGE_KEYS:
-        value = _get(usage, key)
+        value = get_field(usage, key)
         if isinstance(value, float) and math.isfinite(value) and value.is_integer():
             value = int(value)
         if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
@@ -216,11 +216,11 @@ def _fresh(candidate: str, taken: set[str]) -> str:
     return name
 
 
-def _is_object(value: Any) -> bool:
+def is_object(value: Any) -> bool:
     return not isinstance(value, _NOT_OBJECTS)
 
 
-def _get(obj: Any, key: str) -> Any:
+def get_field(obj: Any, key: str) -> Any:
     """`obj[key]` or `obj.key`, None when absent (or when reading it fails)."""
     if isinstance(obj, dict):
         return obj.get(key)
@@ -230,11 +230,11 @@ def _get(obj: Any, key: str) -> Any:
         return None
 
 
-def _clean(text: str) -> str:
+def clean_text(text: str) -> str:
     return _SURROGATE.sub("\ufffd", text)
 
 
-def _describe(value: Any) -> str:
+def describe(value: Any) -> str:
     """A short, safe picture of a bad value: its JSON text, else its type."""
     if value is None:
         return "null (or missing)"

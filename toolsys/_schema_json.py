@@ -20,7 +20,7 @@ from toolsys._deferred import PendingModel
 from toolsys._readonly import freeze
 
 
-class _Generator(GenerateJsonSchema):
+class Generator(GenerateJsonSchema):
     """Pydantic's generator, minus two costs that do not change what it generates.
 
     Pydantic rebuilds its table of methods (one per core schema type, looked up by name) for
@@ -34,9 +34,9 @@ class _Generator(GenerateJsonSchema):
     _method_names: ClassVar[dict[Any, str]] = {}
 
     def build_schema_type_to_method(self) -> dict[Any, Callable[[Any], JsonSchemaValue]]:
-        if not _Generator._method_names:
+        if not Generator._method_names:
             table = super().build_schema_type_to_method()
-            _Generator._method_names = {key: method.__name__ for key, method in table.items()}
+            Generator._method_names = {key: method.__name__ for key, method in table.items()}
         return _Methods(self)
 
     def encode_default(self, dft: Any) -> Any:
@@ -54,34 +54,34 @@ def frozen_schema(model: type[BaseModel] | PendingModel) -> dict[str, Any]:
     created yet (`PendingModel`) has its written schema already."""
     if isinstance(model, PendingModel):
         return model.schema
-    kept = _SCHEMAS.get(model)
+    kept = SCHEMAS.get(model)
     if kept is None:
-        kept = _SCHEMAS[model] = freeze(json_schema(model))
+        kept = SCHEMAS[model] = freeze(json_schema(model))
     return kept
 
 
-_SCHEMAS: weakref.WeakKeyDictionary[type[BaseModel], dict[str, Any]] = weakref.WeakKeyDictionary()
+SCHEMAS: weakref.WeakKeyDictionary[type[BaseModel], dict[str, Any]] = weakref.WeakKeyDictionary()
 
 
 class _Methods(dict[Any, Callable[[Any], JsonSchemaValue]]):
     """The generator's table, each method looked up the first time a schema needs it."""
 
-    def __init__(self, generator: _Generator) -> None:
+    def __init__(self, generator: Generator) -> None:
         super().__init__()
         self.generator = generator
 
     def __missing__(self, key: Any) -> Callable[[Any], JsonSchemaValue]:
-        method = self[key] = getattr(self.generator, _Generator._method_names[key])
+        method = self[key] = getattr(self.generator, Generator._method_names[key])
         return method
 
 
 def json_schema(model: type[BaseModel]) -> dict[str, Any]:
     """The model's JSON Schema, cleaned for a language model: no titles, references inlined."""
-    raw = model.model_json_schema(by_alias=True, schema_generator=_Generator)
+    raw = model.model_json_schema(by_alias=True, schema_generator=Generator)
     defs = raw.pop("$defs", {})
-    schema = _clean(_inline(raw, defs, ()))
+    schema = clean_schema(_inline(raw, defs, ()))
     if _has_ref(schema):  # recursive models keep their definitions
-        schema["$defs"] = {key: _clean(value) for key, value in defs.items()}
+        schema["$defs"] = {key: clean_schema(value) for key, value in defs.items()}
     schema.setdefault("properties", {})
     schema["type"] = "object"
     return schema
@@ -108,18 +108,18 @@ _SCHEMA_VALUES = ("items", "additionalProperties", "not", "contains")
 _SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
 
 
-def _clean(node: dict[str, Any]) -> dict[str, Any]:
+def clean_schema(node: dict[str, Any]) -> dict[str, Any]:
     """Drop titles (noise for a model); turn `anyOf[{type: T}, {type: null}]` into a type list."""
     out: dict[str, Any] = {}
     for key, value in node.items():
         if key == "title" and isinstance(value, str):
             continue
         if key in _SCHEMA_MAPS and isinstance(value, dict):
-            out[key] = {name: _clean(sub) for name, sub in value.items()}
+            out[key] = {name: clean_schema(sub) for name, sub in value.items()}
         elif key in _SCHEMA_VALUES and isinstance(value, dict):
-            out[key] = _clean(value)
+            out[key] = clean_schema(value)
         elif key in _SCHEMA_LISTS and isinstance(value, list):
-            out[key] = [_clean(sub) for sub in value]
+            out[key] = [clean_schema(sub) for sub in value]
         else:
             out[key] = value
     return _ordered(_merge_nullable(out))

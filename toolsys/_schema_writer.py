@@ -9,7 +9,7 @@ microseconds, and the model is created with `defer_build=True`: its validator is
 time a call needs it (`toolsys.schema.first_use_validator`).
 
 It writes exactly what `toolsys._schema_json.json_schema` writes for the same fields, key order
-included (pydantic sorts keys alphabetically, then `_clean` puts them in reading order);
+included (pydantic sorts keys alphabetically, then `clean_schema` puts them in reading order);
 tests/test_schema_writer.py holds it to that with generated signatures. Anything else (a model,
 an Enum, a date, a union of two types, a default that is not plain JSON, a regex pattern, a key
 pydantic would not sort) returns None, and the tool takes pydantic's path as before, which is
@@ -26,7 +26,7 @@ from typing import Annotated, Any, Literal, Union
 import annotated_types
 from pydantic.fields import FieldInfo
 
-from toolsys._schema_json import _clean
+from toolsys._schema_json import clean_schema
 
 
 def drop_null_default(schema: dict[str, Any]) -> None:
@@ -134,7 +134,7 @@ def _property(name: str, definition: Any) -> tuple[str, dict[str, Any], bool] | 
             return None
         if extra is None or (default is not None and extra is drop_null_default):
             schema["default"] = default
-    return key, _clean(_sorted(schema)), is_required
+    return key, clean_schema(_sorted(schema)), is_required
 
 
 def _plain(value: Any) -> bool:
@@ -146,7 +146,7 @@ def _plain(value: Any) -> bool:
 
 
 def _schema(annotation: Any) -> dict[str, Any] | None:
-    """The raw schema of a type (before `_clean`), or None if it is not a simple one."""
+    """The raw schema of a type (before `clean_schema`), or None if it is not a simple one."""
     if annotation is Any:
         return {}
     try:

@@ -41,7 +41,7 @@ import asyncio
 import inspect
 from typing import Any, Protocol
 
-from toolsys._reply import BadReply, Turn, _clean, _describe, _get, _is_object, read_reply
+from toolsys._reply import BadReply, Turn, clean_text, describe, get_field, is_object, read_reply
 from toolsys.protocols import responses_tool_choice, to_responses
 
 APIS = ("chat", "responses")
@@ -133,54 +133,54 @@ def wire_for(api: str) -> Wire:
 
 def read_response(response: Any, step: int) -> Turn:
     """Check a Responses API reply and read it as the equivalent chat reply; raise BadReply."""
-    if not _is_object(response):
+    if not is_object(response):
         raise BadReply(
-            f"The endpoint's reply is {_describe(response)}, not a response: expected a JSON "
+            f"The endpoint's reply is {describe(response)}, not a response: expected a JSON "
             "object with 'output'. Check that base_url points at a Responses API endpoint."
         )
     finished = _finish_reason(response)
-    output = _get(response, "output")
+    output = get_field(response, "output")
     if not isinstance(output, list):
         raise BadReply(
-            f"The endpoint's reply has 'output' = {_describe(output)}: expected a list of output "
+            f"The endpoint's reply has 'output' = {describe(output)}: expected a list of output "
             "items (messages and function calls)." + _RETRY
         )
     texts: list[str] = []
     calls: list[dict[str, Any]] = []
     for i, item in enumerate(output):
         where = f"output[{i}]"
-        if not _is_object(item):
+        if not is_object(item):
             raise BadReply(
-                f"The endpoint's reply has {where} = {_describe(item)}: expected an output "
+                f"The endpoint's reply has {where} = {describe(item)}: expected an output "
                 "item object." + _RETRY
             )
-        kind = _get(item, "type")
+        kind = get_field(item, "type")
         if kind == "message":
-            texts += _texts(_get(item, "content"), where)
+            texts += _texts(get_field(item, "content"), where)
         elif kind == "function_call":
-            name = _get(item, "name")
+            name = get_field(item, "name")
             if not isinstance(name, str):
                 raise BadReply(
-                    f"The endpoint's reply has {where}.name = {_describe(name)}: expected the "
+                    f"The endpoint's reply has {where}.name = {describe(name)}: expected the "
                     "function's name as a string." + _RETRY
                 )
-            call_id = _get(item, "call_id")
+            call_id = get_field(item, "call_id")
             calls.append(
                 {
                     "id": call_id,
                     "type": "function",
-                    "function": {"name": name, "arguments": _get(item, "arguments")},
+                    "function": {"name": name, "arguments": get_field(item, "arguments")},
                 }
             )
         elif kind != "reasoning":  # a reasoning model's summary: nothing for the loop to act on
             raise BadReply(
-                f"The endpoint's reply has {where}.type = {_describe(kind)}: this loop runs only "
+                f"The endpoint's reply has {where}.type = {describe(kind)}: this loop runs only "
                 "function calls (it offered no other kind of tool)." + _RETRY
             )
     reason = finished or ("tool_calls" if calls else "stop")
-    usage = _get(response, "usage")
+    usage = get_field(response, "usage")
     chat = {
-        "model": _get(response, "model"),
+        "model": get_field(response, "model"),
         "choices": [
             {
                 "message": {"content": "".join(texts) if texts else None, "tool_calls": calls},
@@ -188,11 +188,11 @@ def read_response(response: Any, step: int) -> Turn:
             }
         ],
         "usage": None
-        if not _is_object(usage)
+        if not is_object(usage)
         else {
-            "prompt_tokens": _get(usage, "input_tokens"),
-            "completion_tokens": _get(usage, "output_tokens"),
-            "total_tokens": _get(usage, "total_tokens"),
+            "prompt_tokens": get_field(usage, "input_tokens"),
+            "completion_tokens": get_field(usage, "output_tokens"),
+            "total_tokens": get_field(usage, "total_tokens"),
         },
     }
     return read_reply(chat, step)
@@ -203,21 +203,21 @@ def _finish_reason(response: Any) -> str:
     own); raise BadReply for a response that holds no answer: one that failed (its `error` in
     the message), was cancelled, or is not finished ("queued", "in_progress": the loop asks for
     no background response)."""
-    status = _get(response, "status")
+    status = get_field(response, "status")
     if status is None or status == "completed":  # status is optional in the SDK's Response
         return ""
     if status == "incomplete":
-        details = _get(response, "incomplete_details")
-        reason = _get(details, "reason") if _is_object(details) else None
+        details = get_field(response, "incomplete_details")
+        reason = get_field(details, "reason") if is_object(details) else None
         return "content_filter" if reason == "content_filter" else "length"
     if status == "failed":
-        error = _get(response, "error")
-        code = _get(error, "code") if _is_object(error) else None
-        message = _get(error, "message") if _is_object(error) else None
-        said = _clean(": ".join(x for x in (code, message) if isinstance(x, str) and x))
+        error = get_field(response, "error")
+        code = get_field(error, "code") if is_object(error) else None
+        message = get_field(error, "message") if is_object(error) else None
+        said = clean_text(": ".join(x for x in (code, message) if isinstance(x, str) and x))
         raise BadReply(
             f'The endpoint\'s response failed (status "failed", error '
-            f"{said or _describe(error)}): it holds no answer. Retry; if it fails again, the "
+            f"{said or describe(error)}): it holds no answer. Retry; if it fails again, the "
             "error says why."
         )
     if status in ("cancelled", "queued", "in_progress"):
@@ -227,7 +227,7 @@ def _finish_reason(response: Any) -> str:
             "finish)." + _RETRY
         )
     raise BadReply(
-        f"The endpoint's reply has 'status' = {_describe(status)}: expected \"completed\" or "
+        f"The endpoint's reply has 'status' = {describe(status)}: expected \"completed\" or "
         '"incomplete".' + _RETRY
     )
 
@@ -235,17 +235,17 @@ def _finish_reason(response: Any) -> str:
 def _texts(content: Any, where: str) -> list[str]:
     if not isinstance(content, list):
         raise BadReply(
-            f"The endpoint's reply has {where}.content = {_describe(content)}: expected a list "
+            f"The endpoint's reply has {where}.content = {describe(content)}: expected a list "
             "of content parts." + _RETRY
         )
     texts = []
     for j, part in enumerate(content):
-        kind = _get(part, "type") if _is_object(part) else None
+        kind = get_field(part, "type") if is_object(part) else None
         key = "refusal" if kind == "refusal" else "text"
-        text = _get(part, key) if kind in ("output_text", "refusal") else None
+        text = get_field(part, key) if kind in ("output_text", "refusal") else None
         if not isinstance(text, str):
             raise BadReply(
-                f"The endpoint's reply has {where}.content[{j}] = {_describe(part)}: expected an "
+                f"The endpoint's reply has {where}.content[{j}] = {describe(part)}: expected an "
                 "output_text part with a string 'text'." + _RETRY
             )
         texts.append(text)

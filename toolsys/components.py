@@ -102,8 +102,8 @@ class BaseTool:
         )
 
 
-class _Registry(Protocol):
-    """What a toolkit needs from a registry."""
+class RegistryLike(Protocol):
+    """What a toolkit needs from a registry; `toolsys.openapi.tools_from_spec` takes one too."""
 
     def add(self, tool: Tool, *, replace: bool = False) -> Tool: ...
     def unregister(self, name: str) -> Tool: ...
@@ -152,7 +152,7 @@ class Toolkit:
             )
         return built
 
-    def register(self, registry: _Registry, *, prefix: str | None = None) -> list[Tool]:
+    def register(self, registry: RegistryLike, *, prefix: str | None = None) -> list[Tool]:
         """Add every tool to `registry`, or none: on a clash the ones already added are removed."""
         built = self.build(prefix)
         added: list[Tool] = []
@@ -166,7 +166,7 @@ class Toolkit:
         self._registered().setdefault(id(registry), []).extend(tool.name for tool in added)
         return added
 
-    def unregister(self, registry: _Registry) -> list[str]:
+    def unregister(self, registry: RegistryLike) -> list[str]:
         """Remove the tools this toolkit added to `registry` (and still there); their names."""
         removed = []
         for name in self._registered().pop(id(registry), []):
@@ -232,4 +232,4 @@ def _inherited(cls: type, attribute: str) -> Any:
     return None
 
 
-__all__ = ["BaseTool", "ToolLike", "Toolkit", "as_tool"]
+__all__ = ["BaseTool", "RegistryLike", "ToolLike", "Toolkit", "as_tool"]

@@ -185,12 +185,21 @@ def _shown(arguments: Any) -> str:
 
 def hostile_arguments(rng: random.Random, schema: dict[str, Any]) -> Iterator[Any]:
     """An endless, seeded mix of plausible, mutated and hostile arguments for `schema`."""
-    makers = (_plausible, _mutated, _hostile_text, _raw_bytes, _python_value, _as_json_text)
+    makers = (
+        plausible_arguments,
+        _mutated,
+        _hostile_text,
+        _raw_bytes,
+        _python_value,
+        _as_json_text,
+    )
     while True:
         yield rng.choice(makers)(rng, schema)
 
 
-def _plausible(rng: random.Random, schema: dict[str, Any]) -> dict[str, Any]:
+def plausible_arguments(rng: random.Random, schema: dict[str, Any]) -> dict[str, Any]:
+    """Arguments a careful caller might send: every required property, each optional one half
+    the time, each value of its schema's type (check 11.3 draws its samples here too)."""
     properties = schema.get("properties", {})
     required = set(schema.get("required", ()))
     return {
@@ -201,11 +210,11 @@ def _plausible(rng: random.Random, schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def _as_json_text(rng: random.Random, schema: dict[str, Any]) -> str:
-    return json.dumps(_plausible(rng, schema))
+    return json.dumps(plausible_arguments(rng, schema))
 
 
 def _mutated(rng: random.Random, schema: dict[str, Any]) -> dict[str, Any]:
-    arguments = _plausible(rng, schema)
+    arguments = plausible_arguments(rng, schema)
     keys = list(arguments)
     choice = rng.randrange(5)
     if choice == 0 and keys:
@@ -231,7 +240,7 @@ def _value_for(rng: random.Random, schema: dict[str, Any]) -> Any:
     if kind == "array":
         return [_value_for(rng, schema.get("items", {})) for _ in range(rng.randrange(4))]
     if kind == "object":
-        return _plausible(rng, schema) if "properties" in schema else {"k": _scalar(rng)}
+        return plausible_arguments(rng, schema) if "properties" in schema else {"k": _scalar(rng)}
     if kind == "null":
         return None
     return _text(rng)

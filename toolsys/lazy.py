@@ -40,7 +40,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from toolsys.compose._children import shape
+from toolsys._schema_shape import shape
 from toolsys.errors import ErrorCode, ToolDefinitionError, ToolError
 from toolsys.spec import JSON_TYPES, Category, Param, ToolSpec
 from toolsys.tool import Tool, tool_from_function, tool_from_spec

@@ -12,7 +12,7 @@ runs a submission; it learns which cells are which from each cell's `metadata.nb
 It also writes what nbgrader's own `generate_assignment` adds (0.9.6: `ComputeChecksums`,
 `LockCells`): each marked cell's checksum and type, and `deletable`/`editable` flags, so the
 release nbgrader makes from an exercise notebook is that notebook. While nbgrader runs it, a
-check shows the points it earned (see `toolsys.checks._points`).
+check shows the points it earned (see `toolsys.checks.points`).
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ def mark(notebook: NotebookNode, answers: Mapping[int, Sequence[str]]) -> None:
 
     `answers` maps the index of each cell holding stubs to the exercise ids of its stubs.
     """
-    from toolsys.checks._points import points
+    from toolsys.checks.points import points
 
     taken: set[str] = set()
     for index, cell in enumerate(notebook.cells):

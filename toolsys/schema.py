@@ -29,10 +29,9 @@ from pydantic.fields import FieldInfo
 from pydantic_core import SchemaError
 
 from toolsys._deferred import PendingModel
-from toolsys._hints import _type_hints as _type_hints
+from toolsys._hints import type_hints
 from toolsys._readonly import freeze
-from toolsys._schema_json import _SCHEMAS
-from toolsys._schema_json import _Generator as _Generator
+from toolsys._schema_json import SCHEMAS
 from toolsys._schema_json import frozen_schema as frozen_schema
 from toolsys._schema_json import json_schema as json_schema
 from toolsys._schema_writer import drop_default, drop_null_default, write_schema
@@ -192,7 +191,7 @@ def _new_model(name: str, fields: dict[str, Any], schema: dict[str, Any] | None)
     except (PydanticSchemaGenerationError, PydanticUserError, TypeError) as exc:
         raise ToolDefinitionError(_unsupported(name, fields, exc)) from exc
     if schema is not None:
-        _SCHEMAS[model] = schema
+        SCHEMAS[model] = schema
     return model
 
 
@@ -290,7 +289,7 @@ def model_from_function(fn: Callable[..., Any], name: str, *, lazy: bool = False
     source: Any = fn if plain else type(fn).__call__.__get__(fn)
     try:
         signature = inspect.signature(fn)
-        hints = _type_hints(source)
+        hints = type_hints(source)
     except (NameError, TypeError, ValueError) as exc:
         raise ToolDefinitionError(
             f"Tool {name!r}: cannot read the type hints of {_qualname(fn)}: {exc}. "

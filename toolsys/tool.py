@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict
 from toolsys import _platform
 from toolsys._deferred import PendingModel
 from toolsys._examples import checked_examples
+from toolsys._hints import type_hints
 from toolsys._tool import Tool
 from toolsys.errors import ToolDefinitionError
 from toolsys.injection import Injection, injected_params
@@ -28,7 +29,6 @@ from toolsys.isolate import Subprocess
 from toolsys.names import NAME_PATTERN, check_name, normalize
 from toolsys.schema import (
     ArgumentsModel,
-    _type_hints,
     field_name,
     frozen_schema,
     model_from_function,
@@ -261,7 +261,7 @@ def _from_model(
 
 def _hints(fn: Callable[..., Any]) -> dict[str, Any]:
     try:
-        return _type_hints(fn)
+        return type_hints(fn)
     except Exception:  # an unresolvable hint: nothing is injected, as before
         return {}
 

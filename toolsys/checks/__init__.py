@@ -1,5 +1,8 @@
 """Exercise checks: `check("2.1", my_function)` in a notebook, `@exercise(...)` for authors.
 
+`KEY_ENV`, `LOG_ENV`, `LOG_FIELD_LIMIT` and `verdict_mac` are the verdict log's terms, shared with
+the grader (toolsys/grading/), which sets the two variables and verifies each line.
+
 Each chapter's checks live in the package `toolsys/checks/chNN/`, one module per exercise
 (`exN.py`: the check of exercise NN.N, its cases and its reference); chapters are imported on
 first use.
@@ -7,7 +10,9 @@ first use.
 
 from toolsys.checks._core import (
     DEFAULT_TIMEOUT,
+    KEY_ENV,
     LOG_ENV,
+    LOG_FIELD_LIMIT,
     CheckFailed,
     CheckResult,
     Described,
@@ -18,6 +23,7 @@ from toolsys.checks._core import (
     exercises,
     get_exercise,
     hint,
+    verdict_mac,
 )
 from toolsys.checks._expect import (
     call_student,
@@ -29,7 +35,9 @@ from toolsys.checks._expect import (
 
 __all__ = [
     "DEFAULT_TIMEOUT",
+    "KEY_ENV",
     "LOG_ENV",
+    "LOG_FIELD_LIMIT",
     "CheckFailed",
     "CheckResult",
     "Described",
@@ -45,4 +53,5 @@ __all__ = [
     "expect_true",
     "get_exercise",
     "hint",
+    "verdict_mac",
 ]

@@ -158,7 +158,7 @@ class CheckResult:
         printer.text(self.text())
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str] | None:
-        from toolsys.checks._points import nbgrader_bundle  # under nbgrader only: the points
+        from toolsys.checks.points import nbgrader_bundle  # under nbgrader only: the points
 
         return nbgrader_bundle(self)
 
@@ -256,16 +256,16 @@ def check(exercise_id: str, student: Any, *, timeout: float | None = None) -> Ch
         result = CheckResult(exercise_id, "", Status.ERROR, _unknown(exercise_id))
     else:
         limit = timeout if timeout is not None else found.timeout or DEFAULT_TIMEOUT
-        result = _run(found, student, limit)
+        result = run_check(found, student, limit)
     _log(result)
     if found is not None:
-        from toolsys.checks._hidden import run_hidden  # only when the grader gives hidden cases
+        from toolsys.checks.hidden import run_hidden  # only when the grader gives hidden cases
 
         run_hidden(found, student, result)
     return result
 
 
-def _run(ex: Exercise, student: Any, timeout: float) -> CheckResult:
+def run_check(ex: Exercise, student: Any, timeout: float) -> CheckResult:
     with _kept_off_stderr() as heard:
         result = _run_thread(ex, student, timeout)
     if not heard:
@@ -347,8 +347,8 @@ def _verdict(ex: Exercise, student: Any) -> CheckResult:
             ex.title,
             Status.FAILED,
             failure.message,
-            None if failure.expected is MISSING else _show(failure.expected),
-            None if failure.got is MISSING else _show(failure.got),
+            None if failure.expected is MISSING else show_value(failure.expected),
+            None if failure.got is MISSING else show_value(failure.got),
             failure.hint or more,
         )
     except BaseException as exc:  # student code may raise anything (even SystemExit): report it
@@ -389,7 +389,7 @@ def _short(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _show(value: Any) -> str:
+def show_value(value: Any) -> str:
     if isinstance(value, type) and issubclass(value, BaseException):
         shown = value.__name__
     elif isinstance(value, BaseException):

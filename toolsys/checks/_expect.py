@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from toolsys.checks._core import CheckFailed, Described, _show
+from toolsys.checks._core import CheckFailed, Described, show_value
 from toolsys.checks._plain import difference, impurity
 from toolsys.checks._plain import text as _text
 
@@ -116,7 +116,7 @@ def expect_raises(
     raise CheckFailed(
         f"{what} should raise {_error_names(error)} but returned normally.",
         expected=Described(_error_names(error)),
-        got=Described(f"returned {_show(value)}"),
+        got=Described(f"returned {show_value(value)}"),
         hint=hint,
     )
 

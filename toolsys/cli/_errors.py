@@ -20,10 +20,10 @@ def usage_error(message: str) -> NoReturn:
     """Print `toolsys COMMAND: message` on stderr and exit 2; never a traceback."""
     context = click.get_current_context(silent=True)
     command = context.info_name if context is not None else "toolsys"
-    _fail(command, message)
+    fail_command(command, message)
 
 
-def _fail(command: str | None, message: str, code: int = 2) -> NoReturn:
+def fail_command(command: str | None, message: str, code: int = 2) -> NoReturn:
     click.echo(f"toolsys {command}: {message}" if command else f"toolsys: {message}", err=True)
     sys.exit(code)
 
@@ -53,7 +53,7 @@ class OneLineErrors(click.Group):
         command = arguments[0] if arguments and arguments[0] in self.commands else None
         for position, argument in enumerate(arguments, start=1):
             if _not_utf8(argument):
-                _fail(
+                fail_command(
                     command,
                     f"argument {position} is not valid UTF-8 ({os.fsencode(argument)!r}); "
                     "give it in UTF-8 (rename a file whose name is not)",
@@ -63,15 +63,15 @@ class OneLineErrors(click.Group):
         except click.UsageError as exc:
             where = _command_path(exc.ctx)
             more = f"toolsys {where} --help" if where else "toolsys --help"
-            _fail(where, f"{exc.format_message()} See `{more}`.")
+            fail_command(where, f"{exc.format_message()} See `{more}`.")
         except click.ClickException as exc:
-            _fail(command, exc.format_message(), exc.exit_code)
+            fail_command(command, exc.format_message(), exc.exit_code)
         except click.Abort:
-            _fail(command, "aborted", 1)
+            fail_command(command, "aborted", 1)
         except OSError as exc:  # e.g. a path too long for the system
             name = str(exc.filename or "")
             shown = f" ({name if len(name) <= 80 else name[:77] + '...'})" if name else ""
-            _fail(command, f"{exc.strerror or exc}{shown}; give another path or value")
+            fail_command(command, f"{exc.strerror or exc}{shown}; give another path or value")
         sys.exit(code or 0)
 
 

@@ -25,7 +25,7 @@ from typing import Any, NoReturn
 
 import click
 
-from toolsys.cli._errors import _fail
+from toolsys.cli._errors import fail_command
 
 _FILE = click.Path(path_type=Path)
 
@@ -36,12 +36,12 @@ def audit() -> None:
 
 
 def _refuse(command: str, message: str) -> NoReturn:
-    _fail(f"audit {command}", message)
+    fail_command(f"audit {command}", message)
 
 
 def _records(command: str, file: Path) -> Iterator[dict[str, Any]]:
     """The file's records, one at a time; a file that is not an audit log ends the command."""
-    from toolsys.governance._chain import AuditFileError, records
+    from toolsys.governance.chain import AuditFileError, records
 
     try:
         yield from records(file)
@@ -76,7 +76,7 @@ def _keys(file: Path | None) -> dict[str, str] | None:
 )
 def verify_command(file: Path, head: str | None, key_file: Path | None) -> None:
     """Check the hash chain of FILE: exit 0 if intact, 1 naming the first bad line."""
-    from toolsys.governance._chain import AuditFileError, verify
+    from toolsys.governance.chain import AuditFileError, verify
 
     keys = _keys(key_file)
     try:

@@ -15,12 +15,12 @@ from typing import Any, NoReturn
 
 import click
 
-from toolsys.cli._errors import _fail
+from toolsys.cli._errors import fail_command
 
 
 def usage_error(message: str) -> NoReturn:
     """`toolsys mcp serve: message` on stderr, exit 2 (the group's name included)."""
-    _fail("mcp serve", message)
+    fail_command("mcp serve", message)
 
 
 def load_registry(target: str) -> Any:

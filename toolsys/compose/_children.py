@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, create_model
 from pydantic.fields import FieldInfo
 
+from toolsys._schema_shape import shape
 from toolsys.errors import ToolDefinitionError
 from toolsys.spec import Category
 from toolsys.tool import Tool, check_name, tool_from_function
@@ -26,7 +27,6 @@ Inputs = Callable[[Any, dict[str, Any]], Mapping[str, Any]]
 """`inputs(previous_result, arguments) -> the next step's arguments` (a pipeline step's mapping)."""
 
 _ORDER = (Category.READ, Category.WRITE, Category.EXECUTE)
-_ANNOTATIONS = frozenset({"description", "title", "default", "examples"})
 
 
 @dataclass(frozen=True)
@@ -145,16 +145,6 @@ def unique_names(composite: str, tools: Sequence[Tool]) -> None:
                 "would overwrite each other. Rename one (e.g. dataclasses.replace(tool, name=...))."
             )
         seen.add(tool.name)
-
-
-def shape(schema: Any) -> Any:
-    """A parameter's schema without the words (description, title, default, examples): what a
-    value must look like, so two children's `amount` can be compared."""
-    if isinstance(schema, Mapping):
-        return {k: shape(v) for k, v in schema.items() if k not in _ANNOTATIONS}
-    if isinstance(schema, list):
-        return [shape(item) for item in schema]
-    return schema
 
 
 def merged_model(

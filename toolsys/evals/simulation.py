@@ -15,8 +15,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from toolsys.evals.cases import Case, Variant
-from toolsys.models import OfflineModel, first_call_success
-from toolsys.models._imperfect import call_rates, param_rates, rate_table
+from toolsys.models import (
+    OfflineModel,
+    call_rates,
+    first_call_success,
+    param_rates,
+    rate_table,
+)
 
 __all__ = ["mistake_rates", "mistake_table", "predicted_clean_first_calls"]
 

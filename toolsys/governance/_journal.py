@@ -20,7 +20,7 @@ import os
 import threading
 from typing import IO, Any
 
-from toolsys.governance._chain import GENESIS, AuditFileError, Body, Signer, last_record
+from toolsys.governance.chain import GENESIS, AuditFileError, Body, Signer, last_record
 
 try:
     import fcntl

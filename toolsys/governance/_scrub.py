@@ -31,8 +31,14 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from toolsys._redact import _MIN_SECRET_LENGTH as _MIN_SECRET
-from toolsys._redact import REDACTED, _known, _spellings, context_secrets, redact_secrets
+from toolsys._redact import MIN_SECRET_LENGTH as _MIN_SECRET
+from toolsys._redact import (
+    REDACTED,
+    context_secrets,
+    known_secrets,
+    redact_secrets,
+    secret_spellings,
+)
 from toolsys._sendable import MAX_DEPTH, integer, sendable, valid_text
 
 DEFAULT_REDACT_KEYS = (
@@ -88,7 +94,7 @@ class Redactor:
 
     def refresh(self) -> None:
         """Forget what was remembered redacted once the known secrets change."""
-        state = _known()
+        state = known_secrets()
         if state is not self._known:
             self._known, self._memo, self._shown = state, {}, {}
 
@@ -134,7 +140,7 @@ class Redactor:
             if known is None:
                 if len(cache) >= _MEMO_SIZE:
                     cache.clear()
-                known = cache[value] = tuple(_spellings((value,)))
+                known = cache[value] = tuple(secret_spellings((value,)))
             found.update(known)
         return sorted(found, key=len, reverse=True)
 

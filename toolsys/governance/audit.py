@@ -14,7 +14,7 @@ Each record: `v, seq, ts, run_id, step, call_id, user, roles, tool, category, va
 arguments, decision, approved_by, outcome, ok, message, duration_ms, attempt, retries, replayed,
 prev, hash`. `decision` is what a policy layer put in `result.meta["decision"]` ("allow",
 "deny", "needs_approval", "approved", "denied_by_human"), "none" without one. `outcome` is "ok"
-or the error code. The chain (`seq`, `prev`, `hash`) is described in `toolsys.governance._chain`.
+or the error code. The chain (`seq`, `prev`, `hash`) is described in `toolsys.governance.chain`.
 
 What is kept out (see `toolsys.governance._scrub`): the value under an argument key that names
 a secret (`redact_keys`: password, token, card, pin, otp, auth, key, session*...: a long word
@@ -63,9 +63,9 @@ from toolsys._redact import redact_secrets
 from toolsys._sendable import sendable, text_of, valid_text
 from toolsys.errors import ErrorCode, ErrorInfo
 from toolsys.execution import VALIDATED, Call, Next
-from toolsys.governance._chain import Body, Signer, VerifyResult, encoded, read, verify
 from toolsys.governance._journal import Journal
 from toolsys.governance._scrub import DEFAULT_REDACT_KEYS, Redactor
+from toolsys.governance.chain import Body, Signer, VerifyResult, encoded, read, verify
 from toolsys.result import ToolResult
 from toolsys.stages import decode
 
@@ -207,7 +207,7 @@ class AuditLog:
         `final` is the call as validated (None when it never was), `values` its arguments as
         they were validated (a tool that changes what it received changes no record); `result`
         None means the call was cancelled while it ran. Written straight in canonical form
-        (keys sorted, compact, ASCII: `toolsys.governance._chain`), each field once: the hot
+        (keys sorted, compact, ASCII: `toolsys.governance.chain`), each field once: the hot
         path.
         """
         tool = final.tool if final is not None else None

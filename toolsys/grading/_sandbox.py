@@ -27,7 +27,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from toolsys.checks._core import KEY_ENV, LOG_ENV
+from toolsys.checks import KEY_ENV, LOG_ENV
 from toolsys.grading._jail import end_family
 from toolsys.grading.hidden import HIDDEN_ENV, copy_cases
 

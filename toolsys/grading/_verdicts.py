@@ -17,8 +17,8 @@ import os
 import re
 from typing import Any
 
-from toolsys.checks._core import LOG_FIELD_LIMIT, verdict_mac
-from toolsys.checks._hidden import CASE_NAME_LIMIT
+from toolsys.checks import LOG_FIELD_LIMIT, verdict_mac
+from toolsys.checks.hidden import CASE_NAME_LIMIT
 
 MAX_LOG_BYTES = 2**20
 """Bytes of the log that are read; more is reported and ignored."""

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from toolsys.grading import scores
-from toolsys.grading.gradebook import _plain, _replace
+from toolsys.grading._output import encodable, write_whole
 from toolsys.grading.grades import NotebookGrade
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
@@ -33,8 +33,8 @@ _LABELS = {"not_done": "not done yet", "missing": "did not run"}
 
 def page_name(student: str) -> str:
     """The file name of a student's page: safe on every system, never shared by two names."""
-    digest = hashlib.sha256(_plain(student).encode("utf-8")).hexdigest()[:8]
-    stem = _UNSAFE.sub("_", _plain(student)).strip("_")[:60] or "student"
+    digest = hashlib.sha256(encodable(student).encode("utf-8")).hexdigest()[:8]
+    stem = _UNSAFE.sub("_", encodable(student)).strip("_")[:60] or "student"
     return f"{stem}-{digest}.html"
 
 
@@ -44,14 +44,14 @@ def write_feedback(grades: Sequence[NotebookGrade], out: Path) -> list[Path]:
     written = []
     for student, own in scores.by_student(grades).items():
         path = out / page_name(student)
-        _replace(path, page(student, own))
+        write_whole(path, page(student, own))
         written.append(path)
     return written
 
 
 def page(student: str, grades: Sequence[NotebookGrade]) -> str:
     """The whole HTML page of one student's notebooks."""
-    shown = html.escape(_plain(student))
+    shown = html.escape(encodable(student))
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
@@ -114,4 +114,4 @@ def _points(verdict: Mapping[str, Any], cases: Sequence[Mapping[str, Any]]) -> s
 
 
 def _text(value: Any) -> str:
-    return html.escape(_plain(value))
+    return html.escape(encodable(value))

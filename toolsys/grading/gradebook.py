@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import csv
 import io
-import os
 import re
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from toolsys.grading import scores
+from toolsys.grading._output import encodable, write_whole
 from toolsys.grading.grades import NotebookGrade
 
 _MARKS = {
@@ -41,22 +40,16 @@ VERDICT = ["status", "message", "expected", "got", "hint"]
 COLUMNS = ["student", "notebook", "exercise", "case", *VERDICT, "points", "max_points", "notes"]
 
 
-def _plain(value: Any) -> str:
-    """Any value as encodable text: lone surrogates and the like become backslash escapes."""
-    text = "" if value is None else str(value)
-    return text.encode("utf-8", "backslashreplace").decode("utf-8")
-
-
 def _one_line(value: Any) -> str:
     """For the terminal and Markdown: whitespace controls become spaces, others `\\xNN`."""
     return _CONTROL.sub(
-        lambda m: " " if m.group() in "\n\r\t" else f"\\x{ord(m.group()):02x}", _plain(value)
+        lambda m: " " if m.group() in "\n\r\t" else f"\\x{ord(m.group()):02x}", encodable(value)
     )
 
 
 def csv_cell(value: Any) -> str:
     """A CSV cell a spreadsheet shows as text: a leading formula character gets a `'`."""
-    text = _CONTROL.sub(lambda m: m.group() if m.group() == "\n" else " ", _plain(value))
+    text = _CONTROL.sub(lambda m: m.group() if m.group() == "\n" else " ", encodable(value))
     return "'" + text if text.lstrip(" ")[:1] in _FORMULA or text[:1] in _FORMULA else text
 
 
@@ -107,8 +100,8 @@ def write_gradebook(grades: Sequence[NotebookGrade], out: Path, *, note: str = "
     """
     out.mkdir(parents=True, exist_ok=True)
     csv_path, md_path = out / "gradebook.csv", out / "gradebook.md"
-    _replace(csv_path, _csv(grades))
-    _replace(md_path, _markdown(grades, note))
+    write_whole(csv_path, _csv(grades))
+    write_whole(md_path, _markdown(grades, note))
     return [csv_path, md_path]
 
 
@@ -159,15 +152,3 @@ def _markdown(grades: Sequence[NotebookGrade], note: str) -> str:
 
 def _md_row(cells: Sequence[str]) -> str:
     return "| " + " | ".join(markdown_cell(c) for c in cells) + " |"
-
-
-def _replace(path: Path, text: str) -> None:
-    """Write `text` to a new file beside `path`, then rename it over `path` (never half-written)."""
-    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(descriptor, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise

@@ -1,7 +1,7 @@
 """Hidden cases for instructors: extra cases per exercise, with points, that students never see.
 
 Write one file per exercise, named after it (`hidden/2.1.py`), with `@case(name, points=...)`
-functions that receive the student's object (see `toolsys.checks._hidden` for the format and an
+functions that receive the student's object (see `toolsys.checks.hidden` for the format and an
 example), and give the folder to the grader: `toolsys check submissions/ --hidden hidden/`, or
 `toolsys autograder --gradescope OUT.zip --hidden hidden/ ...`. The folder is never part of
 `exercises/`. The gradebook then shows visible and hidden scores apart; a student's feedback page
@@ -18,7 +18,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from toolsys.checks._hidden import (
+from toolsys.checks.hidden import (
     FILE_NAME,
     HIDDEN_ENV,
     Case,
@@ -28,7 +28,7 @@ from toolsys.checks._hidden import (
     load,
     load_folder,
 )
-from toolsys.checks._points import points
+from toolsys.checks.points import points
 
 __all__ = [
     "HIDDEN_ENV",

@@ -20,7 +20,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from toolsys.grading import scores
-from toolsys.grading.gradebook import _replace, csv_cell
+from toolsys.grading._output import write_whole
+from toolsys.grading.gradebook import csv_cell
 from toolsys.grading.grades import NotebookGrade
 
 CANVAS_STUDENT = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
@@ -30,8 +31,8 @@ def write_lms(grades: Sequence[NotebookGrade], out: Path) -> list[Path]:
     """Write `out/canvas.csv` and `out/moodle.csv`; returns their paths."""
     out.mkdir(parents=True, exist_ok=True)
     canvas, moodle = out / "canvas.csv", out / "moodle.csv"
-    _replace(canvas, canvas_csv(grades))
-    _replace(moodle, moodle_csv(grades))
+    write_whole(canvas, canvas_csv(grades))
+    write_whole(moodle, moodle_csv(grades))
     return [canvas, moodle]
 
 

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from toolsys.checks._points import DEFAULT_POINTS
+from toolsys.checks.points import DEFAULT_POINTS
 from toolsys.grading.grades import NotebookGrade
 
 

@@ -10,6 +10,9 @@ With no configuration the client is answered in-process by the offline teaching 
 simulation, see `offline`). With `OPENAI_API_KEY` set (and optionally `OPENAI_BASE_URL`, e.g.
 an Ollama server, and `TOOLSYS_MODEL`) it talks to that endpoint. Importing this package does
 not import `openai`; making a client does.
+
+The imperfect model's declared rates (`BASE_RATES`, `rate_table`, `param_rates`, `call_rates`,
+`first_call_success`) are public here: `toolsys.evals.simulation` predicts from them.
 """
 
 from __future__ import annotations
@@ -18,7 +21,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from toolsys.models import config
-from toolsys.models._imperfect import BASE_RATES, first_call_success
+from toolsys.models._imperfect import (
+    BASE_RATES,
+    call_rates,
+    first_call_success,
+    param_rates,
+    rate_table,
+)
 from toolsys.models.explanation import Explanation
 from toolsys.models.offline import OfflineModel
 from toolsys.models.scripted import ScriptedModel, calls, text
@@ -32,12 +41,15 @@ __all__ = [
     "OfflineModel",
     "ScriptedModel",
     "async_client",
+    "call_rates",
     "calls",
     "client",
     "default_model",
     "describe",
     "explain",
     "first_call_success",
+    "param_rates",
+    "rate_table",
     "text",
 ]
 

@@ -25,7 +25,7 @@ from typing import Any
 from toolsys.models import _evidence as ev
 from toolsys.models._evidence import Span
 from toolsys.models._finders import FINDERS, Ask
-from toolsys.models._kinds import Found, Kind, _unwrap, param_kind
+from toolsys.models._kinds import Found, Kind, param_kind, unwrap_optional
 from toolsys.models._text import name_words
 
 _LATE = {Kind.PLACE: 1, Kind.PERSON: 1, Kind.TEXT: 2, Kind.QUERY: 2, Kind.LIST: 2}
@@ -45,7 +45,7 @@ def find_value(
     A string with a `pattern` takes what the pattern accepts: the kind's own find if it fits,
     else a stretch of the text that does ('+31 6 1234 5678' for a phone number).
     """
-    ask = Ask(name, _unwrap(schema), text, used, required, tool_words)
+    ask = Ask(name, unwrap_optional(schema), text, used, required, tool_words)
     found = FINDERS[param_kind(name, schema)](ask)
     pattern = ask.schema.get("pattern")
     if not isinstance(pattern, str) or ask.schema.get("type", "string") != "string":
@@ -98,7 +98,7 @@ def read_arguments(function: dict[str, Any], clause: str, full_text: str) -> lis
     # Constrained kinds claim their evidence before names, and names before free text could
     # swallow it ('turn off the kitchen lights': 'off' is the state, then 'kitchen' the room).
     order = sorted(properties, key=lambda p: _LATE.get(param_kind(p, properties[p]), 0))
-    glossed = _shared_glosses(properties)
+    glossed = shared_glosses(properties)
     for name in order:
         schema, needed = glossed.get(name, properties[name]), name in required
         kind = param_kind(name, schema)
@@ -113,18 +113,18 @@ def read_arguments(function: dict[str, Any], clause: str, full_text: str) -> lis
     return [readings[name] for name in properties]
 
 
-def _shared_glosses(properties: dict[str, Any]) -> dict[str, dict[str, Any]]:
+def shared_glosses(properties: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Enum parameters that share their list share its glosses: `to_unit` reads what
     `from_unit`'s description says "mi (miles)" means."""
     shared: dict[str, dict[str, Any]] = {}
     for name, schema in properties.items():
-        values = _unwrap(schema).get("enum")
+        values = unwrap_optional(schema).get("enum")
         if not values:
             continue
         others = [
-            str(_unwrap(s).get("description", ""))
+            str(unwrap_optional(s).get("description", ""))
             for n, s in properties.items()
-            if n != name and _unwrap(s).get("enum") == values
+            if n != name and unwrap_optional(s).get("enum") == values
         ]
         if any(others):
             own = str(schema.get("description", ""))

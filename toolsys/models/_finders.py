@@ -273,7 +273,7 @@ def _boolean(a: Ask) -> Found | None:
     return Found(m.span(), not m.group(1), "its name, negated" if m.group(1) else "its name")
 
 
-def _direction(name: str) -> str | None:
+def direction_of(name: str) -> str | None:
     parts = set(re.split(r"[_\W]+", name.lower()))
     return "from" if parts & _FROM_WORDS else "to" if parts & _TO_WORDS else None
 
@@ -282,7 +282,7 @@ def _directed(
     a: Ask, found: list[tuple[Span, Any]], to_cues: tuple[str, ...], what: str, cued_only: bool
 ) -> Found | None:
     """The mention that fits a 'from'/'to' parameter: cued the same way, else not the other."""
-    direction = _direction(a.name)
+    direction = direction_of(a.name)
 
     def cue(span: Span) -> str:
         words = before(a.text, span, 1)
@@ -331,7 +331,7 @@ def _directed_place(a: Ask, found: list[tuple[Span, Any]]) -> Found | None:
     221B Baker Street to ...' gives '221B Baker Street' and 'the next bus from Leiden' gives
     'Leiden'; with no cue, a required one takes a name no cue gives the other way.
     """
-    direction = _direction(a.name)
+    direction = direction_of(a.name)
     cues = ("from",) if direction == "from" else ("to", "into")
     other = ("to", "into") if direction == "from" else ("from",)
     quoted = a.fresh(ev.quoted(a.text))
@@ -369,7 +369,7 @@ def _content(a: Ask, span: Span) -> bool:
 def _place_or_person(a: Ask, kind: Kind) -> Found | None:
     found = a.fresh(ev.names(a.text, a.tool_words))
     what = "capitalised name"
-    if kind == Kind.PLACE and _direction(a.name):
+    if kind == Kind.PLACE and direction_of(a.name):
         return _directed_place(a, found)
     for span, value in a.fresh(ev.quoted(a.text)) if kind == Kind.PLACE else []:
         cue = before(a.text, span, 1)

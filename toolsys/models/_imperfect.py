@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolsys.models._dates import human_date
-from toolsys.models._kinds import _unwrap, param_kind
+from toolsys.models._kinds import param_kind, unwrap_optional
 
 BASE_RATES: dict[str, float] = {
     "number_as_string": 0.15,
@@ -117,7 +117,7 @@ def param_rates(
 ) -> dict[str, float]:
     """The effective rate of each mistake that can hit one parameter (see the module table)."""
     base = {**BASE_RATES, **(base or {})}
-    schema = _unwrap(schema)
+    schema = unwrap_optional(schema)
     description = str(schema.get("description", ""))
     kind = param_kind(name, schema)
     rates: dict[str, float] = {}

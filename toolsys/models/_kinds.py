@@ -51,7 +51,7 @@ class Found(NamedTuple):
     rule: str
 
 
-def _unwrap(schema: dict[str, Any]) -> dict[str, Any]:
+def unwrap_optional(schema: dict[str, Any]) -> dict[str, Any]:
     """`Optional[X]` (anyOf X|null) -> X; a list of types -> the first non-null one."""
     for key in ("anyOf", "oneOf"):
         options = [s for s in schema.get(key, []) if s.get("type") != "null"]
@@ -65,7 +65,7 @@ def _unwrap(schema: dict[str, Any]) -> dict[str, Any]:
 
 def param_kind(name: str, schema: dict[str, Any]) -> Kind:
     """What kind of value a parameter wants, from its schema first, then its name and wording."""
-    schema = _unwrap(schema)
+    schema = unwrap_optional(schema)
     kind_type, fmt = schema.get("type"), schema.get("format", "")
     described = f"{name} {schema.get('description', '')}".lower()
     nwords = set(re.split(r"[_\W]+", name.lower()))
@@ -133,7 +133,7 @@ def described_choices(schema: dict[str, Any]) -> list[str]:
 
 def enum_values(schema: dict[str, Any]) -> list[Any]:
     """The values a parameter allows: its `enum`, else the choices its description lists."""
-    schema = _unwrap(schema)
+    schema = unwrap_optional(schema)
     return list(schema["enum"]) if "enum" in schema else described_choices(schema)
 
 

@@ -24,9 +24,9 @@ from functools import lru_cache
 from typing import Any
 
 from toolsys.models import _evidence as ev
-from toolsys.models._arguments import _shared_glosses
-from toolsys.models._finders import _direction
-from toolsys.models._kinds import Kind, _unwrap, param_kind
+from toolsys.models._arguments import shared_glosses
+from toolsys.models._finders import direction_of
+from toolsys.models._kinds import Kind, param_kind, unwrap_optional
 from toolsys.models._text import Shape, ToolScore, score_tools
 
 PATTERN_POINTS, ID_POINTS, EMAIL_POINTS, QUANTITY_POINTS, PLACE_POINTS = 1.0, 0.75, 0.75, 1.0, 0.5
@@ -50,9 +50,9 @@ def shapes(text: str, function: dict[str, Any]) -> tuple[Shape, ...]:
 def _parameters(definition: str) -> tuple[tuple[str, dict[str, Any], Kind], ...]:
     """Each parameter's name, schema (unwrapped, glosses shared) and kind, once per tool."""
     properties = (json.loads(definition).get("parameters") or {}).get("properties", {})
-    glossed = _shared_glosses(properties)
+    glossed = shared_glosses(properties)
     return tuple(
-        (name, _unwrap(glossed.get(name, raw)), param_kind(name, raw))
+        (name, unwrap_optional(glossed.get(name, raw)), param_kind(name, raw))
         for name, raw in properties.items()
     )
 
@@ -71,8 +71,8 @@ def _by_kind(name: str, schema: dict[str, Any], kind: Kind, text: str) -> Shape 
         return Shape(name, ids[0], f"an identifier for {name}", ID_POINTS) if ids else None
     if kind == Kind.ENUM:
         return _quantity(name, schema, text)
-    if kind == Kind.PLACE and _direction(name):
-        cues = ("from",) if _direction(name) == "from" else ("to", "into")
+    if kind == Kind.PLACE and direction_of(name):
+        cues = ("from",) if direction_of(name) == "from" else ("to", "into")
         for span, value in ev.names(text, set()):
             words = ev.before(text, span, 1)
             if words and words[0] in cues:

@@ -27,7 +27,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, create_model
 
-from toolsys.components import Toolkit, _Registry
+from toolsys.components import RegistryLike, Toolkit
 from toolsys.errors import ToolDefinitionError
 from toolsys.failures import did_you_mean
 from toolsys.names import SEPARATOR, check_prefix
@@ -125,7 +125,7 @@ def tools_from_spec(
     client: Any = None,
     operations: Iterable[str] | None = None,
     prefix: str = "",
-    registry: _Registry | None = None,
+    registry: RegistryLike | None = None,
 ) -> Toolkit:
     """A toolkit with one tool per operation of an OpenAPI 3.x document (see the module doc).
 

@@ -17,8 +17,7 @@ import ipywidgets as widgets
 
 from toolsys.shop.db import Shop
 from toolsys.transcript import Transcript
-from toolsys.widgets import ApprovalPanel
-from toolsys.widgets._render import SummaryBox, esc, text_lines
+from toolsys.widgets import ApprovalPanel, SummaryBox, esc, text_lines
 
 _ORDERS = (
     "SELECT o.id, o.customer_id, o.status, p.amount_cents / 100.0 AS paid, "

@@ -37,10 +37,19 @@ from toolsys.export import export_tool
 from toolsys.registry import Registry
 from toolsys.result import ToolResult
 from toolsys.testing._failure import ToolTestFailure, shown
-from toolsys.testing._mutations import MUTATIONS, mutations
+from toolsys.testing.mutations import MUTATIONS, mutations
 from toolsys.tool import Tool, tool_from_function
 
-__all__ = ["MUTATIONS", "AgreementReport", "ToolAgreement", "assert_schema_agrees", "inline_refs"]
+__all__ = [
+    "MUTATIONS",
+    "AgreementReport",
+    "ToolAgreement",
+    "assert_schema_agrees",
+    "inline_refs",
+    "outcome_text",
+    "raise_disagreement",
+    "refusal_of",
+]
 
 UNROLL = 2
 """How many times a recursive definition is expanded inside itself before it is cut off."""
@@ -172,13 +181,14 @@ class _Mismatch(Exception):
     """Raised inside the hypothesis run so it shrinks to the smallest disagreement."""
 
 
-def _verdict(tool: Tool, arguments: Any, coerce: bool) -> ToolResult | None:
+def refusal_of(tool: Tool, arguments: Any, coerce: bool) -> ToolResult | None:
     """The refusal of `arguments` sent as JSON text, or None if the validator accepts them."""
     outcome = validate(tool, json.dumps(arguments), coerce=coerce)
     return outcome if isinstance(outcome, ToolResult) else None
 
 
-def _got(result: ToolResult | None) -> str:
+def outcome_text(result: ToolResult | None) -> str:
+    """What the validator did, for a failure's `got:` line: "accepted", or "CODE: message"."""
     if result is None or result.error is None:
         return "accepted"
     return f"{result.error.code}: {result.error.message}"
@@ -188,22 +198,27 @@ def _judge_sample(
     tool: Tool, sample: Any, coerce: bool, judge: _Judge, seen: ToolAgreement
 ) -> tuple[str, Any, str, str] | None:
     """The first disagreement on this sample or its mutations: (headline, sent, got, expected)."""
-    refusal = _verdict(tool, sample, coerce)
+    refusal = refusal_of(tool, sample, coerce)
     if refusal is not None:
         headline = f"{tool.name}: the validator refused arguments its exported schema allows"
-        return headline, sample, _got(refusal), "accepted (the schema the model reads allows it)"
+        return (
+            headline,
+            sample,
+            outcome_text(refusal),
+            "accepted (the schema the model reads allows it)",
+        )
     seen.samples += 1
     for kind, key, mutated in mutations(sample, judge.schema):
         if judge.is_valid(mutated):
             continue  # not a mutation after all: the schema allows it too
-        result = _verdict(tool, mutated, coerce)
+        result = refusal_of(tool, mutated, coerce)
         error = result.error if result is not None else None
         if error is None or error.code != ErrorCode.INVALID_ARGUMENTS or key not in error.message:
             change = _CHANGES[kind].format(key=key)
             verdict = "accepted it" if error is None else "did not refuse it as it should"
             headline = f"{tool.name}: the exported schema refuses {change}; the validator {verdict}"
             expected = f"INVALID_ARGUMENTS naming {key!r}"
-            return headline, mutated, _got(result), expected
+            return headline, mutated, outcome_text(result), expected
         seen.refused[kind] += 1
     return None
 
@@ -264,11 +279,12 @@ def _check_tool(tool: Tool, coerce: bool, samples: int, seed: int) -> ToolAgreem
             f"({type(exc).__name__}: {str(exc)[:200]}).\n  schema: {shown(exported)}"
         ) from None
     if found:
-        _raise(*found[-1])  # hypothesis replays the smallest disagreement last
+        raise_disagreement(*found[-1])  # hypothesis replays the smallest disagreement last
     return seen
 
 
-def _raise(headline: str, sent: Any, got: str, expected: str) -> None:
+def raise_disagreement(headline: str, sent: Any, got: str, expected: str) -> None:
+    """Raise the ToolTestFailure `assert_schema_agrees` reports (check 11.1's reference too)."""
     __tracebackhide__ = True
     raise ToolTestFailure(
         f"assert_schema_agrees: {headline}\n"

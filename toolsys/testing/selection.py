@@ -36,7 +36,7 @@ from toolsys.evals import Case, Variant, run_episode
 from toolsys.evals.harness import Client
 from toolsys.registry import Registry
 from toolsys.testing._failure import ToolTestFailure, shown
-from toolsys.testing.trajectory import _decoded, _subset
+from toolsys.testing.trajectory import decoded_arguments, matches_subset
 
 __all__ = ["SHIPPED", "SelectionCase", "SelectionReport", "load_cases", "selection_eval"]
 
@@ -211,8 +211,10 @@ def _row(
     aimed = next((call for call in made if call.name == case.tool), None)
     arguments = None
     if case.arguments:
-        arguments = aimed is not None and _subset(_decoded(aimed.arguments), case.arguments)
-    sent = shown(_decoded(first.arguments), 120) if first is not None else ""
+        arguments = aimed is not None and matches_subset(
+            decoded_arguments(aimed.arguments), case.arguments
+        )
+    sent = shown(decoded_arguments(first.arguments), 120) if first is not None else ""
     row = SelectionRow(
         prompt=case.prompt,
         expected=f"{case.tool}({shown(dict(case.arguments), 120)})"

@@ -26,7 +26,7 @@ from typing import Any
 from toolsys.testing._failure import fail, shown
 from toolsys.transcript import ToolCallEvent, Transcript, UserMessage
 
-__all__ = ["MODES", "assert_calls"]
+__all__ = ["MODES", "assert_calls", "decoded_arguments", "matches_subset"]
 
 MODES = ("strict", "unordered", "subset")
 
@@ -36,20 +36,21 @@ Call = tuple[str, Any]
 def _call(item: Any, where: str) -> Call:
     __tracebackhide__ = True
     if isinstance(item, ToolCallEvent):
-        return item.name, _decoded(item.arguments)
+        return item.name, decoded_arguments(item.arguments)
     if isinstance(item, str):
         return item, {}
     if isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str):
-        return item[0], _decoded(item[1])
+        return item[0], decoded_arguments(item[1])
     if isinstance(item, Mapping) and isinstance(item.get("name"), str):
-        return item["name"], _decoded(item.get("arguments", {}))
+        return item["name"], decoded_arguments(item.get("arguments", {}))
     raise TypeError(
         f"assert_calls: {where} is {item!r}; give a tool name, a (name, arguments) pair or a "
         "{'name': ..., 'arguments': {...}} dict, e.g. ('get_weather', {'city': 'Paris'})."
     )
 
 
-def _decoded(arguments: Any) -> Any:
+def decoded_arguments(arguments: Any) -> Any:
+    """A call's arguments as sent (JSON text is decoded; text that is not JSON stays as it is)."""
     if isinstance(arguments, str | bytes):
         try:
             return json.loads(arguments or "{}")
@@ -65,18 +66,20 @@ def _same(got: Any, want: Any) -> bool:
         except Exception:
             return False
     if isinstance(want, Mapping):
-        return isinstance(got, Mapping) and _subset(got, want)
+        return isinstance(got, Mapping) and matches_subset(got, want)
     return got == want and (type(got) is bool) == (type(want) is bool)
 
 
-def _subset(got: Any, want: Mapping[str, Any]) -> bool:
+def matches_subset(got: Any, want: Mapping[str, Any]) -> bool:
+    """Whether `got` has every key of `want` with a matching value (a predicate, a nested subset,
+    or an equal value, True never standing for 1): the "subset" mode of `assert_calls`."""
     if not want:
         return True
     return isinstance(got, Mapping) and all(k in got and _same(got[k], v) for k, v in want.items())
 
 
 def _matches(got: Call, want: Call) -> bool:
-    return got[0] == want[0] and _subset(got[1], want[1])
+    return got[0] == want[0] and matches_subset(got[1], want[1])
 
 
 def _pairing(got: list[Call], want: list[Call]) -> list[int | None]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 
-def _tool_call(call_id: str, name: str, arguments: str) -> Any:
+def sdk_tool_call(call_id: str, name: str, arguments: str) -> Any:
     from openai.types.chat import ChatCompletionMessageFunctionToolCall
     from openai.types.chat.chat_completion_message_function_tool_call import Function
 

@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 from toolsys.checks import CheckFailed, Described, exercise, expect_equal, expect_plain, expect_true
-from toolsys.checks.ch00._shared import _tool_call
+from toolsys.checks.ch00._shared import sdk_tool_call
 
 
 def tool_message(tool_call: Any, result: Any) -> dict[str, Any]:
@@ -50,7 +50,7 @@ _TEXTS: list[tuple[str, str]] = [
     reference=lambda: tool_message,
 )
 def _check_tool_message(student: Any) -> None:
-    call = _tool_call("call_0007", "get_weather", '{"city": "Paris"}')
+    call = sdk_tool_call("call_0007", "get_weather", '{"city": "Paris"}')
     shape = 'a dict {"role": "tool", "tool_call_id": ..., "content": "..."}'
     for value, kind in [*_RESULTS, *_TEXTS]:
         what = f"tool_message(call, {value!r})"

@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 from toolsys.checks import call_student, exercise, expect_equal, expect_plain, expect_true
-from toolsys.checks.ch00._shared import _tool_call
+from toolsys.checks.ch00._shared import sdk_tool_call
 
 
 def _message(*calls: Any, content: str | None = None) -> Any:
@@ -103,8 +103,8 @@ def _check_parse_tool_calls(student: Any) -> None:
         hint="tool_calls is None here: return [].",
     )
     two = _message(
-        _tool_call("call_0001", "get_weather", '{"city": "Paris"}'),
-        _tool_call("call_0002", "get_time", '{"timezone": "Asia/Tokyo"}'),
+        sdk_tool_call("call_0001", "get_weather", '{"city": "Paris"}'),
+        sdk_tool_call("call_0002", "get_time", '{"timezone": "Asia/Tokyo"}'),
     )
     expect_equal(
         _parse(student, two, "parse_tool_calls(two calls)"),
@@ -118,7 +118,7 @@ def _check_parse_tool_calls(student: Any) -> None:
     for blank in ("", "   ", "\n"):
         what = f"parse_tool_calls(a call with arguments {blank!r})"
         expect_equal(
-            _parse(student, _message(_tool_call("call_0003", "get_time", blank)), what),
+            _parse(student, _message(sdk_tool_call("call_0003", "get_time", blank)), what),
             [_item("call_0003", "get_time", {})],
             what=what,
             hint="Empty arguments, or only whitespace, mean no arguments: {} and error None "
@@ -127,7 +127,9 @@ def _check_parse_tool_calls(student: Any) -> None:
     what = "parse_tool_calls(two calls with arguments '', the first one's {} then filled in)"
     first, second = _parse(
         student,
-        _message(_tool_call("call_0010", "get_time", ""), _tool_call("call_0011", "get_date", "")),
+        _message(
+            sdk_tool_call("call_0010", "get_time", ""), sdk_tool_call("call_0011", "get_date", "")
+        ),
         what,
     )
     if type(first["arguments"]) is dict:
@@ -144,8 +146,8 @@ def _check_parse_tool_calls(student: Any) -> None:
         _parse(
             student,
             _message(
-                _tool_call("call_0012", "get_weather", '{"city": "Oslo"}'),
-                _tool_call("call_0012", "get_time", "{}"),
+                sdk_tool_call("call_0012", "get_weather", '{"city": "Oslo"}'),
+                sdk_tool_call("call_0012", "get_time", "{}"),
             ),
             what,
         ),
@@ -160,9 +162,9 @@ def _check_parse_tool_calls(student: Any) -> None:
     errors: dict[str, list[tuple[str, str]]] = {"JSON": [], "object": []}
     for text, word, label in _BAD_ARGUMENTS:
         message = _message(
-            _tool_call("call_0004", "get_time", "{}"),
-            _tool_call("call_0005", "book_table", text),
-            _tool_call("call_0006", "get_weather", '{"city": "Rome"}'),
+            sdk_tool_call("call_0004", "get_time", "{}"),
+            sdk_tool_call("call_0005", "book_table", text),
+            sdk_tool_call("call_0006", "get_weather", '{"city": "Rome"}'),
         )
         what = f"parse_tool_calls(three calls, the second with {label})"
         got = _parse(student, message, what)

@@ -46,7 +46,7 @@ def _colour_code(colour: str) -> str:
     return {"red": "#ff0000", "green": "#00ff00"}[colour]
 
 
-def _table() -> dict[str, Callable[..., Any]]:
+def tool_table() -> dict[str, Callable[..., Any]]:
     return {
         "shout": _shout,
         "count_words": _count_words,
@@ -59,7 +59,7 @@ def _table() -> dict[str, Callable[..., Any]]:
     }
 
 
-def _noting_table() -> tuple[dict[str, Callable[..., Any]], list[str]]:
+def noting_table() -> tuple[dict[str, Callable[..., Any]], list[str]]:
     """A table with one tool that acts (it files a note), and the notes it has filed.
 
     Dispatching one call must run the tool once: a tool books a table or sends a mail, and a
@@ -71,11 +71,11 @@ def _noting_table() -> tuple[dict[str, Callable[..., Any]], list[str]]:
         notes.append(text)
         return f"note {len(notes)} filed"
 
-    return {**_table(), "file_note": file_note}, notes
+    return {**tool_table(), "file_note": file_note}, notes
 
 
 # name, arguments, what the tool returns
-_CALLS: list[tuple[str, Any, Any]] = [
+CALLS: list[tuple[str, Any, Any]] = [
     ("shout", {"text": "hello"}, "HELLO!"),
     ("shout", {"text": "  hello there "}, "  HELLO THERE !"),  # the arguments as they came
     ("count_words", '{"text": "one two three"}', 3),
@@ -91,7 +91,7 @@ _CALLS: list[tuple[str, Any, Any]] = [
 ]
 
 
-def _decode(arguments: dict[str, Any] | str | None) -> dict[str, Any]:
+def decode_arguments(arguments: dict[str, Any] | str | None) -> dict[str, Any]:
     if arguments is None or (isinstance(arguments, str) and not arguments.strip()):
         return {}
     if isinstance(arguments, str):

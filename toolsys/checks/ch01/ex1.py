@@ -13,14 +13,14 @@ from typing import Any
 
 from toolsys.checks import CheckFailed, Described, exercise, expect_equal, expect_raises
 from toolsys.checks._plain import text
-from toolsys.checks.ch01._shared import _CALLS, _decode, _noting_table, _table
+from toolsys.checks.ch01._shared import CALLS, decode_arguments, noting_table, tool_table
 
 
 def dispatch(table: dict[str, Callable[..., Any]], name: str, arguments: Any = None) -> Any:
     """Reference for 1.1: look the name up in the table and call it with keyword arguments."""
     if name not in table:
         raise KeyError(f"unknown tool {name!r}; known tools: {', '.join(table)}")
-    return table[name](**_decode(arguments))
+    return table[name](**decode_arguments(arguments))
 
 
 def _positional(tool: Callable[..., Any], arguments: dict[str, Any]) -> Any:
@@ -61,8 +61,8 @@ def _dispatch_hint(got: Any, expected: Any, swapped: bool = False) -> str:
     reference=lambda: dispatch,
 )
 def _check_dispatch(student: Any) -> None:
-    table = _table()
-    for name, given, expected in _CALLS:
+    table = tool_table()
+    for name, given, expected in CALLS:
         # the student's copy: a dispatch that changes it must not change the next check's calls
         arguments, before = copy.deepcopy(given), copy.deepcopy(given)
         has_none = isinstance(given, dict) and None in given.values()
@@ -86,8 +86,10 @@ def _check_dispatch(student: Any) -> None:
             hint="Do not change the caller's arguments (no del, pop or clean-up in place): "
             "read them, and call the tool with them as they are.",
         )
-        swapped = got != expected and _positional(table[name], _decode(arguments)) == got
-        spaced = any(type(v) is str and v != v.strip() for v in _decode(arguments).values())
+        swapped = got != expected and _positional(table[name], decode_arguments(arguments)) == got
+        spaced = any(
+            type(v) is str and v != v.strip() for v in decode_arguments(arguments).values()
+        )
         expect_equal(
             got,
             expected,
@@ -99,11 +101,11 @@ def _check_dispatch(student: Any) -> None:
         )
     expect_equal(
         sorted(table),
-        sorted(_table()),
+        sorted(tool_table()),
         what="the table's names after dispatching",
         hint="Dispatching must not add or remove tools.",
     )
-    noting, notes = _noting_table()
+    noting, notes = noting_table()
     what = "dispatch(table, 'file_note', {'text': 'call the bank'})"
     got = student(noting, "file_note", {"text": "call the bank"})
     expect_equal(

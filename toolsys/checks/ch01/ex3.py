@@ -19,7 +19,7 @@ from toolsys.checks import (
     expect_plain,
     expect_true,
 )
-from toolsys.checks.ch01._shared import _CALLS, _decode, _noting_table, _table
+from toolsys.checks.ch01._shared import CALLS, decode_arguments, noting_table, tool_table
 
 
 def safe_dispatch(table: dict[str, Callable[..., Any]], name: str, arguments: Any = None) -> str:
@@ -27,7 +27,7 @@ def safe_dispatch(table: dict[str, Callable[..., Any]], name: str, arguments: An
     if name not in table:
         return f"Error: unknown tool {name!r}. Available tools: {', '.join(sorted(table))}."
     try:
-        decoded = _decode(arguments)
+        decoded = decode_arguments(arguments)
     except json.JSONDecodeError as exc:
         return f"Error: the arguments for {name!r} are not valid JSON ({exc.msg}): {arguments!r}."
     try:  # json.dumps inside too: a result that is not JSON (a set) is an error, not a crash
@@ -129,10 +129,10 @@ _FAILURES: list[tuple[str, Any, list[str], str]] = [
     reference=lambda: safe_dispatch,
 )
 def _check_safe_dispatch(student: Any) -> None:
-    table = _table()
-    for name, arguments, value in _CALLS:
+    table = tool_table()
+    for name, arguments, value in CALLS:
         _expect_result(student, table, name, copy.deepcopy(arguments), value)
-    noting, notes = _noting_table()
+    noting, notes = noting_table()
     text, what = _safe_call(student, noting, "file_note", '{"text": "call the bank"}')
     expect_equal(
         notes,
@@ -146,7 +146,7 @@ def _check_safe_dispatch(student: Any) -> None:
     _expect_error(
         text,
         what,
-        ["launch_rocket", *_table()],
+        ["launch_rocket", *tool_table()],
         "Name the unknown tool and list every available one.",
     )
     for name, arguments, words, label in _FAILURES:

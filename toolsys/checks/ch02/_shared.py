@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 
-def _get_weather(city: str) -> dict:
+def get_weather_fn(city: str) -> dict:
     """Current weather for a city.
 
     Args:
@@ -19,7 +19,7 @@ def _get_weather(city: str) -> dict:
     return {"city": city, "temperature_c": 8, "condition": "cloudy"}
 
 
-def _get_time(timezone: str = "Europe/Paris") -> str:
+def get_time_fn(timezone: str = "Europe/Paris") -> str:
     """Current time in a timezone.
 
     Args:
@@ -28,7 +28,7 @@ def _get_time(timezone: str = "Europe/Paris") -> str:
     return "09:00"
 
 
-def _random_integer(low: int, high: int) -> int:
+def random_integer_fn(low: int, high: int) -> int:
     """A random integer between low and high (here: always low).
 
     Args:
@@ -38,7 +38,7 @@ def _random_integer(low: int, high: int) -> int:
     return low
 
 
-def _convert_temperature(value: float, to_unit: str) -> float:
+def convert_temperature_fn(value: float, to_unit: str) -> float:
     """Convert a temperature.
 
     Args:
@@ -48,7 +48,7 @@ def _convert_temperature(value: float, to_unit: str) -> float:
     return value
 
 
-def _search_docs(query: str) -> list:
+def search_docs_fn(query: str) -> list:
     """Search the documentation.
 
     Args:
@@ -57,7 +57,7 @@ def _search_docs(query: str) -> list:
     return []
 
 
-def _calculator(expression: str) -> float:
+def calculator_fn(expression: str) -> float:
     """Evaluate an arithmetic expression.
 
     Args:
@@ -66,7 +66,7 @@ def _calculator(expression: str) -> float:
     return 646.0
 
 
-def _send_email(to: str) -> str:
+def send_email_fn(to: str) -> str:
     """Send an e-mail.
 
     Args:
@@ -75,13 +75,13 @@ def _send_email(to: str) -> str:
     return "sent"
 
 
-def _tools() -> dict[str, Callable[..., Any]]:
+def tool_functions() -> dict[str, Callable[..., Any]]:
     return {
-        "get_weather": _get_weather,
-        "get_time": _get_time,
-        "random_integer": _random_integer,
-        "convert_temperature": _convert_temperature,
-        "search_docs": _search_docs,
-        "calculator": _calculator,
-        "Send-Email": _send_email,
+        "get_weather": get_weather_fn,
+        "get_time": get_time_fn,
+        "random_integer": random_integer_fn,
+        "convert_temperature": convert_temperature_fn,
+        "search_docs": search_docs_fn,
+        "calculator": calculator_fn,
+        "Send-Email": send_email_fn,
     }

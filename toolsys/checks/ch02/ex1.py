@@ -20,11 +20,11 @@ from toolsys.checks import (
 )
 from toolsys.checks._plain import text
 from toolsys.checks.ch02._shared import (
-    _calculator,
-    _get_time,
-    _get_weather,
-    _search_docs,
-    _send_email,
+    calculator_fn,
+    get_time_fn,
+    get_weather_fn,
+    search_docs_fn,
+    send_email_fn,
 )
 
 
@@ -49,12 +49,12 @@ class SafeRegistry:
 _WHAT_TO_DO = ("rename", "another name", "different name", "unregister", "replace")
 # the names registered first, in order: different names, one of them not in normal form
 _REGISTERED = {
-    "get_weather": _get_weather,
-    "Send-Email": _send_email,
-    "get_time": _get_time,
-    "get_weather_forecast": _search_docs,
-    "weather": _calculator,
-    "getweather": _get_time,  # no '-' or '_' where get_weather has one: another name
+    "get_weather": get_weather_fn,
+    "Send-Email": send_email_fn,
+    "get_time": get_time_fn,
+    "get_weather_forecast": search_docs_fn,
+    "weather": calculator_fn,
+    "getweather": get_time_fn,  # no '-' or '_' where get_weather has one: another name
 }
 # a name to refuse, and the registered name it collides with
 _COLLISIONS = [
@@ -124,7 +124,7 @@ def _check_safe_registry(student: Any) -> None:
             ValueError,
             registry.register,
             name,
-            _calculator,
+            calculator_fn,
             what=what,
             hint="A duplicate (or a name differing only by case or -/_) must raise ValueError; "
             "compare normalised forms on both sides.",

@@ -17,7 +17,7 @@ from toolsys.checks import (
     expect_true,
 )
 from toolsys.checks._plain import text
-from toolsys.checks.ch02._shared import _tools
+from toolsys.checks.ch02._shared import tool_functions
 
 
 def list_by_category(registry: Any, category: Any = None, tag: str | None = None) -> list[str]:
@@ -47,7 +47,7 @@ def _categorised() -> Any:
         ("convert_temperature", Category.WRITE, ("orders", "money")),
         ("random_integer", Category.EXECUTE, ()),
     ):
-        registry.register(_tools()[name], name=name, category=category, tags=tags)
+        registry.register(tool_functions()[name], name=name, category=category, tags=tags)
     return registry
 
 

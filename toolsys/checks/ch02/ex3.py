@@ -19,7 +19,7 @@ from toolsys.checks import (
     expect_plain,
     expect_true,
 )
-from toolsys.checks.ch02._shared import _get_weather, _tools
+from toolsys.checks.ch02._shared import get_weather_fn, tool_functions
 
 
 def _normalize(name: str) -> str:
@@ -141,10 +141,10 @@ def _expect_suggestion(suggestion: str, name: str, best: list[str], tools: dict)
     reference=lambda: execute,
 )
 def _check_execute(student: Any) -> None:
-    tools = _tools()
+    tools = tool_functions()
     expect_equal(
         student(tools, "get_weather", {"city": "Paris"}),
-        {"ok": True, "value": _get_weather("Paris")},
+        {"ok": True, "value": get_weather_fn("Paris")},
         what="execute(tools, 'get_weather', {'city': 'Paris'})",
         hint="A known tool runs: {'ok': True, 'value': fn(**arguments)}.",
     )
@@ -153,12 +153,12 @@ def _check_execute(student: Any) -> None:
         _expect_unknown(student, tools, name, pinned, unrelated)
     expect_equal(
         sorted(tools),
-        sorted(_tools()),
+        sorted(tool_functions()),
         what="the tool names after execute",
         hint="execute must not change the tools dict.",
     )
     # Five close names (at most three are suggested), and one registered in upper case.
-    many = {name: _get_weather for name in _MANY}
+    many = {name: get_weather_fn for name in _MANY}
     for name, unrelated in [("get_forcast", ["list_items"]), ("list_order", ["get_forecast"])]:
         _expect_unknown(student, many, name, True, unrelated)
 

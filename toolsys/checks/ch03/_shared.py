@@ -29,7 +29,7 @@ def _normal(schema: Any) -> Any:
     return out
 
 
-def _compare(
+def compare_schema(
     got: Any, expected: Any, what: str, hint: str, by_key: dict[str, str] | None = None
 ) -> None:
     """Fail unless `got` is the schema toolsys gives; the hint follows where they differ."""

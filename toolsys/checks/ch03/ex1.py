@@ -11,7 +11,7 @@ from dataclasses import fields, replace
 from typing import Any
 
 from toolsys.checks import exercise
-from toolsys.checks.ch03._shared import _compare
+from toolsys.checks.ch03._shared import compare_schema
 from toolsys.spec import Param
 
 
@@ -99,4 +99,4 @@ _PARAM_CASES: list[tuple[Param, str]] = [
 def _check_param_to_schema(student: Callable[[Param], dict[str, Any]]) -> None:
     for param, hint in _PARAM_CASES:
         what = f"param_to_schema({_show_param(param)})"
-        _compare(student(param), param_to_schema(param), what, hint)
+        compare_schema(student(param), param_to_schema(param), what, hint)

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from toolsys.checks import CheckFailed, Described, exercise
-from toolsys.checks.ch03._shared import _compare
+from toolsys.checks.ch03._shared import compare_schema
 from toolsys.spec import Param, ToolSpec
 
 
@@ -124,7 +124,7 @@ def _check_spec_to_schema(student: Callable[[ToolSpec], dict[str, Any]]) -> None
     for spec, hint in _SPEC_CASES:
         what = f"spec_to_schema(<{spec.name}>)"
         got, expected = student(spec), spec_to_schema(spec)
-        _compare(got, expected, what, hint, _SPEC_HINTS)
+        compare_schema(got, expected, what, hint, _SPEC_HINTS)
         # equal dicts may still list their keys in another order: the spec's order is promised
         order, wanted = list(got["properties"]), list(expected["properties"])
         if order != wanted:

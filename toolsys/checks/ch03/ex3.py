@@ -12,7 +12,7 @@ from typing import Any
 
 from toolsys.checks import CheckFailed, Described, exercise, expect_raises
 from toolsys.checks._plain import difference, text
-from toolsys.checks.ch03._shared import _compare
+from toolsys.checks.ch03._shared import compare_schema
 
 
 def _obj(properties: dict[str, Any], required: list[str], **extra: Any) -> dict[str, Any]:
@@ -262,7 +262,7 @@ def _check_make_strict(student: Callable[[dict[str, Any]], dict[str, Any]]) -> N
                 got=schema,
                 hint="Work on copy.deepcopy(schema): the registry's schema is shared.",
             )
-        _compare(got, make_strict(original), f"make_strict({label})", hint, _BY_KEY)
+        compare_schema(got, make_strict(original), f"make_strict({label})", hint, _BY_KEY)
     for label, schema, words in _FREE_FORM_CASES:
         what = f"make_strict({label})"
         hint = (

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from toolsys.checks import CheckFailed, Described, call_student, exercise
+from toolsys.checks.ch06._shared import PROMPT, weather_registry
 
 
 def answer_within(client: Any, registry: Any, prompt: str, max_steps: int) -> str:
@@ -22,8 +23,6 @@ def answer_within(client: Any, registry: Any, prompt: str, max_steps: int) -> st
     return f"Partial answer (the step limit was reached): {final.answer}"
 
 
-_CITIES = {"Paris": "8 °C, cloudy", "Tokyo": "9 °C, clear", "Oslo": "-3 °C, snow"}
-_PROMPT = "What's the weather in Paris, in Tokyo and in Oslo?"
 _SEEDS = range(12)
 _STEPS = (2, 3)
 
@@ -42,32 +41,6 @@ class _Counting:
         reply = self._client.chat.completions.create(**request)
         self.exchanges.append((request, reply))
         return reply
-
-
-def _weather_registry(seen: list[str]) -> Any:
-    from toolsys import Registry, ToolError
-
-    registry = Registry()
-
-    @registry.tool
-    def get_weather(city: str) -> str:
-        """Get the current weather for a city.
-
-        Args:
-            city: City name in English, e.g. "Paris".
-        """
-        if city not in _CITIES:
-            raise ToolError("CITY_NOT_FOUND", f"No weather data for {city!r}.")
-        return f"{city}: {_CITIES[city]}"
-
-    async def record(call: Any, call_next: Any) -> Any:
-        result = await call_next(call)
-        if result.ok:
-            seen.append(result.value)
-        return result
-
-    registry.use(record)
-    return registry
 
 
 @exercise(
@@ -90,12 +63,12 @@ def _check_answer_within(student: Any) -> None:
         for seed in _SEEDS:
             seen: list[str] = []
             client = _Counting(models.OfflineModel(imperfect=True, seed=seed).client())
-            what = f"answer_within(client, registry, {_PROMPT!r}, {steps}) with seed {seed}"
+            what = f"answer_within(client, registry, {PROMPT!r}, {steps}) with seed {seed}"
             answer = call_student(
                 student,
                 client,
-                _weather_registry(seen),
-                _PROMPT,
+                weather_registry(seen),
+                PROMPT,
                 steps,
                 what=what,
                 returns="a string",

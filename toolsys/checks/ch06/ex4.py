@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from toolsys.checks import call_student, exercise, expect_equal, expect_plain
-from toolsys.checks.ch06.ex3 import _PROMPT, _weather_registry
+from toolsys.checks.ch06._shared import PROMPT, weather_registry
 
 
 def summarize(transcript: Any) -> dict[str, Any]:
@@ -44,7 +44,7 @@ def _transcripts() -> list[tuple[str, Any]]:
     from toolsys.models import ScriptedModel, calls, text
 
     seen: list[str] = []
-    registry = _weather_registry(seen)
+    registry = weather_registry(seen)
 
     @registry.tool
     def read_status(service: str) -> dict:
@@ -62,7 +62,7 @@ def _transcripts() -> list[tuple[str, Any]]:
             run_agent(
                 models.OfflineModel(imperfect=True, seed=seed).client(),
                 registry,
-                _PROMPT,
+                PROMPT,
                 system="Answer in one line.",
             )
         ]
@@ -111,7 +111,7 @@ def _transcripts() -> list[tuple[str, Any]]:
         ("an imperfect run with a system prompt", imperfect),
         ("a conversation continued from hand-written messages", continued),
         ("a scripted run", run_agent(ScriptedModel(script).client(), registry, "Billing? Lima?")),
-        ("a run cut by max_steps", run_agent(models.client(), registry, _PROMPT, max_steps=1)),
+        ("a run cut by max_steps", run_agent(models.client(), registry, PROMPT, max_steps=1)),
         (
             "a run whose endpoint never answered",
             run_agent(ScriptedModel([]).client(), registry, "Anyone there?"),

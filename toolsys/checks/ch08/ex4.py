@@ -42,12 +42,12 @@ def _sealed(
     seqs: dict[int, Any] | None = None,
     prevs: dict[int, str] | None = None,
 ) -> list[str]:
-    """The lines of a log holding `records`, written by `toolsys.governance._chain.seal`.
+    """The lines of a log holding `records`, written by `toolsys.governance.chain.seal`.
 
     `seqs` and `prevs` (line number -> value) write a wrong `seq` or `prev` into a line and seal
     it, and every line after it, with hashes that match: exactly one thing is wrong.
     """
-    from toolsys.governance._chain import GENESIS, seal
+    from toolsys.governance.chain import GENESIS, seal
 
     lines, prev = [], GENESIS
     for seq, record in enumerate(records, start=1):
@@ -60,7 +60,7 @@ def _sealed(
 def _resealed(line: str, without: str = "", **fields: Any) -> str:
     """The line with `fields` changed (the field `without` left out) and its own hash
     recomputed."""
-    from toolsys.governance._chain import seal
+    from toolsys.governance.chain import seal
 
     record = {key: value for key, value in json.loads(line).items() if key not in ("hash", without)}
     return seal({**record, **fields})[0].decode("ascii").rstrip("\n")

@@ -10,10 +10,9 @@ from collections.abc import Callable
 from typing import Any
 
 from toolsys.checks import CheckFailed, Described, call_student, exercise, expect_equal, expect_true
+from toolsys.checks.ch09._shared import Recorder
 from toolsys.errors import ToolError
-from toolsys.execution import Call, Next
 from toolsys.registry import Registry
-from toolsys.result import ToolResult
 from toolsys.spec import Category, Param, ToolSpec
 from toolsys.tool import Tool
 
@@ -31,26 +30,10 @@ def refund_or_escalate(registry: Registry) -> Tool:
     )
 
 
-class _Recorder:
-    """A layer that notes the name of every call it sees, inner calls of composites included."""
-
-    stage = "received"
-    name = "recorder"
-
-    def __init__(self) -> None:
-        self.seen: list[str] = []
-        self.users: list[Any] = []
-
-    async def __call__(self, call: Call, call_next: Next) -> ToolResult:
-        self.seen.append(call.name)
-        self.users.append(call.context.get("user"))
-        return await call_next(call)
-
-
 def _shop(
     escalate_category: Category = Category.EXECUTE,
-) -> tuple[Registry, _Recorder, list[tuple[str, str, float]]]:
-    recorder, ran = _Recorder(), []
+) -> tuple[Registry, Recorder, list[tuple[str, str, float]]]:
+    recorder, ran = Recorder(), []
     registry = Registry(layers=[recorder])
 
     def refund(order_id: str, amount: float) -> str:

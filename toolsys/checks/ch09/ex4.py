@@ -19,7 +19,7 @@ from toolsys.checks import (
     expect_plain,
     expect_true,
 )
-from toolsys.checks.ch09.ex1 import _Recorder
+from toolsys.checks.ch09._shared import Recorder
 from toolsys.errors import ToolError
 from toolsys.execution import Call, Next
 from toolsys.registry import Registry
@@ -47,7 +47,7 @@ def dispatch(
 _TRACK = "track my package 1Z999AA10123456784"
 
 
-class _Ran(_Recorder):
+class _Ran(Recorder):
     """Notes the calls that run a catalog tool: validated ones (a TOOL_NOT_LOADED answer never
     is), and not `search_tools`, which a session also sends through the registry's layers."""
 

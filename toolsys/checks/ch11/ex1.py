@@ -89,20 +89,24 @@ def _tools() -> dict[str, Tool]:
 
 def check_agreement(tool: Tool, sample: dict[str, Any]) -> None:
     """Reference for 11.1: `toolsys.testing`'s agreement verdicts on one sample."""
-    from toolsys.testing._mutations import mutations
-    from toolsys.testing.agreement import _got, _raise, _verdict
+    from toolsys.testing.agreement import outcome_text, raise_disagreement, refusal_of
+    from toolsys.testing.mutations import mutations
 
-    refusal = _verdict(tool, sample, False)
+    refusal = refusal_of(tool, sample, False)
     if refusal is not None:
-        _raise(f"{tool.name}: the sample was refused", sample, _got(refusal), "accepted")
+        raise_disagreement(
+            f"{tool.name}: the sample was refused", sample, outcome_text(refusal), "accepted"
+        )
     extras = tool.parameters.get("additionalProperties") is False
     for kind, field, mutated in mutations(sample, tool.parameters):
         if kind == "missing" or (kind == "extra" and extras):
-            result = _verdict(tool, mutated, False)
+            result = refusal_of(tool, mutated, False)
             error = result.error if result is not None else None
             if error is None or error.code != "INVALID_ARGUMENTS" or field not in error.message:
                 expected = f"INVALID_ARGUMENTS naming {field!r}"
-                _raise(f"{tool.name}: {kind} {field!r}", mutated, _got(result), expected)
+                raise_disagreement(
+                    f"{tool.name}: {kind} {field!r}", mutated, outcome_text(result), expected
+                )
 
 
 _SAMPLE = {"query": "retry", "limit": 3}

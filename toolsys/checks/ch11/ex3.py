@@ -26,9 +26,9 @@ from toolsys.registry import Registry
 
 def fuzz_arguments(schema: dict[str, Any], rng: random.Random, count: int) -> list[dict[str, Any]]:
     """Reference for 11.3: the schema-guided arguments of `toolsys.fuzz`."""
-    from toolsys.fuzz import _plausible
+    from toolsys.fuzz import plausible_arguments
 
-    return [_plausible(rng, schema) for _ in range(count)]
+    return [plausible_arguments(rng, schema) for _ in range(count)]
 
 
 def _bugged() -> Registry:

@@ -15,7 +15,7 @@ from toolsys.checks import call_student, exercise, expect_equal, expect_plain
 
 def selection_scores(cases: list[dict[str, Any]], made: list[list[Any]]) -> dict[str, Any]:
     """Reference for 11.4: the rates of `toolsys.testing.SelectionReport`."""
-    from toolsys.testing.trajectory import _subset
+    from toolsys.testing.trajectory import matches_subset
 
     top1, judged, calls = [], [], 0
     for case, made_calls in zip(cases, made, strict=True):
@@ -23,7 +23,7 @@ def selection_scores(cases: list[dict[str, Any]], made: list[list[Any]]) -> dict
         top1.append(bool(made_calls) and made_calls[0][0] == case["tool"])
         if case.get("arguments"):
             aimed = next((args for name, args in made_calls if name == case["tool"]), None)
-            judged.append(aimed is not None and _subset(aimed, case["arguments"]))
+            judged.append(aimed is not None and matches_subset(aimed, case["arguments"]))
     return {
         "top1": sum(top1) / len(cases),
         "arguments": sum(judged) / len(judged) if judged else None,

@@ -6,12 +6,10 @@ breaking the invariant.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable
 
 from toolsys.checks import CheckFailed, Described, call_student, exercise, expect_equal
-from toolsys.checks.ch12._shared import _shop
-from toolsys.shop import Shop
+from toolsys.checks.ch12._shared import rule_violations, temporary_shop
 
 RESHIP_RULE = """
     SELECT r.order_id, o.status, COUNT(*) AS reships
@@ -23,26 +21,6 @@ RESHIP_RULE = """
 
 def reship_rule() -> str:
     return RESHIP_RULE
-
-
-def _broken(shop: Shop, sql: str, what: str) -> list[dict[str, object]]:
-    try:
-        rows = shop.rows(sql)
-    except sqlite3.Error as exc:
-        raise CheckFailed(
-            f"{what}: SQLite refused the query ({exc}).",
-            expected=Described("a SELECT over reships (and orders) that SQLite runs"),
-            got=sql,
-            hint="Try the query on the lesson's shop with shop.rows(...) first.",
-        ) from None
-    if rows and "order_id" not in rows[0]:
-        raise CheckFailed(
-            f"{what}: the rows have no order_id column.",
-            expected=Described("rows with an order_id column naming the order at fault"),
-            got=rows,
-            hint="SELECT r.order_id, ... so a broken rule names the order to look at.",
-        )
-    return rows
 
 
 _RESHIP_CASES: list[tuple[str, list[str], set[str]]] = [
@@ -76,13 +54,13 @@ def _check_reship_rule(student: Callable[[], str]) -> None:
             got=sql,
         )
     for case, orders, faulty in _RESHIP_CASES:
-        with _shop() as shop:
+        with temporary_shop() as shop:
             with shop.transaction() as conn:
                 conn.executemany(
                     "INSERT INTO reships (order_id, reason) VALUES (?, 'broken')",
                     [(order,) for order in orders],
                 )
-            rows = _broken(shop, sql, f"With {case}")
+            rows = rule_violations(shop, sql, f"With {case}")
         expect_equal(
             sorted({str(row["order_id"]) for row in rows}),
             sorted(faulty),

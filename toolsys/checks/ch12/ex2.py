@@ -21,14 +21,13 @@ from typing import Annotated, Any, Literal
 
 from toolsys.checks import CheckFailed, Described, exercise, expect_equal
 from toolsys.checks._plain import text
-from toolsys.checks.ch12._shared import AGENT, _shop, _unfinished
-from toolsys.checks.ch12.ex1 import RESHIP_RULE, _broken
+from toolsys.checks.ch12._shared import AGENT, rule_violations, temporary_shop, unfinished
+from toolsys.checks.ch12.ex1 import RESHIP_RULE
 from toolsys.errors import ToolError
 from toolsys.injection import Context, Depends
 from toolsys.registry import Registry
 from toolsys.result import ToolResult
-from toolsys.shop import Shop, invariants
-from toolsys.shop._access import order_row
+from toolsys.shop import Shop, invariants, order_row
 from toolsys.shop.agent import build
 from toolsys.shop.scenarios import CHLOE
 from toolsys.shop.tools.get_order import OrderId
@@ -132,7 +131,7 @@ def _expect_call(
     elif any(o == order for _, o, _ in before):
         what += f", after an earlier call for {order}"
     result = registry.execute("reship_order", {"order_id": order, "reason": reason}, context=caller)
-    _unfinished(result)
+    unfinished(result)
     got = _outcome(result)
     if got != code:
         if code is None:
@@ -163,7 +162,7 @@ def _expect_call(
             what=f"the value of {what}",
             hint="Return the new row's id (cursor.lastrowid), the order and the reason.",
         )
-    broken = _broken(shop, RESHIP_RULE, f"After {what}") + [
+    broken = rule_violations(shop, RESHIP_RULE, f"After {what}") + [
         {"order_id": line} for line in invariants(shop)
     ]
     expect_equal(broken, [], what=f"the rows breaking an invariant after {what}")
@@ -205,7 +204,7 @@ class _Slow:
 
 @contextmanager
 def _slow_shop() -> Iterator[Shop]:
-    with _shop() as plain:
+    with temporary_shop() as plain:
         yield _SlowShop(plain.path)
 
 
@@ -227,7 +226,7 @@ def _expect_one_at_a_time(student: Callable[..., Any]) -> None:
         for worker in workers:
             worker.join(20)
         for result in results:
-            _unfinished(result)
+            unfinished(result)
         rows = shop.rows("SELECT order_id, reason FROM reships")
         codes = sorted(_outcome(result) or "sent again" for result in results)
         if len(rows) != 1 or codes != ["ORDER_ALREADY_RESHIPPED", "sent again"]:
@@ -259,7 +258,7 @@ def _expect_one_at_a_time(student: Callable[..., Any]) -> None:
     timeout=60,
 )
 def _check_reship_order(student: Callable[..., Any]) -> None:
-    with _shop() as shop:
+    with temporary_shop() as shop:
         registry = _agent(shop, student)
         made: list[tuple[Mapping[str, Any], str, str]] = []
         for call in _RESHIP_CALLS:

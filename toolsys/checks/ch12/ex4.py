@@ -15,7 +15,7 @@ from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 from toolsys.checks import CheckFailed, Described, call_student, exercise, expect_equal
-from toolsys.checks.ch12._shared import AGENT, MANAGER, _shop, _unfinished
+from toolsys.checks.ch12._shared import AGENT, MANAGER, temporary_shop, unfinished
 from toolsys.governance import Allow, Decision, NeedsApproval, Policy
 from toolsys.registry import Registry
 from toolsys.shop import Shop, invariants
@@ -224,7 +224,7 @@ def _refunded(shop: Shop, order: str) -> str:
 )
 def _check_split_proof_rule(student: Callable[..., Any]) -> None:
     for name, earlier, limit, steps in _SCENARIOS:
-        with _shop(reships=False) as shop:
+        with temporary_shop(reships=False) as shop:
             if earlier:
                 bare = _registry(shop, Allow())
                 for order, cents, reason in earlier:
@@ -246,7 +246,7 @@ def _check_split_proof_rule(student: Callable[..., Any]) -> None:
                 arguments = {"order_id": order, "amount": amount, "reason": reason}
                 so_far = _refunded(shop, order)
                 result = registry.execute("refund_order", arguments, context=caller)
-                _unfinished(result)
+                unfinished(result)
                 who = caller.get("user")
                 roles = ", ".join(caller.get("roles") or ()) or "no role"
                 what = (
@@ -262,7 +262,7 @@ def _check_split_proof_rule(student: Callable[..., Any]) -> None:
                         hint=_HINT,
                     )
             expect_equal(invariants(shop), [], what=f"the shop's broken invariants after {name}")
-    with _shop(reships=False) as shop:
+    with temporary_shop(reships=False) as shop:
         rule = call_student(student, shop, what="split_proof_rule(shop)", returns="a rule")
         listed = [tool.name for tool in _registry(shop, rule).list(context=CHLOE)]
         if "refund_order" not in listed:

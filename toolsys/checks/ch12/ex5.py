@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from toolsys.checks import CheckFailed, Described, call_student, exercise, expect_equal
-from toolsys.checks.ch12._shared import RESHIPS, _unfinished
+from toolsys.checks.ch12._shared import RESHIPS, unfinished
 from toolsys.checks.ch12.ex2 import reship_order
 from toolsys.checks.ch12.ex4 import split_proof_rule
 from toolsys.errors import ErrorInfo
@@ -244,7 +244,7 @@ def _agent(student: Callable[..., Any], what: str, **options: Any) -> Iterator[t
 
 
 def _code(result: ToolResult) -> str | None:
-    _unfinished(result)
+    unfinished(result)
     return None if result.ok else str(result.error.code if result.error else "")
 
 

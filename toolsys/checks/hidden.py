@@ -21,6 +21,9 @@ submission's sandbox and names it in `HIDDEN_ENV`; `check()` then runs the exerc
 cases on the same object right after the visible check, and logs each verdict (signed, with its
 case name) for the grader only: the notebook shows the visible verdict alone. Points come from
 the instructor's file as the grader read it, never from the log.
+
+Public within toolsys: the check side of the format; `toolsys.grading.hidden` (the instructor's
+import, and the grader's reader) and toolsys/grading/_verdicts.py use these names.
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ from toolsys.checks._core import (
     CheckResult,
     Exercise,
     Status,
-    _run,
+    run_check,
     verdict_mac,
 )
 
@@ -175,7 +178,7 @@ def run_hidden(exercise: Exercise, student: Any, visible: CheckResult) -> None:
         else:
             limit = one.timeout or exercise.timeout or DEFAULT_TIMEOUT
             ran = Exercise(exercise.id, exercise.title, one.run, exercise.hints, None, limit)
-            result = _run(ran, student, limit)
+            result = run_check(ran, student, limit)
         _log_case(result, one.name)
 
 

@@ -7,6 +7,9 @@ is zero (nbgrader 0.9.6, `nbgrader.utils.determine_grade`). So while nbgrader ru
 (it sets `NBGRADER_EXECUTION` to "autograde" or "validate" for the kernel) a check's result is
 shown as the points it earned, with the usual text as HTML beside it for the student's
 feedback; at any other time nothing changes, so committed outputs stay as they are.
+
+Public within toolsys: `toolsys.grading` (scores, hidden cases) and toolsys/nbgrader.py read
+an exercise's points here.
 """
 
 from __future__ import annotations

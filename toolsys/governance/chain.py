@@ -36,6 +36,9 @@ before its place in the chain is known, as the text around the gaps where `prev`
 `Body.line(seq, prev, signer)` fills them in. That text must be the canonical form exactly
 (`canonical` is the definition): `verify` compares every line with it, and the tests compare
 the two on generated records.
+
+Public within toolsys: `toolsys.governance.audit` writes through it, `toolsys audit`
+(toolsys/cli/audit.py) reads and verifies with it, and check 8.4 builds its logs with `seal`.
 """
 
 from __future__ import annotations

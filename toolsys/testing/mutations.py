@@ -11,6 +11,9 @@ Candidates are made here without judging them; the caller keeps those the schema
 Two readings of JSON are toolsys's on purpose and never offered as mutations: `null` for an
 omittable argument (it means "left out", toolsys/_agreement.py), and `true` for an integer enum
 (Pydantic reads it as 1; pinned in tests/test_schema_validator_agreement.py).
+
+Public within toolsys: `assert_schema_agrees` (toolsys/testing/agreement.py) and check 11.1
+(toolsys/checks/ch11/ex1.py) draw their cases from `mutations`.
 """
 
 from __future__ import annotations
