@@ -675,7 +675,7 @@ def test_a_result_once_returned_never_changes_when_a_layer_hands_it_out_again(st
 
 @pytest.mark.parametrize("stage", [None, "received", "validated"])
 def test_the_fast_paths_result_is_the_dataclass_one_field_by_field(stage: str | None) -> None:
-    """`ExecutePath.execute` builds its ToolResult slot by slot (`invoke._new`): a field added
+    """`ExecutePath.execute` builds its ToolResult slot by slot (`invoke.allocate`): a field added
     to ToolResult and not set there would make the result raise on reading it."""
     import copy
     import dataclasses

@@ -58,7 +58,7 @@ from toolsys import failures
 from toolsys._cancel import is_cancellation
 from toolsys.access import Visibility, export_for
 from toolsys.injection import caller_context
-from toolsys.invoke import RUNNING, Arguments, _new, _really_cancelled, ainvoke, invoke
+from toolsys.invoke import RUNNING, Arguments, ainvoke, allocate, invoke, really_cancelled
 from toolsys.invoke import VALIDATED as _VALIDATED
 from toolsys.result import ToolResult
 from toolsys.stages import MAX_ARGUMENT_CHARS, failure, tool_failed, valid_as_sent, validate
@@ -348,7 +348,7 @@ def guard_layer(layer: Layer, call_next: Next, prepare: Callable[[Call], Any] | 
         except KeyboardInterrupt:
             raise
         except BaseException as exc:
-            if is_cancellation(exc) and _really_cancelled():
+            if is_cancellation(exc) and really_cancelled():
                 raise
             result, error = None, exc
         else:
@@ -554,7 +554,7 @@ class ExecutePath:
         except KeyboardInterrupt:
             raise
         except BaseException as exc:
-            if is_cancellation(exc) and _really_cancelled():
+            if is_cancellation(exc) and really_cancelled():
                 raise
             return self._failed_outer(exc)
         return result if type(result) is ToolResult else self._checked(result)
@@ -589,7 +589,7 @@ class ExecutePath:
         except KeyboardInterrupt:
             raise
         except BaseException as exc:
-            if is_cancellation(exc) and _really_cancelled():
+            if is_cancellation(exc) and really_cancelled():
                 raise
             result = self._failed_outer(exc, shown)
         else:
@@ -650,7 +650,9 @@ class ExecutePath:
                 except BaseException as exc:
                     return finished(name, tool_failed(tool, exc), started)  # type: ignore[arg-type]
                 meta = {"tool": name, "attempt": 1, "duration_ms": (_now() - started) * 1000}
-                done = _new(ToolResult)  # ToolResult(True, value, None, meta), see `invoke._new`
+                done = allocate(
+                    ToolResult
+                )  # ToolResult(True, value, None, meta)
                 done.ok, done.value, done.error = True, value, None
                 done.meta, done.exception, done.notice = meta, None, None
                 return done
@@ -673,7 +675,9 @@ class ExecutePath:
                 if result.meta:
                     return finished(name, result, started)  # type: ignore[arg-type]
                 meta = {"tool": name, "attempt": 1, "duration_ms": (_now() - started) * 1000}
-                done = _new(ToolResult)  # a copy of `result` with this meta, see `invoke._new`
+                done = allocate(
+                    ToolResult
+                )  # a copy of `result`, this meta
                 done.ok, done.value, done.error = result.ok, result.value, result.error
                 done.meta, done.exception, done.notice = meta, result.exception, result.notice
                 return done

@@ -30,8 +30,8 @@ if TYPE_CHECKING:
     from toolsys.tool import Tool
 
 Arguments = Mapping[str, Any] | str | bytes | bytearray | None
-_new = object.__new__
-"""`_new(ToolResult)` and its six slots set in turn: the hot paths' `ToolResult(...)`
+allocate = object.__new__
+"""`allocate(ToolResult)` and its six slots set in turn: the hot paths' `ToolResult(...)`
 (here and in `ExecutePath.execute`).
 
 Calling the dataclass enters its generated `__init__` from C (a new interpreter frame, the
@@ -97,11 +97,11 @@ async def ainvoke(path: Any, dependencies: Mapping[str, Any], call: Call) -> Too
             values = arguments.__dict__
             value = tool._call_by_keyword(values) if spelled is None else spelled(values)
         except BaseException as exc:
-            if is_cancellation(exc) and _really_cancelled():
+            if is_cancellation(exc) and really_cancelled():
                 raise
             return tool_failed(tool, exc)
         if type(value) is not CoroutineType:
-            done = _new(ToolResult)  # ToolResult(True, value, None, {}), see `_new`
+            done = allocate(ToolResult)  # ToolResult(True, value, None, {}), see `allocate`
             done.ok, done.value, done.error = True, value, None
             done.meta, done.exception, done.notice = {}, None, None
             return done
@@ -123,7 +123,7 @@ async def ainvoke(path: Any, dependencies: Mapping[str, Any], call: Call) -> Too
             finally:
                 RUNNING.reset(token)
     except BaseException as exc:
-        if is_cancellation(exc) and _really_cancelled():
+        if is_cancellation(exc) and really_cancelled():
             raise
         return tool_failed(tool, exc)
     finally:
@@ -138,7 +138,7 @@ async def _awaited(path: Any, call: Call, tool: Tool, value: Any) -> ToolResult:
     try:
         value = await value
     except BaseException as exc:
-        if is_cancellation(exc) and _really_cancelled():
+        if is_cancellation(exc) and really_cancelled():
             raise
         return tool_failed(tool, exc)
     finally:
@@ -146,7 +146,7 @@ async def _awaited(path: Any, call: Call, tool: Tool, value: Any) -> ToolResult:
     return ToolResult(True, value, None, {})
 
 
-def _really_cancelled() -> bool:
+def really_cancelled() -> bool:
     """A CancelledError is real when our own task is being cancelled, not when a tool raised one."""
     import asyncio  # imported already: a task is running
 
