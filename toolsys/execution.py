@@ -650,9 +650,7 @@ class ExecutePath:
                 except BaseException as exc:
                     return finished(name, tool_failed(tool, exc), started)  # type: ignore[arg-type]
                 meta = {"tool": name, "attempt": 1, "duration_ms": (_now() - started) * 1000}
-                done = allocate(
-                    ToolResult
-                )  # ToolResult(True, value, None, meta)
+                done = allocate(ToolResult)  # ToolResult(True, value, None, meta)
                 done.ok, done.value, done.error = True, value, None
                 done.meta, done.exception, done.notice = meta, None, None
                 return done
@@ -675,9 +673,7 @@ class ExecutePath:
                 if result.meta:
                     return finished(name, result, started)  # type: ignore[arg-type]
                 meta = {"tool": name, "attempt": 1, "duration_ms": (_now() - started) * 1000}
-                done = allocate(
-                    ToolResult
-                )  # a copy of `result`, this meta
+                done = allocate(ToolResult)  # a copy of `result`, this meta
                 done.ok, done.value, done.error = result.ok, result.value, result.error
                 done.meta, done.exception, done.notice = meta, result.exception, result.notice
                 return done
