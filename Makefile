@@ -49,7 +49,7 @@ $(BIN)/python:
 	$(PY) -m venv $(VENV)
 
 # uv installs the same requirements (pyproject.toml, from PyPI) in about a fifth of pip's time
-# (a fresh .venv: 8-15 s against 40 s); when uv cannot be had, pip does it alone.
+# (a fresh .venv: 8-20 s against 40 s); when uv cannot be had, pip does it alone.
 $(STAMP): pyproject.toml | $(BIN)/python
 	{ $(BIN)/python -m pip install -qq --disable-pip-version-check uv && \
 	  $(BIN)/python -m uv pip install --quiet --python $(BIN)/python -e '.[workbook,test]'; } || \
