@@ -417,18 +417,19 @@ def verdict_mac(key: str, verdict: dict[str, Any]) -> str:
     return hmac.new(key.encode(), body.encode(), hashlib.sha256).hexdigest()
 
 
-def _log(result: CheckResult) -> None:
-    """Append the verdict to the file LOG_ENV names: one ASCII JSON line, signed if KEY_ENV is set.
+def log_verdict(fields: dict[str, Any]) -> OSError | None:
+    """Append a verdict's fields to the file LOG_ENV names: one ASCII JSON line, each string cut
+    at LOG_FIELD_LIMIT, signed if KEY_ENV is set. Returns the error if it could not append.
 
     The grader reads this log; the key lets it refuse lines that `check` did not write for this
     run. It is not a defence against a student who reads the key from their own kernel.
     """
     path = os.environ.get(LOG_ENV)
     if not path:
-        return
+        return None
     verdict = {
         name: value[:LOG_FIELD_LIMIT] if isinstance(value, str) else value
-        for name, value in result.to_dict().items()
+        for name, value in fields.items()
     }
     key = os.environ.get(KEY_ENV)
     if key:
@@ -436,10 +437,19 @@ def _log(result: CheckResult) -> None:
     try:
         with open(path, "a", encoding="ascii") as log:
             log.write(json.dumps(verdict, ensure_ascii=True) + "\n")
-    except OSError as exc:  # `check` never raises (nor writes to stderr): say it with the verdict
+    except OSError as exc:
+        return exc
+    return None
+
+
+def _log(result: CheckResult) -> None:
+    """`log_verdict` for `check`, which never raises (nor writes to stderr): a log it cannot
+    append to is said with the verdict."""
+    exc = log_verdict(result.to_dict())
+    if exc is not None:
         print(
-            f"note: {LOG_ENV}={path!r}: cannot append the verdict ({exc.strerror}); "
-            f"unset {LOG_ENV} or point it at a writable file"
+            f"note: {LOG_ENV}={os.environ.get(LOG_ENV)!r}: cannot append the verdict "
+            f"({exc.strerror}); unset {LOG_ENV} or point it at a writable file"
         )
 
 

@@ -29,7 +29,6 @@ import, and the grader's reader) and toolsys/grading/_verdicts.py use these name
 from __future__ import annotations
 
 import importlib.util
-import json
 import math
 import os
 import re
@@ -40,14 +39,11 @@ from typing import Any
 
 from toolsys.checks._core import (
     DEFAULT_TIMEOUT,
-    KEY_ENV,
-    LOG_ENV,
-    LOG_FIELD_LIMIT,
     CheckResult,
     Exercise,
     Status,
+    log_verdict,
     run_check,
-    verdict_mac,
 )
 
 HIDDEN_ENV = "TOOLSYS_HIDDEN_CASES"
@@ -179,23 +175,4 @@ def run_hidden(exercise: Exercise, student: Any, visible: CheckResult) -> None:
             limit = one.timeout or exercise.timeout or DEFAULT_TIMEOUT
             ran = Exercise(exercise.id, exercise.title, one.run, exercise.hints, None, limit)
             result = run_check(ran, student, limit)
-        _log_case(result, one.name)
-
-
-def _log_case(result: CheckResult, name: str) -> None:
-    """Append a hidden case's verdict to the grader's log: `check`'s fields and "case"."""
-    path = os.environ.get(LOG_ENV)
-    if not path:
-        return
-    verdict: dict[str, Any] = {
-        key: value[:LOG_FIELD_LIMIT] if isinstance(value, str) else value
-        for key, value in {**result.to_dict(), "case": name}.items()
-    }
-    key = os.environ.get(KEY_ENV)
-    if key:
-        verdict["mac"] = verdict_mac(key, verdict)
-    try:
-        with open(path, "a", encoding="ascii") as log:
-            log.write(json.dumps(verdict, ensure_ascii=True) + "\n")
-    except OSError:  # the grader reports the case missing
-        pass
+        log_verdict({**result.to_dict(), "case": one.name})  # unappended: reported missing
