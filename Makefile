@@ -12,8 +12,13 @@ PYTEST_ARGS ?=
 # e.g. LAB_ARGS="--no-browser --port 8890"; the file browser starts at the repository root.
 LAB_ARGS ?=
 # pytest-xdist: each file and notebook stays whole on one worker, longest first, except the slow
-# files tests/conftest.py splits by test (--dist loadgroup); PARALLEL= runs serially.
-PARALLEL ?= -n 2 --dist loadgroup --no-loadscope-reorder
+# files tests/conftest.py splits by test (--dist loadgroup); PARALLEL= runs serially. Two workers
+# per core (at most 8): a worker spends about half its time waiting for kernels, subprocesses and
+# the browser, so one per core leaves the cores idle that long. WORKERS=2 on a machine busy with
+# other work.
+WORKERS_PY := import os; cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1; print(min(8, 2 * cores))
+WORKERS ?= $(shell $(PY) -c '$(WORKERS_PY)' 2>/dev/null || echo 2)
+PARALLEL ?= -n $(WORKERS) --dist loadgroup --no-loadscope-reorder
 
 # Same outputs on every run: set iteration order must not depend on a random hash seed.
 export PYTHONHASHSEED := 0
@@ -40,7 +45,8 @@ help:
 	@echo "make test-site  the book's internal links"
 	@echo "make test-binder  the Binder build (repo2docker --no-build) and its install replayed"
 	@echo "make clean      remove .venv"
-	@echo "variables: PY=$(PY) (Python >= 3.11), PARALLEL=$(PARALLEL), PYTEST_ARGS=$(PYTEST_ARGS),"
+	@echo "variables: PY=$(PY) (Python >= 3.11), WORKERS=$(WORKERS) (two per core, at most 8),"
+	@echo "           PARALLEL=$(PARALLEL), PYTEST_ARGS=$(PYTEST_ARGS),"
 	@echo "           MUTANTS=$(MUTANTS) (chapters or exercises for make mutants, e.g. MUTANTS=\"5 6.1\")"
 
 $(BIN)/python:

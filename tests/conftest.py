@@ -5,10 +5,10 @@ chance on a loaded machine; health checks that only measure speed or how much a 
 are off on purpose, because a busy 2-core CI machine trips them without any bug.
 `HYPOTHESIS_PROFILE=explore` searches with fresh random examples and more of them.
 
-Spreading the run over two workers (`make test`: pytest-xdist `--dist loadgroup`): every test
-file and every notebook is one group that one worker runs whole (a notebook's cells share a
-kernel; a file's module fixtures are set up once), except the files in `SPLIT`, whose tests are
-slow and independent, so each of them may run on either worker. Groups start longest first
+Spreading the run over workers (`make test`: two per core, pytest-xdist `--dist loadgroup`):
+every test file and every notebook is one group that one worker runs whole (a notebook's cells
+share a kernel; a file's module fixtures are set up once), except the files in `SPLIT`, whose
+tests are slow and independent, so each of them may run on any worker. Groups start longest first
 (`LONG_FIRST`, then collection order), so no long file is left to run alone at the end.
 """
 

@@ -18,7 +18,7 @@ def _make(folder: Path, *args: str) -> str:
     """`make ARGS` in `folder` as a fresh shell runs it: variables given to an enclosing make
     (`make test PYTEST_ARGS=-q` runs these tests) reach a child make through MAKEFLAGS."""
     env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
-    for name in ("PYTEST_ARGS", "PARALLEL", "MUTANTS", "PY", "VENV"):
+    for name in ("PYTEST_ARGS", "PARALLEL", "WORKERS", "MUTANTS", "PY", "VENV"):
         env.pop(name, None)
     done = subprocess.run(
         ["make", "--no-print-directory", *args],
@@ -50,6 +50,20 @@ def test_make_test_is_one_pytest_run_over_tests_and_notebooks() -> None:
     for folder in ("tests", "notebooks", "solutions"):
         if (ROOT / folder).is_dir():
             assert f" {folder}" in runs[0]
+
+
+def test_make_test_runs_two_workers_per_core_at_most_eight_and_workers_overrides_it() -> None:
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    run = next(line for line in _make(ROOT, "-n", "test").splitlines() if "pytest" in line)
+    assert f" -n {min(8, 2 * (cores or 1))} --dist loadgroup " in run
+    run = next(
+        line for line in _make(ROOT, "-n", "test", "WORKERS=3").splitlines() if "pytest" in line
+    )
+    assert " -n 3 --dist loadgroup " in run
+    run = next(
+        line for line in _make(ROOT, "-n", "test", "PARALLEL=").splitlines() if "pytest" in line
+    )
+    assert " -n " not in run
 
 
 def test_the_install_runs_once_and_again_when_pyproject_changes(fake_checkout: Path) -> None:
