@@ -1,4 +1,4 @@
-// Run notebooks in Pyodide under Node: `node pyodide.mjs JOB.json` (see tests/lite/lite.py).
+// Run notebooks in Pyodide under Node: `node pyodide.mjs JOB.json` (see tests/lite/run.py).
 // JOB: {pyodide, site_packages, drive, runner, notebooks: [{path, cwd}], out, compile}
 // The site-packages folder (wheels unpacked by docs/lite/build.py) is mounted from the host;
 // the notebooks' files are copied into Pyodide's in-memory file system, so nothing a notebook

@@ -5,6 +5,7 @@ python -m tests.lite.run notebooks/00_welcome.ipynb ...   # prints one line per 
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
 import os
 import shutil
@@ -20,7 +21,7 @@ ROOT = compare.ROOT
 HERE = Path(__file__).resolve().parent
 PYODIDE = ROOT / "docs" / "node_modules" / "pyodide"
 SITE_PACKAGES = ROOT / "_site" / "pyodide-env" / "site-packages"
-RAW = ROOT / "_site" / "pyodide-outputs.json"
+RAW = ROOT / "_site" / "pyodide-outputs"
 # What a learner's first cell does in the browser edition (docs/lite/README.md): import toolsys.
 BOOTSTRAP = "import toolsys"
 # The files a notebook finds next to it, as in the JupyterLite site (docs/lite/build.py).
@@ -28,7 +29,10 @@ DRIVE = ["notebooks", "exercises", "solutions", "tests/data/petstore-openapi.yam
 
 
 def run(notebooks: list[str], *, timeout: float = 900) -> dict[str, Any]:
-    """Run each notebook (a path relative to the repository) in one Pyodide; the raw results."""
+    """Run each notebook (a path relative to the repository) in one Pyodide; the raw results.
+
+    With no notebook it only loads Pyodide (and compiles the site-packages once, see
+    pyodide.mjs), so that parallel runs after it do not each compile them."""
     with tempfile.TemporaryDirectory() as tmp:
         drive = Path(tmp) / "drive"
         for name in DRIVE:
@@ -59,16 +63,25 @@ def run(notebooks: list[str], *, timeout: float = 900) -> dict[str, Any]:
             check=True,
             timeout=timeout,
         )
-        RAW.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(out, RAW)  # kept for a look after a failure
+        if notebooks:  # kept for a look after a failure
+            RAW.mkdir(parents=True, exist_ok=True)
+            name = "+".join(nb.replace("/", "-").removesuffix(".ipynb") for nb in notebooks)
+            shutil.copy(out, RAW / f"{name}.json")
         return json.loads(out.read_text())
 
 
-def classified(notebooks: list[str]) -> dict[str, list[dict[str, Any]]]:
-    """notebook -> its code cells with their kind (see tests/lite/compare.py)."""
-    raw = run(notebooks)
+def classified(notebooks: list[str], *, jobs: int = 2) -> dict[str, list[dict[str, Any]]]:
+    """notebook -> its code cells with their kind (see tests/lite/compare.py).
+
+    Each notebook runs in a Pyodide of its own, `jobs` at a time, as each notebook of the
+    JupyterLite site gets a kernel of its own: nothing one notebook leaves behind (a module, a
+    registered exercise, a Pyodide fatal error that ends that interpreter) reaches the next."""
+    run([])
+    with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+        raws = list(pool.map(lambda nb: run([nb]), notebooks))
     found = {}
-    for nb, result in zip(notebooks, raw["results"], strict=True):
+    for nb, raw in zip(notebooks, raws, strict=True):
+        (result,) = raw["results"]
         committed = json.loads((ROOT / nb).read_text())
         if "crashed" in result:
             rows = [{"index": -1, "kind": "differs", "detail": result["crashed"][-2000:]}]
