@@ -190,6 +190,10 @@ _ADD_ONE_BY_ONE = """        if name in registry:
             raise ValueError(f"{name!r} is taken")
         registry[name] = make_call(tool["name"])
 """
+_CHECKED_ONE_BY_ONE = """        if name in registry or names.count(name) > 1:
+            raise ValueError(f"{name!r} is taken")
+        registry[name] = make_call(tool["name"])
+"""
 _CHECK = """    for name in names:
         if name in registry or names.count(name) > 1:
             raise ValueError(
@@ -218,6 +222,13 @@ _CHECK = """    for name in names:
             [
                 drop(_CHECK),
                 swap('        registry[name] = make_call(tool["name"])\n', _ADD_ONE_BY_ONE),
+            ],
+            "import nothing",
+        ),
+        (  # every clash found, but only when its turn comes: the names before it are added
+            [
+                drop(_CHECK),
+                swap('        registry[name] = make_call(tool["name"])\n', _CHECKED_ONE_BY_ONE),
             ],
             "import nothing",
         ),
@@ -254,6 +265,7 @@ _CHECK = """    for name in names:
         "duplicates-in-listing",
         "overwrites",
         "half-import",
+        "half-import-checked-in-turn",
         "returns-all-names",
         "default-argument-binding",
         "none-for-no-arguments",

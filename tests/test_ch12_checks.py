@@ -149,6 +149,34 @@ def test_a_tool_that_checks_and_writes_in_two_transactions_is_rejected() -> None
     assert "None" not in text
 
 
+def _checked_then_inserted(
+    shop: Annotated[Shop, Depends("shop")],
+    ctx: Context,
+    order_id: OrderId,
+    reason: Literal["broken", "lost"],
+) -> dict[str, object]:
+    """Ship a replacement parcel for a delivered order, once: when it broke or got lost."""
+    with shop.transaction() as conn:  # the check in one transaction...
+        order = order_row(conn, order_id, ctx)
+        if order["status"] != "delivered":
+            raise ToolError("ORDER_NOT_DELIVERED", f"Order {order_id} is not delivered.")
+        if conn.execute("SELECT 1 FROM reships WHERE order_id = ?", (order_id,)).fetchone():
+            raise ToolError("ORDER_ALREADY_RESHIPPED", f"Order {order_id} was sent again.")
+    with shop.transaction() as conn:  # ...and the insert in the next one, straight after
+        reship_id = conn.execute(
+            "INSERT INTO reships (order_id, reason) VALUES (?, ?)", (order_id, reason)
+        ).lastrowid
+    return {"reship_id": reship_id, "order_id": order_id, "reason": reason}
+
+
+def test_a_check_committed_just_before_its_insert_is_rejected() -> None:
+    # Held-out round 5: both in shop.transaction(), but two of them, one straight after the
+    # other. The second call used to lose the race for the lock (SQLite's busy handler sleeps
+    # while the first call opens its second transaction at once), so the check passed it.
+    text = verdict("12.2", _checked_then_inserted).text()
+    assert "at the same time left 2 reships row(s); they answered sent again and sent again" in text
+
+
 def test_a_tool_that_looks_for_a_reship_before_the_row_filter_is_rejected() -> None:
     # adv2: another customer's reshipped order answered ORDER_ALREADY_RESHIPPED, so a probe
     # learned that it exists and was sent again.

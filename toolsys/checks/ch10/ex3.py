@@ -177,9 +177,14 @@ def _check_import_with_prefix(student: Callable[..., Any]) -> None:
     )
     _expect_forwarded(registry, seen, "fs__read_file", {"path": "c.txt"}, "read_file")
 
-    for listing, prefix, why in (
-        (_FS, "fs", "clash"),
-        ([_tool("search", query="string"), _tool("search", query="string")], "docs", "twice"),
+    search, tabs = _tool("search", query="string"), _tool("list_tabs")
+    for listing, prefix, why, name in (
+        (_FS, "fs", "clash", "fs__read_file"),
+        # the clash comes after a name that is free: an import that adds as it goes leaves
+        # fs__list_tabs behind
+        ([tabs, _FS[1]], "fs", "atomic", "fs__write_file"),
+        ([search, search], "docs", "twice", "docs__search"),
+        ([tabs, search, search], "docs", "atomic", "docs__search"),
     ):
         before = dict(registry)
         tools = ", ".join(t["name"] for t in listing)
@@ -194,7 +199,6 @@ def _check_import_with_prefix(student: Callable[..., Any]) -> None:
             what=shown,
             hint=_IMPORT_WHY[why],
         )
-        name = f"{prefix}__{listing[0]['name']}"
         if name not in text(raised):
             raise CheckFailed(
                 f"{shown} raised ValueError, but its message does not name {name!r}.",

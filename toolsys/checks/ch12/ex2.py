@@ -180,14 +180,16 @@ class _SlowShop(Shop):
 
 
 class _Slow:
-    """A connection that sleeps after each SELECT it runs; everything else is the connection's."""
+    """A connection that sleeps after each SELECT and each COMMIT it runs; everything else is
+    the connection's. The pause after a COMMIT lets the other call in between two transactions
+    of one call, as a busy server would: a check committed apart from its insert is seen."""
 
     def __init__(self, conn: sqlite3.Connection, pause: float) -> None:
         self._conn, self._pause = conn, pause
 
     def execute(self, sql: str, *args: Any) -> sqlite3.Cursor:
         cursor = self._conn.execute(sql, *args)
-        if sql.lstrip()[:6].upper() == "SELECT":
+        if sql.lstrip()[:6].upper() in ("SELECT", "COMMIT"):
             time.sleep(self._pause)
         return cursor
 
