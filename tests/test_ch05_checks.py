@@ -439,6 +439,18 @@ def _seating_required(tree: ast.Module) -> None:
     tool.args.defaults = []
 
 
+def _phone_required(tree: ast.Module) -> None:
+    """book_table with a required phone number, which no request gives (held-out round 5)."""
+    tool = next(
+        n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "book_table"
+    )
+    tool.args.args.insert(3, ast.arg("phone", ast.Name("str", ast.Load())))
+    docstring = tool.body[0].value.value  # type: ignore[attr-defined]
+    tool.body[0] = ast.Expr(
+        ast.Constant(docstring.rstrip() + '\n    phone: Phone number, e.g. "+33 1 23 45 67 89".\n')
+    )
+
+
 _SEATING = "Literal['inside', 'terrace', 'bar']"
 
 
@@ -452,6 +464,7 @@ _SEATING = "Literal['inside', 'terrace', 'bar']"
         (swap("datetime", "str"), "time must be a datetime"),
         (swap("Annotated[int, Field(ge=1, le=20)]", "str"), "the request meant"),
         (_seating_required, "called no tool"),
+        (_phone_required, "called no tool"),  # the model asks for a phone; it does not make one up
         (swap("return registry", "return registry.list()"), "toolsys Registry"),
         # the restaurant never reaches the booking system
         (
@@ -471,6 +484,7 @@ _SEATING = "Literal['inside', 'terrace', 'bar']"
         "time-str",
         "party-str",
         "seating-required",
+        "phone-required",
         "not-registry",
         "no-restaurant",
         "no-inside",

@@ -442,3 +442,41 @@ def test_names_are_split_and_words_lightly_stemmed():
         "city",
         "plan",
     ]
+
+
+CALL_BACK = fn(
+    "schedule_callback",
+    "Schedule a callback to a customer.",
+    {
+        "phone": {"type": "string", "description": "Phone number to call."},
+        "topic": {"type": "string", "description": "What the call is about."},
+    },
+    ["phone", "topic"],
+)
+
+
+@pytest.mark.parametrize(
+    "number", ["+33 1 23 45 67 89", "+1 415 555 0142", "020 7946 0958", "555-0142-77"]
+)
+def test_a_phone_parameter_takes_the_number_as_written(monkeypatch, number):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    message = ask(f"Schedule a callback to {number} about the late parcel", [CALL_BACK])
+    (call,) = message.tool_calls
+    assert json.loads(call.function.arguments)["phone"] == number
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "Schedule a callback about the late parcel for 4 people",
+        "Schedule a callback to Chez Marie about table 12",
+        "Schedule a callback on 2025-01-16 at 10:30 about the refund",
+    ],
+)
+def test_a_phone_the_request_does_not_give_is_asked_for_not_made_up(monkeypatch, prompt):
+    """Held-out round 5 (exercise 5.4): a required phone got 'people', the words no other
+    parameter took. A phone is a number written as one, or the model asks for it."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    message = ask(prompt, [CALL_BACK])
+    assert message.tool_calls is None
+    assert "I need phone to use schedule_callback" in message.content

@@ -103,6 +103,17 @@ UNITS = {
 SECONDS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400, "week": 604800}
 
 
+PHONE = re.compile(r"\+?\d+(?:[ -]\d+){2,}")
+"""A phone number as people write one: three or more groups of digits ('+33 1 23 45 67 89')."""
+
+
+def phones(text: str) -> list[tuple[Span, str]]:
+    """Each phone number in `text`, as written: '+31 6 1234 5678', '555-0142-77'; a date
+    ('2025-01-16') is not one."""
+    dates = {(a, b) for a, b, _ in find_dates(text)}
+    return [(m.span(), m.group()) for m in PHONE.finditer(text) if free(m.span(), dates)]
+
+
 def numbers(text: str) -> list[tuple[Span, float]]:
     """Numbers not part of a date, time, id or e-mail: '17', '-3.5', '1,000', 'four'.
 
@@ -116,7 +127,7 @@ def quantities(text: str) -> list[tuple[Span, float, str]]:
     """(span, value, unit or '') for each number: '25 minutes', '30%', 'an hour', '5-day'."""
     blocked = {(a, b) for a, b, _ in find_dates(text) + find_times(text)}
     blocked |= {m.span() for m in re.finditer(r"\S*[A-Za-z#@]\S*\d\S*|\S*\d[A-Za-z]\S*", text)}
-    blocked |= {m.span() for m in re.finditer(r"\+?\d+(?:[ -]\d+){2,}", text)}  # phone numbers
+    blocked |= {m.span() for m in PHONE.finditer(text)}
     found = []
     for m in re.finditer(
         r"(?<![\w.])-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\w.])-?\d+(?:\.\d+)?", text

@@ -247,6 +247,13 @@ def _emails(a: Ask) -> Found | None:
     return Found((found[0][0][0], found[-1][0][1]), [v for _, v in found], "e-mail addresses")
 
 
+def _phone(a: Ask) -> Found | None:
+    """A phone number written in the text, or nothing: the words around it are never one."""
+    for span, value in a.fresh(ev.phones(a.text)):
+        return Found(span, value, "phone number (groups of digits)")
+    return None
+
+
 def _id(a: Ask) -> Found | None:
     """The first identifier, preferring one the schema's `pattern` accepts (ORD-1003, not 19)."""
     found = a.fresh(ev.ids(a.text))
@@ -569,6 +576,7 @@ FINDERS: dict[Kind, Callable[[Ask], Found | None]] = {
     Kind.TIMEZONE: _timezone,
     Kind.EXPRESSION: _expression,
     Kind.SYMBOL: _symbol,
+    Kind.PHONE: _phone,
     Kind.ID: _id,
     Kind.PLACE: _place,
     Kind.PERSON: _person,

@@ -36,6 +36,7 @@ class Kind(StrEnum):
     TIMEZONE = "timezone"
     EXPRESSION = "expression"
     SYMBOL = "symbol"
+    PHONE = "phone"
     ID = "id"
     PLACE = "place"
     PERSON = "person"
@@ -104,6 +105,8 @@ def param_kind(name: str, schema: dict[str, Any]) -> Kind:
         return Kind.EXPRESSION
     if re.search(_SYMBOL_WORDS, described):
         return Kind.SYMBOL
+    if nwords & {"phone", "telephone", "mobile"} or re.search(r"\b(?:tele)?phone\b", described):
+        return Kind.PHONE
     if nwords & {"id", "number", "code", "sku"} or re.search(r"\bid\b|identifier", described):
         return Kind.ID
     if nwords & _PLACE_NAMES or re.search(_PLACE_WORDS, described):
@@ -150,6 +153,7 @@ LOOKS_FOR: dict[Kind, str] = {
     Kind.TIMEZONE: "an IANA zone or a city in the time zone database",
     Kind.EXPRESSION: "arithmetic ('17 * 38', '2 plus 2')",
     Kind.SYMBOL: "an upper-case symbol such as AAPL, or a name the description gives a code for",
+    Kind.PHONE: "a phone number (three or more groups of digits, '+33 1 23 45 67 89')",
     Kind.ID: "an identifier (a token with a digit)",
     Kind.PLACE: "a place: a capitalised name, or the words after 'from', 'to' or 'in'",
     Kind.PERSON: "a capitalised name (a person)",
