@@ -129,14 +129,22 @@ class _Bound(float):
 
 @pytest.mark.parametrize(
     "shape",
-    [_Interval, lambda low, high: (_Bound(low), _Bound(high)), lambda low, high: [low, high]],
-    ids=["namedtuple", "float-subclass", "list"],
+    [_Interval, lambda low, high: (_Bound(low), _Bound(high))],
+    ids=["namedtuple", "float-subclass"],
 )
 def test_a_correct_wilson_in_another_tuple_or_real_type_passes(shape: Any) -> None:
     def wilson(successes: int, n: int, z: float = 1.96) -> Any:
         return shape(*_wilson_by_roots(successes, n, z))
 
     verdict("5.1", wilson, Status.PASSED)
+
+
+def test_a_wilson_that_returns_a_list_is_rejected() -> None:
+    # Held-out rounds 4 and 5: "as a tuple (low, high)"; a list is not one ([a, b] != (a, b)).
+    def wilson(successes: int, n: int, z: float = 1.96) -> Any:
+        return list(_wilson_by_roots(successes, n, z))
+
+    assert "should return a tuple (low, high), not a list" in verdict("5.1", wilson).text()
 
 
 def test_a_correct_wilson_with_numpy_bounds_passes() -> None:

@@ -31,12 +31,14 @@ _TOLERANCE = 1e-3
 
 def _as_interval(got: Any, what: str) -> tuple[float, float]:
     """The two numbers of a (low, high) answer, or a failure naming the shape expected."""
-    if not (isinstance(got, tuple) or type(got) is list) or len(got) != 2:
+    if not isinstance(got, tuple) or len(got) != 2:
         raise CheckFailed(
-            f"{what} should return a tuple (low, high).",
+            f"{what} should return a tuple (low, high)"
+            + (", not a list." if type(got) is list else "."),
             expected=Described("a tuple of two numbers, e.g. (0.52, 0.71)"),
             got=got,
-            hint="Return both ends: `return low, high`.",
+            hint="Return both ends as a tuple: `return low, high` (the text asks for a tuple; "
+            "a list compares unequal to one: [0.5, 0.7] != (0.5, 0.7)).",
         )
     if not all(isinstance(x, numbers.Real) and not isinstance(x, bool) for x in got):
         raise CheckFailed(
