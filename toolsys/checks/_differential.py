@@ -29,7 +29,7 @@ from __future__ import annotations
 import copy
 import random
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -84,25 +84,60 @@ def weight(value: Any) -> int:
     return 2
 
 
-def calls(
-    generate: Callable[[random.Random, int], Call],
-    *,
-    seed: int,
-    count: int,
-    fixed: Iterable[Call] = (),
-) -> list[Call]:
-    """`fixed` (boundaries worth always trying) and `count` generated calls, smallest first.
+class calls(Sequence[Call]):  # noqa: N801 - read as a function: `calls(generate, seed=..)`
+    """`fixed` inputs (boundaries worth always trying) and `count` generated ones, smallest
+    first, made on first use (a chapter's checks import quickly) and kept.
 
     `generate(rng, size)` makes one input of roughly `size` (0 upwards: sizes grow with the
-    index, so the small inputs come first and the large ones are still tried).
+    index, so the small inputs come first and the large ones are still tried). Inputs that
+    read the same are kept once.
     """
-    rng = random.Random(seed)
-    made = list(fixed)
-    made += [generate(rng, index * 12 // max(count, 1)) for index in range(count)]
-    unique: dict[str, Call] = {}
-    for call in made:
-        unique.setdefault(repr(call), call)
-    return sorted(unique.values(), key=weight)  # stable: equal weights keep their order
+
+    def __init__(
+        self,
+        generate: Callable[[random.Random, int], Call],
+        *,
+        seed: int,
+        count: int,
+        fixed: Iterable[Call] = (),
+    ) -> None:
+        self.generate, self.seed, self.count, self.fixed = generate, seed, count, list(fixed)
+        self._made: list[Call] | None = None
+
+    def _inputs(self) -> list[Call]:
+        if self._made is None:
+            rng = random.Random(self.seed)
+            made = list(self.fixed)
+            made += [self.generate(rng, i * 12 // max(self.count, 1)) for i in range(self.count)]
+            unique: dict[str, Call] = {}
+            for call in made:
+                unique.setdefault(_spelled(call), call)
+            self._made = sorted(unique.values(), key=weight)  # stable: ties keep their order
+        return self._made
+
+    def __len__(self) -> int:
+        return len(self._inputs())
+
+    def __getitem__(self, index: Any) -> Any:
+        return self._inputs()[index]
+
+    def __iter__(self) -> Iterator[Call]:
+        return iter(self._inputs())
+
+
+def _spelled(value: Any) -> str:
+    """`repr(value)` with every set's items sorted: the same text in every process (a set's
+    order follows PYTHONHASHSEED), so the same inputs are kept everywhere."""
+    if isinstance(value, Call):
+        return f"Call({_spelled(value.args)}, {_spelled(value.kwargs)})"
+    if isinstance(value, set | frozenset):
+        return "{" + ", ".join(sorted(_spelled(item) for item in value)) + "}"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_spelled(k)}: {_spelled(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list | tuple):
+        inside = ", ".join(_spelled(item) for item in value)
+        return f"[{inside}]" if isinstance(value, list) else f"({inside},)"
+    return repr(value)
 
 
 Compare = Callable[[Any, Any, str], "str | None"]
@@ -144,7 +179,7 @@ def agree(
             expected=shown_expected,
             got=shown_got,
             hint=(hint + " " if hint else "")
-            + f"Run {what} yourself and compare what it gives with the exercise text.",
+            + "Run that call yourself and compare what it gives with the exercise text.",
         )
 
 
