@@ -27,6 +27,7 @@ argument cannot change what the reference sees.
 from __future__ import annotations
 
 import copy
+import math
 import random
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -59,9 +60,12 @@ class Call:
     kwargs: dict[str, Any] = field(default_factory=dict)
 
     def shown(self, name: str) -> str:
-        """The call as Python, e.g. `wilson(3, 7, z=1.645)`, each argument cut to a readable size."""
+        """The call as Python, e.g. `wilson(3, 7, z=1.645)`, each argument cut to a readable size
+        (a `name` holding "{args}" is a sentence to put the arguments in instead)."""
         parts = [show_value(arg) for arg in self.args]
         parts += [f"{key}={show_value(value)}" for key, value in self.kwargs.items()]
+        if "{args}" in name:
+            return name.replace("{args}", ", ".join(parts))
         return f"{name}({', '.join(parts)})"
 
 
@@ -331,3 +335,26 @@ def _hashable(value: Any) -> Any:
     except TypeError:
         return repr(value)
     return value
+
+
+def close(got: Any, expected: Any, what: str) -> str | None:
+    """`difference`, but two floats (or a float and an int) agree to 1e-9, relatively: the same
+    share or mean computed in another order."""
+    numbers = (int, float)
+    if type(got) in numbers and type(expected) in numbers:
+        if math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-12):
+            return None
+        return difference(got, expected, what)
+    if type(got) is dict and type(expected) is dict and got.keys() == expected.keys():
+        for key, value in expected.items():
+            problem = close(got[key], value, f"{what}[{key!r}]")
+            if problem:
+                return problem
+        return None
+    if type(got) in (list, tuple) and type(got) is type(expected) and len(got) == len(expected):
+        for index, (mine, theirs) in enumerate(zip(got, expected, strict=True)):
+            problem = close(mine, theirs, f"{what}[{index}]")
+            if problem:
+                return problem
+        return None
+    return difference(got, expected, what)
