@@ -88,7 +88,7 @@ def weight(value: Any) -> int:
     return 2
 
 
-class calls(Sequence[Call]):  # noqa: N801 - read as a function: `calls(generate, seed=..)`
+class calls(Sequence[Call]):
     """`fixed` inputs (boundaries worth always trying) and `count` generated ones, smallest
     first, made on first use (a chapter's checks import quickly) and kept.
 
@@ -105,18 +105,22 @@ class calls(Sequence[Call]):  # noqa: N801 - read as a function: `calls(generate
         count: int,
         fixed: Iterable[Call] = (),
     ) -> None:
-        self.generate, self.seed, self.count, self.fixed = generate, seed, count, list(fixed)
+        self.generate, self.seed, self.wanted, self.fixed = generate, seed, count, list(fixed)
         self._made: list[Call] | None = None
 
     def _inputs(self) -> list[Call]:
         if self._made is None:
             rng = random.Random(self.seed)
             made = list(self.fixed)
-            made += [self.generate(rng, i * 12 // max(self.count, 1)) for i in range(self.count)]
+            made += [self.generate(rng, i * 12 // max(self.wanted, 1)) for i in range(self.wanted)]
             unique: dict[str, Call] = {}
             for call in made:
                 unique.setdefault(_spelled(call), call)
-            self._made = sorted(unique.values(), key=weight)  # stable: ties keep their order
+            # the smaller first; between two as big, the shorter text, then the text's order
+            order = sorted(
+                unique, key=lambda spelled: (weight(unique[spelled]), len(spelled), spelled)
+            )
+            self._made = [unique[spelled] for spelled in order]
         return self._made
 
     def __len__(self) -> int:

@@ -6,13 +6,14 @@ message that passes here is one a real endpoint accepts.
 
 from __future__ import annotations
 
-import random
+import contextlib
 import json
+import random
 from typing import Any
 
 from toolsys.checks import CheckFailed, Described, exercise, expect_equal, expect_plain, expect_true
-from toolsys.checks.ch00._shared import sdk_tool_call
 from toolsys.checks._differential import Call, agree, calls, plain, text
+from toolsys.checks.ch00._shared import sdk_tool_call
 
 
 def tool_message(tool_call: Any, result: Any) -> dict[str, Any]:
@@ -59,10 +60,8 @@ def _decoded(func: Any) -> Any:
         got = func(tool_call, result)
         content = got.get("content") if type(got) is dict else None
         if type(result) is not str and type(content) is str:
-            try:
+            with contextlib.suppress(ValueError):
                 got = {**got, "content": ("the JSON text of", json.loads(content))}
-            except ValueError:
-                pass
         return got
 
     return run

@@ -6,13 +6,14 @@ arguments still as a JSON string are the cases a first parser gets wrong.
 
 from __future__ import annotations
 
-import random
 import json
+import random
 from typing import Any
 
 from toolsys.checks import call_student, exercise, expect_equal, expect_plain, expect_true
+from toolsys.checks._differential import Call, agree, calls, mapping
+from toolsys.checks._differential import text as some_text
 from toolsys.checks.ch00._shared import sdk_tool_call
-from toolsys.checks._differential import Call, agree, calls, mapping, text
 
 
 def _message(*calls: Any, content: str | None = None) -> Any:
@@ -84,7 +85,9 @@ def _arguments_text(rng: random.Random, size: int) -> str:
     or blank, broken JSON, or JSON that is no object."""
     pick = rng.randrange(6)
     if pick <= 1:
-        return json.dumps(mapping(rng, size), ensure_ascii=rng.random() < 0.5, indent=rng.choice([None, 1]))
+        return json.dumps(
+            mapping(rng, size), ensure_ascii=rng.random() < 0.5, indent=rng.choice([None, 1])
+        )
     if pick == 2:
         return rng.choice(["", " ", "\n", "\t "])
     if pick == 3:
@@ -98,10 +101,12 @@ def _message_call(rng: random.Random, size: int) -> Call:
     """An assistant message: a text answer (tool_calls None) or 1 to 4 calls, ids sometimes
     shared, each with arguments of any of the kinds above."""
     if rng.random() < 0.1:
-        return Call((_message(content=text(rng, size)),))
+        return Call((_message(content=some_text(rng, size)),))
     ids = ["call_1", "call_2", "call_1"]
     made = [
-        sdk_tool_call(rng.choice(ids), rng.choice(["get_weather", "météo"]), _arguments_text(rng, size))
+        sdk_tool_call(
+            rng.choice(ids), rng.choice(["get_weather", "météo"]), _arguments_text(rng, size)
+        )
         for _ in range(rng.randint(1, min(4, 1 + size)))
     ]
     return Call((_message(*made),))

@@ -187,9 +187,7 @@ def _redact_call(rng: random.Random, size: int) -> Call:
     """A text of a few pieces and separators (the secrets' values among them, as words and
     inside URLs) and an environment: secret names in any case, values short and long, one the
     prefix of another, with regex characters, non-ASCII, and harmless variables."""
-    environ = {
-        name: rng.choice(_VALUES_43) for name in rng.sample(_NAMES_43, rng.randint(0, 4))
-    }
+    environ = {name: rng.choice(_VALUES_43) for name in rng.sample(_NAMES_43, rng.randint(0, 4))}
     pieces = _PIECES + list(environ.values())
     text = "".join(
         rng.choice(pieces) + rng.choice(_SEPARATORS) for _ in range(rng.randint(0, 1 + size // 2))
@@ -250,5 +248,6 @@ def _check_redact(student: Callable[[str, Mapping[str, str]], str]) -> None:
         name="redact",
         hint="Secrets first: the values (4 characters or more) of the variables whose name, upper-"
         "cased, holds KEY, TOKEN, SECRET or PASSWORD, longest first; then each absolute path "
-        "(a '/' not after a letter, digit, '.', '~', '/' or ':') becomes '<path>/' + its file name.",
+        "(a '/' not after a letter, digit, '.', '~', '/' or ':') becomes '<path>/' + its file "
+        "name.",
     )

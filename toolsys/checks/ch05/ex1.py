@@ -7,8 +7,8 @@ An eval's rate without an interval says nothing about the next run; the referenc
 from __future__ import annotations
 
 import math
-import random
 import numbers
+import random
 from collections.abc import Callable
 from typing import Any
 

@@ -211,9 +211,9 @@ def _check_meeting_times(student: Any) -> None:
         _GENERATED,
         name="MeetingTimes.model_validate",
         wrong="was {problem}",
-        compare=lambda got, expected, what: None
-        if got == expected
-        else f"{got}, but the reference's verdict is: {expected}",
+        compare=lambda got, expected, what: (
+            None if got == expected else f"{got}, but the reference's verdict is: {expected}"
+        ),
         hint="Refuse exactly when the end's moment is not after the start's: a time without a "
         "zone is HOME's (Europe/Paris, +01:00 in winter, +02:00 in summer), a time with one "
         "keeps it.",

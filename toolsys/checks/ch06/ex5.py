@@ -18,8 +18,8 @@ from toolsys.checks import (
     expect_equal,
     expect_plain,
 )
-from toolsys.checks._plain import as_str
 from toolsys.checks._differential import Call, agree, calls, plain, text
+from toolsys.checks._plain import as_str
 
 
 def _block_reference() -> Any:

@@ -15,7 +15,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from toolsys.checks import call_student, exercise, expect_equal
-from toolsys.checks._differential import Call, agree, calls, mapping
+from toolsys.checks._differential import Call, agree, mapping
+from toolsys.checks._differential import calls as generated
 
 
 def approved_calls(calls: list[dict[str, Any]], approvals: Mapping[str, str]) -> list[str]:
@@ -255,7 +256,7 @@ def _gate_call(rng: random.Random, size: int) -> Call:
     return Call((turn, approvals))
 
 
-_GENERATED = calls(_gate_call, seed=82, count=200)
+_GENERATED = generated(_gate_call, seed=82, count=200)
 
 
 @exercise(

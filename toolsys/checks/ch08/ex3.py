@@ -6,8 +6,8 @@ of `available` by truthiness.
 
 from __future__ import annotations
 
-import random
 import copy
+import random
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -204,4 +204,3 @@ def _check_visible(student: Callable[..., Any]) -> None:
         "is one role; None or no key is no role), and its available is None or "
         "available(context) is True (raising hides it).",
     )
-

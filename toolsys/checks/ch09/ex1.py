@@ -11,8 +11,8 @@ from collections.abc import Callable
 from typing import Any
 
 from toolsys.checks import CheckFailed, Described, call_student, exercise, expect_equal, expect_true
-from toolsys.checks.ch09._shared import Recorder
 from toolsys.checks._differential import Call, agree, calls
+from toolsys.checks.ch09._shared import Recorder
 from toolsys.errors import ToolError
 from toolsys.registry import Registry
 from toolsys.spec import Category, Param, ToolSpec
@@ -88,6 +88,8 @@ def _branch(make: Callable[..., Any]) -> Callable[..., Any]:
         return [name for name, _, _ in ran] if result.ok else str(result.error)
 
     return run
+
+
 _HAND_CHAINED = (
     "Build it with toolsys.compose.when from registry.get('refund') and "
     "registry.get('escalate'): a function of your own that calls them is a READ tool to every "

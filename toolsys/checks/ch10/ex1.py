@@ -6,9 +6,9 @@ model never reads) or sent as a success, and a suggestion dropped.
 
 from __future__ import annotations
 
-import random
 import copy
 import json
+import random
 from collections.abc import Callable
 from typing import Any
 
@@ -150,6 +150,16 @@ def _check_to_call_result(student: Callable[..., Any]) -> None:
         expect_plain(got, what=what, shape=_RESULT_SHAPE, hint=_RESULT_WHY[why])
         expected = to_call_result(envelope)
         expect_equal(got, expected, what=what, hint=_result_hint(got, expected, why))
+    agree(
+        student,
+        to_call_result,
+        _GENERATED,
+        name="to_call_result",
+        hint="A success: one text block, the value itself if a str, else json.dumps(value, "
+        "ensure_ascii=False), isError False. A failure: message + ' ' + suggestion (just the "
+        "message when the suggestion is empty, None or missing), isError True, the error dict "
+        "in _meta['toolsys/error'].",
+    )
 
 
 def _result_hint(got: Any, expected: dict[str, Any], why: str) -> str:
@@ -172,13 +182,3 @@ def _result_hint(got: Any, expected: dict[str, Any], why: str) -> str:
                 "isError only."
             )
     return _RESULT_WHY[why]
-    agree(
-        student,
-        to_call_result,
-        _GENERATED,
-        name="to_call_result",
-        hint="A success: one text block, the value itself if a str, else json.dumps(value, "
-        "ensure_ascii=False), isError False. A failure: message + ' ' + suggestion (just the "
-        "message when the suggestion is empty, None or missing), isError True, the error dict "
-        "in _meta['toolsys/error'].",
-    )

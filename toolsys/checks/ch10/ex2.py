@@ -6,9 +6,9 @@ hint read as 'safe', and a truthy 'yes'.
 
 from __future__ import annotations
 
-import random
 import copy
 import json
+import random
 from collections.abc import Callable
 from typing import Any
 

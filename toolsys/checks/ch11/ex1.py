@@ -129,8 +129,10 @@ def _agreement_call(rng: random.Random, size: int) -> Call:
             if declared["type"] == "integer":
                 sample[field] = rng.choice([0, 1, 3, 10, -1, 10**size])
             else:
-                sample[field] = rng.choice(["UTC", "Europe/Paris"]) if field == "timezone" else (
-                    some_text(rng, size)
+                sample[field] = (
+                    rng.choice(["UTC", "Europe/Paris"])
+                    if field == "timezone"
+                    else (some_text(rng, size))
                 )
     return Call((name, sample))
 
@@ -305,8 +307,9 @@ def _check_agreement(student: Callable[..., Any]) -> None:
         _GENERATED,
         name="check_agreement(the tool {args})",
         wrong="{problem}",
-        compare=lambda got, expected, what: None if got == expected else f"{got}, but the "
-        f"reference {expected}",
+        compare=lambda got, expected, what: (
+            None if got == expected else f"{got}, but the reference {expected}"
+        ),
         hint="Raise AssertionError only when the validator refuses the sample, or accepts it "
         "without a required field, or with an undeclared property when additionalProperties "
         "is false (or refuses those without INVALID_ARGUMENTS naming the field).",

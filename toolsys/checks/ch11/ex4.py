@@ -6,8 +6,8 @@ over cases that name no arguments.
 
 from __future__ import annotations
 
-import random
 import copy
+import random
 from collections.abc import Callable
 from typing import Any
 

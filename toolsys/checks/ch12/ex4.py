@@ -242,12 +242,16 @@ def _decision_call(rng: random.Random, size: int) -> Call:
 _GENERATED = calls(_decision_call, seed=124, count=150)
 
 
-def _deciding(make: Callable[..., Any], shop: Shop, writer: sqlite3.Connection) -> Callable[..., Any]:
+def _deciding(
+    make: Callable[..., Any], shop: Shop, writer: sqlite3.Connection
+) -> Callable[..., Any]:
     """The decision of the rule `make(shop, limit)` makes, once the refunds table holds
     `earlier`: Allow or NeedsApproval by name ("listed" for either when tools are listed)."""
     tool = _registry(shop, Allow()).get("refund_order")
 
-    def run(earlier: list[tuple[str, int]], limit: float | None, context: Any, arguments: Any) -> str:
+    def run(
+        earlier: list[tuple[str, int]], limit: float | None, context: Any, arguments: Any
+    ) -> str:
         writer.execute("BEGIN")
         writer.execute("DELETE FROM refunds")
         writer.executemany(
