@@ -120,14 +120,14 @@ def test_close_allows_rounding_only() -> None:
 
 
 def test_every_exercises_inputs_stay_few() -> None:
-    """The cost bound: no exercise generates more than 300 inputs."""
+    """The cost bound: no exercise generates more than 250 inputs."""
     from toolsys import checks
 
     for exercise in checks.exercises():
         module = sys.modules[exercise.run.__module__]
         generated = getattr(module, "_GENERATED", None)
         if generated is not None:
-            assert len(generated) <= 300, exercise.id
+            assert len(generated) <= 250, exercise.id
 
 
 # -- wrong answers only generated inputs show, rejected ------------------------------------------
