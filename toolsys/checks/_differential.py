@@ -169,7 +169,8 @@ def agree(
     """Fail at the first (smallest) input where `student` and `reference` disagree.
 
     They agree when both return values that `compare` calls equal (plain data, exact types, by
-    default), or both raise and the answer's error is an instance of the reference's. `wrong`
+    default), or both raise and the answer's error is an instance of the standard exception the
+    reference's is (a toolsys subclass of ValueError asks for a ValueError). `wrong`
     says what a wrong value means, around compare's `{problem}`. A
     `NotImplementedError` from the answer passes through, so a stub is still "not done yet".
     """
@@ -207,12 +208,18 @@ def _outcome(func: Callable[..., Any], call: Call, *, student: bool = False) -> 
         return None, exc
 
 
+def _builtin_kind(error: BaseException) -> type[BaseException]:
+    """The standard exception a reference's error is (ValueError for toolsys's StrictSchemaError):
+    the one the exercise text names, so the one an answer must raise."""
+    return next(kind for kind in type(error).__mro__ if kind.__module__ == "builtins")
+
+
 def _disagreement(
     got: Any, got_error: Any, expected: Any, expected_error: Any, compare: Compare, wrong: str
 ) -> tuple[str, Any, Any] | None:
     """What differs, in words, with the expected and the got to show, or None."""
     if expected_error is not None:
-        kind = type(expected_error)
+        kind = _builtin_kind(expected_error)
         if isinstance(got_error, kind):
             return None
         if got_error is not None:
