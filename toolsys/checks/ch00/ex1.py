@@ -6,10 +6,13 @@ message that passes here is one a real endpoint accepts.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import random
 from typing import Any
 
 from toolsys.checks import CheckFailed, Described, exercise, expect_equal, expect_plain, expect_true
+from toolsys.checks._differential import Call, agree, calls, plain, text
 from toolsys.checks.ch00._shared import sdk_tool_call
 
 
@@ -36,6 +39,32 @@ _TEXTS: list[tuple[str, str]] = [
     ("  indented line\nsecond line\n", "a string with leading spaces and a final newline"),
     ('{"rows":[1,2],  "next": null}', "a string that is already JSON text"),
 ]
+
+
+def _message_call(rng: random.Random, size: int) -> Call:
+    """A call (its id any text) and a result: a string as it is (empty, spaces, JSON text,
+    non-ASCII) or any other plain value (None, a bool, numbers, nested dicts and lists)."""
+    result = text(rng, size) if rng.random() < 0.3 else plain(rng, size)
+    call_id = rng.choice(["call_1", "call_ü", text(rng, 6, least=1)])
+    return Call((sdk_tool_call(call_id, "get_weather", "{}"), result))
+
+
+_GENERATED = calls(_message_call, seed=1, count=150)
+
+
+def _decoded(func: Any) -> Any:
+    """`func`'s message with a JSON content read back as the value it encodes: any JSON
+    spelling is fine (é escaped or not, keys in any order, any spaces), a string is itself."""
+
+    def run(tool_call: Any, result: Any) -> Any:
+        got = func(tool_call, result)
+        content = got.get("content") if type(got) is dict else None
+        if type(result) is not str and type(content) is str:
+            with contextlib.suppress(ValueError):
+                got = {**got, "content": ("the JSON text of", json.loads(content))}
+        return got
+
+    return run
 
 
 @exercise(
@@ -92,3 +121,11 @@ def _check_tool_message(student: Any) -> None:
                 "json.dumps(result) for everything that is not already a string.",
             ) from None
         expect_equal(decoded, value, what=f"json.loads({what}['content'])")
+    agree(
+        _decoded(student),
+        _decoded(tool_message),
+        _GENERATED,
+        name="tool_message",
+        hint="role 'tool', tool_call_id the call's id, content the result itself when it is a "
+        "str, else json.dumps(result) (None too, ensure_ascii=False keeps é readable).",
+    )

@@ -7,9 +7,12 @@ arguments still as a JSON string are the cases a first parser gets wrong.
 from __future__ import annotations
 
 import json
+import random
 from typing import Any
 
 from toolsys.checks import call_student, exercise, expect_equal, expect_plain, expect_true
+from toolsys.checks._differential import Call, agree, calls, mapping
+from toolsys.checks._differential import text as some_text
 from toolsys.checks.ch00._shared import sdk_tool_call
 
 
@@ -75,6 +78,59 @@ def _parse(student: Any, message: Any, what: str, hint: str = _NEVER_RAISE) -> l
 
 def _item(call_id: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
     return {"id": call_id, "name": name, "arguments": arguments, "error": None}
+
+
+def _arguments_text(rng: random.Random, size: int) -> str:
+    """Arguments as a model sends them: a JSON object (nested, non-ASCII, spaced or not), empty
+    or blank, broken JSON, or JSON that is no object."""
+    pick = rng.randrange(6)
+    if pick <= 1:
+        return json.dumps(
+            mapping(rng, size), ensure_ascii=rng.random() < 0.5, indent=rng.choice([None, 1])
+        )
+    if pick == 2:
+        return rng.choice(["", " ", "\n", "\t "])
+    if pick == 3:
+        return rng.choice(['{"city": "Paris"', "{'city': 'Paris'}", '{"a": 1} x', "{", "Paris"])
+    if pick == 4:
+        return rng.choice(['["Paris"]', '"Paris"', "42", "null", "true", "[]", "1.5"])
+    return '{"a": 1, "a": 2}'
+
+
+def _message_call(rng: random.Random, size: int) -> Call:
+    """An assistant message: a text answer (tool_calls None) or 1 to 4 calls, ids sometimes
+    shared, each with arguments of any of the kinds above."""
+    if rng.random() < 0.1:
+        return Call((_message(content=some_text(rng, size)),))
+    ids = ["call_1", "call_2", "call_1"]
+    made = [
+        sdk_tool_call(
+            rng.choice(ids), rng.choice(["get_weather", "météo"]), _arguments_text(rng, size)
+        )
+        for _ in range(rng.randint(1, min(4, 1 + size)))
+    ]
+    return Call((_message(*made),))
+
+
+_GENERATED = calls(_message_call, seed=2, count=150)
+
+
+def _kind_of_errors(func: Any) -> Any:
+    """`func`'s list with each error sentence read as whether there is one (its words are
+    free; the hand-written cases read them)."""
+
+    def run(message: Any) -> Any:
+        got = func(message)
+        if type(got) is not list:
+            return got
+        return [
+            {**item, "error": "an error sentence" if item.get("error") else item.get("error")}
+            if type(item) is dict
+            else item
+            for item in got
+        ]
+
+    return run
 
 
 @exercise(
@@ -201,3 +257,12 @@ def _check_parse_tool_calls(student: Any) -> None:
                 hint="Say which: the text is not valid JSON (it does not parse), or it parses to "
                 "something that is not an object. Two different sentences.",
             )
+    agree(
+        _kind_of_errors(student),
+        _kind_of_errors(parse_tool_calls),
+        _GENERATED,
+        name="parse_tool_calls",
+        hint="One dict per call, in order: arguments the parsed object (a blank text is {}), "
+        "error None; or arguments None and an error sentence, for broken JSON and for JSON "
+        "that is not an object.",
+    )

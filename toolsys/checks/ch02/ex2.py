@@ -6,6 +6,7 @@ by tag, and for a category that does not exist (an error, not an empty list).
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 from toolsys.checks import (
@@ -16,6 +17,7 @@ from toolsys.checks import (
     expect_raises,
     expect_true,
 )
+from toolsys.checks._differential import Call, agree, calls
 from toolsys.checks._plain import text
 from toolsys.checks.ch02._shared import tool_functions
 
@@ -49,6 +51,32 @@ def _categorised() -> Any:
     ):
         registry.register(tool_functions()[name], name=name, category=category, tags=tags)
     return registry
+
+
+def _categories_call(rng: random.Random, size: int) -> Call:
+    """A category (a Category, a value in any letter case, None, or an unknown word) and a tag
+    (None, "", one the tools have, one they do not, non-ASCII)."""
+    from toolsys import Category
+
+    category = rng.choice(
+        [None, None, Category.READ, Category.WRITE, Category.EXECUTE, "read", "WRITE", "Execute",
+         "wRiTe", "delete", "", "reads", " read"]
+    )  # fmt: skip
+    tag = rng.choice([None, None, "", "orders", "money", "email", "Orders", "argent", "ordres"])
+    return Call((category, tag))
+
+
+_GENERATED = calls(_categories_call, seed=22, count=120)
+
+
+def _listed(func: Any) -> Any:
+    """`func` on the check's registry (one for the answer, one for the reference)."""
+    registry = _categorised()
+
+    def run(category: Any, tag: Any) -> Any:
+        return func(registry, category, tag)
+
+    return run
 
 
 @exercise(
@@ -127,4 +155,13 @@ def _check_list_by_category(student: Any) -> None:
         what="list_by_category(registry, '')",
         hint="Only None means any category: '' is no category name, a mistake to report (test "
         "`category is None`, not `not category`).",
+    )
+    agree(
+        _listed(student),
+        _listed(list_by_category),
+        _GENERATED,
+        name="list_by_category(registry, {args})",
+        hint="Names in registration order; category None is any, else Category(str(category)"
+        ".lower()) (an unknown one raises ValueError); tag None is any, else it must be in "
+        'tool.tags ("" too).',
     )

@@ -6,12 +6,14 @@ what the workbook's registry sends to a model.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from dataclasses import fields, replace
 from typing import Any
 
 from toolsys.checks import exercise
-from toolsys.checks.ch03._shared import compare_schema
+from toolsys.checks._differential import Call, agree, calls
+from toolsys.checks.ch03._shared import compare_schema, same_schema, some_param
 from toolsys.spec import Param
 
 
@@ -84,6 +86,13 @@ _PARAM_CASES: list[tuple[Param, str]] = [
 ]
 
 
+def _param_call(rng: random.Random, size: int) -> Call:
+    return Call((some_param(rng, size),))
+
+
+_GENERATED = calls(_param_call, seed=31, count=200)
+
+
 @exercise(
     "3.1",
     title="One Param to its property schema",
@@ -100,3 +109,12 @@ def _check_param_to_schema(student: Callable[[Param], dict[str, Any]]) -> None:
     for param, hint in _PARAM_CASES:
         what = f"param_to_schema({_show_param(param)})"
         compare_schema(student(param), param_to_schema(param), what, hint)
+    agree(
+        student,
+        param_to_schema,
+        _GENERATED,
+        name="param_to_schema",
+        compare=same_schema,
+        hint="Include a key exactly when the table says so: a default of 0, False or '' is not "
+        "None (test `is not None`), nor is a minimum of 0.",
+    )

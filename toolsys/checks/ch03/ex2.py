@@ -7,11 +7,14 @@ The whole object schema (properties, required, no extra properties) is compared 
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from toolsys.checks import CheckFailed, Described, exercise
-from toolsys.checks.ch03._shared import compare_schema
+from toolsys.checks._differential import Call, agree, calls
+from toolsys.checks.ch03._shared import compare_schema, same_schema, some_param
 from toolsys.spec import Param, ToolSpec
 
 
@@ -106,6 +109,22 @@ _SPEC_HINTS = {
 }
 
 
+def _spec_call(rng: random.Random, size: int) -> Call:
+    """A spec of 0 to 5 parameters, each a Param of 3.1's kinds, nullable or not (but not a
+    nullable array, enum or bounded number: toolsys writes those as anyOf [the type with its
+    keywords, null], which the text's [type, "null"] rule does not say)."""
+    names = rng.sample(["query", "limit", "city", "tags", "x", "été", "page"], rng.randint(0, 5))
+    parameters = []
+    for name in names:
+        param = some_param(rng, size, name)
+        plain = param.type != "array" and (param.enum, param.minimum, param.maximum) == (None,) * 3
+        parameters.append(replace(param, nullable=plain and rng.random() < 0.4))
+    return Call((ToolSpec("tool", "A tool.", parameters),))
+
+
+_GENERATED = calls(_spec_call, seed=32, count=150)
+
+
 @exercise(
     "3.2",
     title="A whole ToolSpec to its object schema",
@@ -136,3 +155,12 @@ def _check_spec_to_schema(student: Callable[[ToolSpec], dict[str, Any]]) -> None
                 hint="Add the properties in the order of spec.parameters (a dict keeps the order "
                 "of insertion); do not sort them. The model reads them in that order.",
             )
+    agree(
+        student,
+        spec_to_schema,
+        _GENERATED,
+        name="spec_to_schema",
+        compare=same_schema,
+        hint="Include a key exactly when the table says so: a default of 0, False or '' is not "
+        "None (test `is not None`), nor is a minimum of 0.",
+    )

@@ -7,12 +7,14 @@ nullable, at every depth. The cases nest objects inside arrays of arrays.
 from __future__ import annotations
 
 import copy
+import random
 from collections.abc import Callable
 from typing import Any
 
 from toolsys.checks import CheckFailed, Described, exercise, expect_raises
+from toolsys.checks._differential import Call, agree, calls
 from toolsys.checks._plain import difference, text
-from toolsys.checks.ch03._shared import compare_schema
+from toolsys.checks.ch03._shared import compare_schema, same_schema
 
 
 def _obj(properties: dict[str, Any], required: list[str], **extra: Any) -> dict[str, Any]:
@@ -224,6 +226,54 @@ def make_strict(schema: dict[str, Any]) -> dict[str, Any]:
     return toolsys_make_strict(schema)
 
 
+def _schema(rng: random.Random, size: int, depth: int = 0) -> dict[str, Any]:
+    """A property schema of the kinds the text covers: a scalar type (or [type, "null"]), an
+    array of scalars or of objects, a nested object; a default now and then."""
+    pick = rng.randrange(7 if depth < 2 else 4)
+    node: dict[str, Any]
+    if pick <= 2:
+        kind = rng.choice(["string", "integer", "number", "boolean"])
+        node = {"type": rng.choice([kind, [kind, "null"]])}
+        if rng.random() < 0.3:
+            node["default"] = {"string": "é", "integer": 0, "number": 1.5, "boolean": False}[kind]
+    elif pick == 3:
+        node = {"type": "array", "items": {"type": rng.choice(["string", "integer"])}}
+    elif pick == 4:
+        node = {"type": "array", "items": _object(rng, size, depth + 1)}
+    else:
+        node = _object(rng, size, depth + 1)
+    if rng.random() < 0.3 and "default" not in node:  # toolsys writes a default into one
+        node["description"] = "Ville, e.g. Zürich."
+    return node
+
+
+def _object(rng: random.Random, size: int, depth: int = 0) -> dict[str, Any]:
+    """An object schema: some properties, some of them required; closed, or (now and then)
+    free-form in one of the ways the text names; its type "object" or ["object", "null"]."""
+    names = rng.sample(["title", "labels", "été", "n", "items", "when"], rng.randint(0, 4))
+    node: dict[str, Any] = {"type": "object" if rng.random() < 0.85 else ["object", "null"]}
+    if names or rng.random() < 0.5:
+        node["properties"] = {name: _schema(rng, size, depth) for name in names}
+    node["required"] = [name for name in names if rng.random() < 0.5]
+    for name in set(names) - set(node["required"]):  # toolsys moves such a default into the
+        node["properties"][name].pop("default", None)  # description, which the text does not say
+    if not node["required"] and rng.random() < 0.5:
+        del node["required"]
+    closing = rng.random()
+    if closing < 0.75:
+        node["additionalProperties"] = False
+    elif closing < 0.85:
+        node["additionalProperties"] = rng.choice([True, {}, {"type": "string"}])
+    return node
+
+
+def _strict_call(rng: random.Random, size: int) -> Call:
+    return Call((_object(rng, size),))
+
+
+_GENERATED = calls(_strict_call, seed=33, count=150)
+
+
 @exercise(
     "3.3",
     title="Make a schema strict by hand",
@@ -279,3 +329,14 @@ def _check_make_strict(student: Callable[[dict[str, Any]], dict[str, Any]]) -> N
                 got=text(error),
                 hint=hint,
             )
+    agree(
+        student,
+        make_strict,
+        _GENERATED,
+        name="make_strict",
+        compare=same_schema,
+        hint="Every object (root, property, items, nullable ones too): ValueError for a free-form "
+        "one, else required = all its properties in order, additionalProperties False, the "
+        "ones not required before made nullable (after making their insides strict); no "
+        "default anywhere.",
+    )

@@ -7,6 +7,7 @@ its own code, including an exception no list of built-ins catches.
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Callable
 from typing import Any
 
@@ -19,6 +20,7 @@ from toolsys.checks import (
     expect_equal,
     expect_plain,
 )
+from toolsys.checks._differential import Call, agree, calls
 from toolsys.checks._plain import as_str
 
 # An exception of the tool's own, which no list of built-in exceptions catches.
@@ -201,6 +203,64 @@ def _json_position(text: str) -> int:
     raise AssertionError(f"{text!r} is valid JSON")
 
 
+# What each tool takes, right-typed: wrong types, missing or extra arguments, blank text and
+# `null` are left out, as toolsys's registry (the reference) validates them (INVALID_ARGUMENTS)
+# or reads them as {} where the text has the function raise (EXECUTION_ERROR) or the text fail.
+_ARGUMENTS_41: dict[str, list[dict[str, Any]]] = {
+    "add": [{"a": 2, "b": 3}, {"a": -1, "b": 10**12}, {"b": 0, "a": 0}],
+    "div": [{"a": 1, "b": 0}, {"a": 7, "b": 2}],
+    "lookup": [{"key": "x"}, {"key": "y"}, {"key": "é"}],
+    "ping": [{}],
+    "forget": [{"note": "Zoë"}, {"note": ""}],
+    "charge": [{"amount": 500}],
+    "label": [{"count": 3}],
+}
+_BROKEN = ['{"a": 2,', "{'a': 2}", "{", "nope", '{"a": 2}}', '{"a": 2 "b": 3}']
+_NOT_OBJECTS = ["[2, 3]", '"x"', "3", "true", "[]"]  # not null: the registry reads it as {}
+
+
+def _execute_call(rng: random.Random, size: int) -> Call:
+    """A tool of the check's (or a name it does not have: a case variant, a typo, ""), and
+    argument text: a right-typed object in any spelling, "" for none, broken JSON, JSON that is
+    no object, or (rarely) nesting too deep for json.loads."""
+    name = rng.choice([*_ARGUMENTS_41, "ad", "ADD", "", "pïng"])
+    pick = rng.randrange(10)
+    if pick < 6 and name in _ARGUMENTS_41 and (pick < 5 or name != "ping"):
+        arguments = rng.choice(_ARGUMENTS_41[name])
+        text = json.dumps(arguments, ensure_ascii=rng.random() < 0.5, indent=rng.choice([None, 2]))
+    elif pick < 6 and (name == "ping" or name not in _ARGUMENTS_41):  # none needed
+        text = rng.choice(["", "{}"])
+    elif pick < 8:
+        text = rng.choice(_BROKEN)
+    elif pick < 9 or size < 10:
+        text = rng.choice(_NOT_OBJECTS)
+    else:
+        text = "[" * 100_000 + "]" * 100_000
+    return Call((name, text))
+
+
+_GENERATED = calls(_execute_call, seed=41, count=150)
+
+
+def _outcome(func: Callable[..., Any]) -> Callable[..., Any]:
+    """`func`'s envelope on the check's tools as what the text fixes: ok and the value, or the
+    error's code (the messages' words are the hand-written cases' to read)."""
+
+    def run(name: str, arguments: str) -> Any:
+        got = func(dict(_FUNCTIONS), name, arguments)
+        if type(got) is not dict:
+            return got
+        if got.get("ok") is True:
+            return {"ok": True, "value": got.get("value")}
+        error = got.get("error")
+        return {
+            "ok": got.get("ok"),
+            "code": as_str(error.get("code")) if type(error) is dict else error,
+        }
+
+    return run
+
+
 @exercise(
     "4.1",
     title="An executor that never raises",
@@ -309,6 +369,15 @@ def _check_safe_execute(student: Callable[..., Any]) -> None:
             "and return INVALID_JSON. Never raise.",
         )
     _expect_one_run(student)
+    agree(
+        _outcome(student),
+        _outcome(safe_execute),
+        _GENERATED,
+        name="safe_execute(functions, {args})",
+        hint='UNKNOWN_TOOL for a name not in functions; "" is {}; INVALID_JSON when the text '
+        "does not parse (a RecursionError too); INVALID_ARGUMENTS when it is not an object; "
+        "EXECUTION_ERROR when the function raises; else ok with its value (None too).",
+    )
 
 
 def _expect_one_run(student: Callable[..., Any]) -> None:

@@ -7,9 +7,11 @@ of its name, not its value, and the result is a redacted copy of the text.
 from __future__ import annotations
 
 import os
+import random
 from collections.abc import Callable, Mapping
 
 from toolsys.checks import CheckFailed, Described, exercise
+from toolsys.checks._differential import Call, agree, calls
 
 # text, environment, the redacted text, secrets that must be gone, why
 _REDACT_CASES: list[tuple[str, dict[str, str], str, tuple[str, ...], str]] = [
@@ -165,6 +167,37 @@ def redact(text: str, environ: Mapping[str, str]) -> str:
         return toolsys_redact(text)
 
 
+# Pieces of text the exercise's two rules decide: words, relative paths, and/or, 1/2, URLs (a
+# secret inside one too), absolute paths (in quotes, brackets, after '=', non-ASCII, deep), a
+# lone '/'. Left out, as the text does not decide them: a path ending in '/', a path right after
+# a ':', a secret inside a path ('[redacted]' holds brackets, which end a path), and shapes of
+# keys that no variable holds (which toolsys's own redaction also catches).
+_PIECES = ["word", "data/orders.csv", "and/or", "1/2", "https://host/v1/x?k=abcd1234",
+           "/home/alice/q3.csv", "'/tmp/a b/c.txt'", "(/var/log/x.log)", "/etc/hosts,",
+           "/srv/é/ü.txt", "[/a/b.c]", "x=/opt/app/run.sh", "/a/b/c/d/e.f.g", "/x", "/",
+           "~/x/y", "./x/y", "user@example.com", "clé-secrète", "1", "abc"]  # fmt: skip
+_SEPARATORS = [" ", ", ", "; ", "\n", " (", ") ", '"', "\t"]
+_NAMES_43 = ["API_KEY", "api_key", "GitHub_Token", "DB_PASSWORD", "MY_SECRET", "DEBUG_TOKEN",
+             "HOME", "USER", "KEYRING_PATH"]  # fmt: skip
+_VALUES_43 = ["abcd1234", "abcd12345678", "s3cr3t", "s3cr3tlonger", "1", "abc", "a.b*c+",
+              "clé-secrète", "x=1"]  # fmt: skip
+
+
+def _redact_call(rng: random.Random, size: int) -> Call:
+    """A text of a few pieces and separators (the secrets' values among them, as words and
+    inside URLs) and an environment: secret names in any case, values short and long, one the
+    prefix of another, with regex characters, non-ASCII, and harmless variables."""
+    environ = {name: rng.choice(_VALUES_43) for name in rng.sample(_NAMES_43, rng.randint(0, 4))}
+    pieces = _PIECES + list(environ.values())
+    text = "".join(
+        rng.choice(pieces) + rng.choice(_SEPARATORS) for _ in range(rng.randint(0, 1 + size // 2))
+    )
+    return Call((text, environ))
+
+
+_GENERATED = calls(_redact_call, seed=43, count=200)
+
+
 @exercise(
     "4.3",
     title="Redact secrets and absolute paths",
@@ -208,3 +241,13 @@ def _check_redact(student: Callable[[str, Mapping[str, str]], str]) -> None:
                 got=got,
                 hint=hint,
             )
+    agree(
+        student,
+        redact,
+        _GENERATED,
+        name="redact",
+        hint="Secrets first: the values (4 characters or more) of the variables whose name, upper-"
+        "cased, holds KEY, TOKEN, SECRET or PASSWORD, longest first; then each absolute path "
+        "(a '/' not after a letter, digit, '.', '~', '/' or ':') becomes '<path>/' + its file "
+        "name.",
+    )

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import math
 import numbers
+import random
 from collections.abc import Callable
 from typing import Any
 
 from toolsys.checks import CheckFailed, Described, call_student, exercise, expect_raises
+from toolsys.checks._differential import Call, agree, calls
 from toolsys.evals import wilson
 
 _INTERVALS: list[tuple[int, int, float | None]] = [
@@ -83,6 +85,31 @@ _SLIPS = {
     "denominator": "Divide both the centre and the half-width by (1 + z²/n).",
     "z": "This call passes z=1.645: use the `z` argument, do not hard-code 1.96.",
 }
+
+
+def _interval(rng: random.Random, size: int) -> Call:
+    """A call the text promises: n from 1 up (0 and negatives too: ValueError), successes in
+    0..n (one outside: ValueError), z the default or one given (1.645, 2.576, ...)."""
+    n = rng.choice([1, 2, 3, rng.randint(1, 10 ** (1 + size // 3))])
+    if rng.random() < 0.1:
+        n = rng.choice([0, -1])
+    k = rng.choice([0, n, 1, n - 1, rng.randint(0, max(n, 0))])
+    if rng.random() < 0.1:
+        k = rng.choice([-1, n + 1])
+    if rng.random() < 0.5:
+        return Call((k, n))
+    z = rng.choice([1.645, 2.576, 1.0, 3.0, round(rng.uniform(0.5, 3.5), 3)])
+    return Call((k, n, z))
+
+
+_GENERATED = calls(_interval, seed=51, count=200)
+
+
+def _same_interval(got: Any, expected: Any, what: str) -> str | None:
+    low, high = _as_interval(got, "wilson")
+    if _close((low, high), expected):
+        return None
+    return f"{what} is not the Wilson interval to {_TOLERANCE}"
 
 
 def _close(got: tuple[float, float], expected: tuple[float, float]) -> bool:
@@ -158,3 +185,12 @@ def _check_wilson(student: Callable[..., Any]) -> None:
             what=f"wilson({', '.join(map(str, args))})",
             hint="Raise ValueError for n < 1 or successes outside 0..n, before dividing by n.",
         )
+    agree(
+        student,
+        wilson,
+        _GENERATED,
+        name="wilson",
+        compare=_same_interval,
+        hint="Only n < 1 or successes outside 0..n are errors; every other call returns the "
+        "Wilson interval, clipped to [0, 1].",
+    )

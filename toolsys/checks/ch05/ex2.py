@@ -7,13 +7,16 @@ include end equal to start and times without a zone, compared as moments.
 from __future__ import annotations
 
 import contextlib
+import random
 import re
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from toolsys.checks import CheckFailed, Described, exercise
+from toolsys.checks._differential import Call, agree, calls
+from toolsys.checks._differential import text as some_text
 from toolsys.checks._plain import as_str, text
 from toolsys.registry import Registry
 
@@ -105,6 +108,46 @@ def _validate(student: type[BaseModel], data: dict[str, str], what: str) -> Any:
         ) from None
 
 
+# Days away from Paris's clock changes (the last Sundays of March and October), so that every
+# time without a zone names one moment: winter (+01:00), summer (+02:00), a year's end, 29 February.
+_DAYS = ["2025-01-16", "2025-07-16", "2025-12-31", "2024-02-29", "2025-06-01"]
+_ZONES = ["", "", "", "Z", "+00:00", "+01:00", "+02:00", "-05:00", "+05:30", "+14:00", "-12:00"]
+
+
+def _meeting_call(rng: random.Random, size: int) -> Call:
+    """A start and an end in ISO 8601, each with or without a zone, apart by a few minutes to
+    days, either way, often by exactly the offset between their zones (the same moment)."""
+    day = datetime.fromisoformat(rng.choice(_DAYS)).replace(hour=rng.randint(4, 23))
+    start = day + timedelta(minutes=rng.choice([0, 30, rng.randint(0, 59)]))
+    gap = rng.choice([0, 1, -1, 30, -30, 60, -60, 90, -90, 1440, -1440, rng.randint(-3000, 3000)])
+    zones = rng.choice(_ZONES), rng.choice(_ZONES)
+    if rng.random() < 0.4:  # about the same moment, read on two clocks
+        gap = _offset(start, zones[1]) - _offset(start, zones[0]) + rng.choice([0, 1, -1])
+    end = start + timedelta(minutes=gap)
+    start_text, end_text = (t.isoformat() + z for t, z in zip((start, end), zones, strict=True))
+    return Call(({"title": some_text(rng, size, least=1), "start": start_text, "end": end_text},))
+
+
+def _offset(moment: datetime, zone: str) -> int:
+    """Minutes ahead of UTC of a clock reading in `zone` ("" is Paris: +1 h, in summer +2 h)."""
+    if zone in ("", "Z"):
+        return (120 if 4 <= moment.month <= 9 else 60) if zone == "" else 0
+    sign = -1 if zone[0] == "-" else 1
+    return sign * (int(zone[1:3]) * 60 + int(zone[4:6]))
+
+
+_GENERATED = calls(_meeting_call, seed=52, count=150)
+
+
+def _verdict_of(model: type[BaseModel]) -> Any:
+    def verdict(data: dict[str, str]) -> str:
+        what = f"MeetingTimes.model_validate({data!r})"
+        refused = _validate(model, data, what) is _REFUSED_BY_VALIDATION
+        return "refused (a validation error)" if refused else "accepted"
+
+    return verdict
+
+
 def _book_meeting(args: BaseModel) -> str:
     """Book a meeting between a start and an end time."""
     return "booked"
@@ -162,6 +205,19 @@ def _check_meeting_times(student: Any) -> None:
                 hint="Refuse when end <= start (the same moment too), comparing the two moments "
                 "(dates included, time zones applied), not only the clock times.",
             )
+    agree(
+        _verdict_of(student),
+        _verdict_of(_meeting_times()),
+        _GENERATED,
+        name="MeetingTimes.model_validate",
+        wrong="was {problem}",
+        compare=lambda got, expected, what: (
+            None if got == expected else f"{got}, but the reference's verdict is: {expected}"
+        ),
+        hint="Refuse exactly when the end's moment is not after the start's: a time without a "
+        "zone is HOME's (Europe/Paris, +01:00 in winter, +02:00 in summer), a time with one "
+        "keeps it.",
+    )
     _expect_actionable(student)
 
 

@@ -7,6 +7,7 @@ and no is_error on a success (the API reads it as false).
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 from toolsys.checks import (
@@ -17,6 +18,7 @@ from toolsys.checks import (
     expect_equal,
     expect_plain,
 )
+from toolsys.checks._differential import Call, agree, calls, plain, text
 from toolsys.checks._plain import as_str
 
 
@@ -39,6 +41,33 @@ def _read(block: dict[str, Any], result: Any) -> dict[str, Any]:
     if "is_error" not in read and result.ok:
         read["is_error"] = False
     return read
+
+
+def _result_call(rng: random.Random, size: int) -> Call:
+    """A block id and a result: a success holding plain data (its text mentioning errors too),
+    or a failure with a code, a message and perhaps a suggestion."""
+    from toolsys import ErrorInfo, ToolResult
+
+    if rng.random() < 0.5:
+        value = plain(rng, size) if rng.random() < 0.7 else {"error": "none", "ok": False}
+        result = ToolResult.success(value)
+    else:
+        code = rng.choice(["CITY_NOT_FOUND", "TIMEOUT"])
+        result = ToolResult.failure(ErrorInfo(code, text(rng, size, least=1), text(rng, size)))
+    return Call((rng.choice(["toolu_01", "toolu_é"]), result))
+
+
+_GENERATED = calls(_result_call, seed=65, count=120)
+
+
+def _as_read(func: Any) -> Any:
+    """`func`'s block as Anthropic's API reads it (text blocks joined, no is_error is false)."""
+
+    def run(tool_use_id: str, result: Any) -> Any:
+        got = func(tool_use_id, result)
+        return _read(got, result) if type(got) is dict else got
+
+    return run
 
 
 @exercise(
@@ -99,3 +128,11 @@ def _check_tool_result_block(student: Any) -> None:
             else "content is result.to_message() (a string, or text blocks holding it); "
             "is_error is not result.ok, a bool.",
         )
+    agree(
+        _as_read(student),
+        _as_read(_block_reference()),
+        _GENERATED,
+        name="tool_result_block",
+        hint="type 'tool_result', the tool_use_id, content result.to_message(), is_error "
+        "not result.ok.",
+    )

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from toolsys.checks import CheckFailed, call_student, exercise
+from toolsys.checks._differential import Call, agree, calls
 
 
 class _Draws(random.Random):
@@ -34,7 +35,9 @@ def retry_delay(
     """Reference for 7.1: the wait `toolsys.layers.Retry` sleeps before retry number `retry`."""
     from toolsys.layers import Retry
 
-    return Retry(base_delay=base, max_delay=cap).delay(retry, retry_after, rng=rng)
+    # The text allows a cap below base (every step is then the cap); Retry refuses one, so the
+    # reference starts from the cap itself there: min(cap, cap * 2**k) is the same step.
+    return Retry(base_delay=min(base, cap), max_delay=cap).delay(retry, retry_after, rng=rng)
 
 
 _DELAY_HINT_STEP = (
@@ -75,6 +78,62 @@ def _expect_delay(
         )
     if not math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-12):
         raise CheckFailed(f"{shown} returned a wrong wait.", expected=expected, got=got, hint=hint)
+
+
+class _Seeded(random.Random):
+    """A `random.Random(seed)` that shows as such in a message, copied with its state."""
+
+    def __init__(self, seed: int = 0) -> None:
+        super().__init__(seed)
+        self.shown = f"random.Random({seed})"
+
+    def __repr__(self) -> str:
+        return self.shown
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Seeded:
+        twin = _Seeded()
+        twin.setstate(self.getstate())
+        twin.shown = self.shown
+        return twin
+
+
+def _delay_call(rng: random.Random, size: int) -> Call:
+    """Any retry from 1 (2000 too), base and cap above 0 (either the larger), a seeded rng, and
+    half the time a retry_after (0 and ints included)."""
+    retry = rng.choice([1, 2, 3, rng.randint(1, 2 + size * 3), 64, 65, 1025, 2000])
+    base = rng.choice([0.1, 0.5, 1, 2.0, 1e-6, round(rng.uniform(0.01, 10), 3)])
+    cap = rng.choice([1.0, 5.0, 30, 0.25, 1e9, round(rng.uniform(0.01, 100), 3)])
+    kwargs: dict[str, Any] = {}
+    if rng.random() < 0.4:
+        kwargs["retry_after"] = rng.choice([0, 0.0, 1, 2.5, 60, cap, round(rng.uniform(0, 50), 2)])
+    return Call((retry, base, cap, _Seeded(rng.randrange(1000))), kwargs)
+
+
+_GENERATED = calls(_delay_call, seed=71, count=200)
+
+
+def _wait_and_next(func: Callable[..., Any]) -> Callable[..., Any]:
+    """The wait, and the draw the rng gives after it (what the next retry would start from)."""
+
+    def run(*args: Any, **kwargs: Any) -> tuple[Any, float]:
+        return func(*args, **kwargs), args[3].random()
+
+    return run
+
+
+def _same_wait(got: Any, expected: Any, what: str) -> str | None:
+    (wait, after), (expected_wait, expected_after) = got, expected
+    if type(wait) not in (int, float) or not math.isclose(
+        wait, expected_wait, rel_tol=1e-9, abs_tol=1e-12
+    ):
+        return f"the wait {wait!r}, where the reference waits {expected_wait!r}"
+    if after != expected_after:
+        return (
+            f"the right wait ({wait!r}) but left the rng in another state: it drew "
+            + ("from the rng for a wait the tool named" if "retry_after" in what else "")
+            + " a different number of times than once per jittered wait"
+        )
+    return None
 
 
 @exercise(
@@ -161,3 +220,13 @@ def _check_retry_delay(student: Callable[..., Any]) -> None:
             "retry_delay(..., retry_after=1.5) took a draw from rng, so the next jittered wait "
             "came from the wrong draw. Draw only in the full-jitter branch.",
         )
+    agree(
+        _wait_and_next(student),
+        _wait_and_next(retry_delay),
+        _GENERATED,
+        name="retry_delay",
+        compare=lambda got, expected, what: _same_wait(got, expected, what),
+        wrong="gave {problem}",
+        hint="A named wait (retry_after not None) is min(retry_after, cap), no draw; otherwise "
+        "exactly one draw, rng.uniform(0, min(cap, base * 2 ** min(retry - 1, 64))).",
+    )

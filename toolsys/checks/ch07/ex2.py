@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import copy
 import json
+import random
 from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
 
 from toolsys.checks import call_student, exercise, expect_equal
+from toolsys.checks._differential import Call, agree, calls, plain, text
 
 
 def may_retry(
@@ -83,6 +85,33 @@ _GATE_CASES: list[tuple[dict[str, Any], int, int, bool, str | None, bool, str]] 
 ]
 
 
+_FLAGS: list[Any] = [True, True, False, "false", "true", "True", 1, 0, None, "yes", [True]]
+
+
+def _gate_call(rng: random.Random, size: int) -> Call:
+    """An envelope (a success, or a failure whose error may say retryable, as True or as
+    something else), attempt and max_attempts from 1, idempotent or not, a key, "" or None."""
+    if rng.random() < 0.2:
+        result: dict[str, Any] = {"ok": True, "value": plain(rng, size)}
+    else:
+        error: dict[str, Any] = {"code": rng.choice(["RATE_LIMITED", "TIMEOUT", "UPSTREAM_ERROR"])}
+        if rng.random() < 0.5:
+            error["message"] = text(rng, size)
+        flag = rng.choice(_FLAGS)
+        if flag is not None:
+            error["retryable"] = flag
+        result = {"ok": False, "error": error}
+    if rng.random() < 0.1:
+        result["retryable"] = True  # beside "ok", not the error's own
+    max_attempts = rng.randint(1, 3 + size)
+    attempt = rng.choice([1, max_attempts - 1, max_attempts, max_attempts + 1, rng.randint(1, 6)])
+    key = rng.choice([None, "", "run-7:refund:3f2a9c", text(rng, size, least=1)])
+    return Call((result, max(attempt, 1), max_attempts, rng.random() < 0.5, key))
+
+
+_GENERATED = calls(_gate_call, seed=72, count=250)
+
+
 @exercise(
     "7.2",
     title="A retry gate",
@@ -104,3 +133,11 @@ def _check_may_retry(student: Callable[..., Any]) -> None:
         args = (copy.deepcopy(result), attempt, max_attempts, idempotent, key)
         got = call_student(student, *args, what=what, returns="True or False", hint=_WHY[why])
         expect_equal(got, expected, what=what, hint=_WHY[why])
+    agree(
+        student,
+        may_retry,
+        _GENERATED,
+        name="may_retry",
+        hint="True only when all four hold: the attempt failed, attempt < max_attempts, "
+        "result['error'].get('retryable') is True, and idempotent or bool(key).",
+    )

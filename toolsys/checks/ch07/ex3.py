@@ -10,12 +10,14 @@ from __future__ import annotations
 import builtins
 import contextlib
 import copy
+import random
 import threading
 from collections.abc import Callable, Iterator
 from types import SimpleNamespace
 from typing import Any
 
 from toolsys.checks import CheckFailed, Described, call_student, exercise, expect_plain
+from toolsys.checks._differential import Call, agree_on_sameness, calls, text
 
 
 def call_key(run_id: str, call_id: str, tool: str, arguments: dict[str, Any]) -> str:
@@ -176,6 +178,50 @@ def _key_of(student: Callable[..., Any], *args: Any) -> str:
     return got
 
 
+def _value(rng: random.Random, size: int, depth: int = 0) -> Any:
+    """A JSON argument value: text (non-ASCII, escapes, long), an int, None, a list, an object.
+    No 1 beside 1.0 or True: whether those are "the same arguments" the text does not say."""
+    pick = rng.randrange(6 if depth < 2 else 3)
+    if pick == 0:
+        return text(rng, size)
+    if pick == 1:
+        return rng.choice([7, 25, -3, 10**12, rng.randint(2, 999)])
+    if pick == 2:
+        return rng.choice([None, text(rng, 3) * rng.choice([1, 100])])
+    if pick == 3:
+        return [_value(rng, size // 2, depth + 1) for _ in range(rng.randint(0, 3))]
+    return {text(rng, 4, least=1): _value(rng, size // 2, depth + 1) for _ in range(3)}
+
+
+def _variant(rng: random.Random, arguments: dict[str, Any]) -> dict[str, Any]:
+    """The same arguments in another key order (at every depth), or one value changed (at the
+    end of a long text too)."""
+    if rng.random() < 0.5 or not arguments:
+        return _reversed(arguments)
+    changed = dict(arguments)
+    key = rng.choice(list(changed))
+    value = changed[key]
+    changed[key] = value + "!" if type(value) is str else [value]
+    return changed
+
+
+def _key_call(rng: random.Random, size: int) -> Call:
+    """One call from a few runs, tools and arguments (so that the same call comes back often),
+    under a fresh call_id each time."""
+    pool = random.Random(size // 4)  # the same few arguments for calls of about this size
+    arguments = {text(pool, 5, least=1): _value(pool, size) for _ in range(pool.randint(0, 3))}
+    if rng.random() < 0.2:
+        arguments["note"] = "x" * 300 + rng.choice("ab")  # differs after character 255
+    for _ in range(rng.randint(0, 2)):
+        arguments = _variant(rng, arguments)
+    run = rng.choice(["run-7", "run-8", "run-7r", "r:1", "Zoë"])
+    tool = rng.choice(["refund", "efund", "send_note", "ship:it"])
+    return Call((run, f"call_{rng.randrange(10**6)}", tool, arguments))
+
+
+_GENERATED = calls(_key_call, seed=73, count=200)
+
+
 @exercise(
     "7.3",
     title="An idempotency key a repeating model cannot change",
@@ -202,3 +248,11 @@ def _check_call_key(student: Callable[..., Any]) -> None:
                 hint=_KEY_WHY[why],
             )
     _key_of(student, "run-7", "call_1", "send_note", {"order_id": "A-7", "note": "x" * 2000})
+    agree_on_sameness(
+        lambda *args: _key_of(student, *args),
+        call_key,
+        _GENERATED,
+        name="call_key",
+        hint="One key per (run_id, tool, arguments), the arguments compared as canonical JSON "
+        "(sort_keys=True at every depth, lists in order, all characters); call_id never counts.",
+    )

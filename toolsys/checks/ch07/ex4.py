@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import copy
 import json
+import random
 from collections.abc import Callable
 from typing import Any
 
 from toolsys.checks import CheckFailed, Described, call_student, exercise, expect_plain
+from toolsys.checks._differential import Call, agree, calls
 from toolsys.checks._plain import as_str, difference, text
 from toolsys.errors import ToolError
 
@@ -236,6 +238,62 @@ def _expect_step(
     return got
 
 
+_OUTCOMES = ["value", "value", "retryable", "final", "crash"]
+_ARGUMENTS_74: list[dict[str, Any]] = [
+    _ORDER_74, _REORDERED, _OTHER, {}, {"note": "Zoë", "items": [1, {"a": None}]},
+    {"items": [1, {"a": None}], "note": "Zoë"}, {"note": "Zoe", "items": [1, {"a": None}]},
+]  # fmt: skip
+
+
+def _steps_call(rng: random.Random, size: int) -> Call:
+    """1 to 6 calls on one store: a few keys (the same one often), arguments the same, the same
+    in another key order, or other, and what each run() does: return, raise a retryable
+    ToolError, a final one, or another exception."""
+    keys = ["k1", "k2", "clé"][: 1 + size // 4]
+    steps = [
+        (rng.choice(keys), rng.choice(_ARGUMENTS_74[: 2 + size // 2]), rng.choice(_OUTCOMES))
+        for _ in range(rng.randint(1, min(6, 2 + size // 2)))
+    ]
+    return Call((steps,))
+
+
+_GENERATED = calls(_steps_call, seed=74, count=150)
+
+
+def _sequence(func: Callable[..., Any]) -> Callable[..., Any]:
+    """The envelopes `func` returns for the steps on one fresh store (messages left out: their
+    words are free), and how many times run() was called; the caller edits each envelope it
+    gets back, at depth, as it may."""
+
+    def run(steps: list[tuple[str, dict[str, Any], str]]) -> dict[str, Any]:
+        store: dict[str, Any] = {}
+        runs, envelopes = [0], []
+        for key, arguments, outcome in steps:
+
+            def work(outcome: str = outcome) -> str:
+                runs[0] += 1
+                if outcome == "retryable":
+                    raise ToolError("RATE_LIMITED", "Slow down.", retryable=True)
+                if outcome == "final":
+                    raise ToolError("CARD_DECLINED", "The card was declined.")
+                if outcome == "crash":
+                    raise RuntimeError("the connection dropped")
+                return f"R-{runs[0]}"
+
+            got = func(store, key, copy.deepcopy(arguments), work)
+            kept = copy.deepcopy(got)
+            if type(kept) is dict and type(kept.get("error")) is dict:
+                kept["error"].pop("message", None)
+            envelopes.append(kept)
+            if type(got) is dict and type(got.get("error")) is dict:
+                got["error"]["code"] = _EDITED
+            elif type(got) is dict:
+                got["value"] = _EDITED
+        return {"envelopes": envelopes, "run() calls": runs[0]}
+
+    return run
+
+
 @exercise(
     "7.4",
     title="An idempotency store that remembers failures too",
@@ -275,3 +333,13 @@ def _check_run_once(student: Callable[..., Any]) -> None:
             else:  # in place, at depth: a copy of the envelope's top level is not enough
                 got["error"]["code"] = got["error"]["message"] = _EDITED
             returned.append((got, copy.deepcopy(got), shown))
+    agree(
+        _sequence(student),
+        _sequence(run_once),
+        _GENERATED,
+        name="The steps (key, arguments, what run() does) {args} on one store",
+        wrong="gave {problem}",
+        hint="A new key runs; the same key and arguments (any key order) replays the first "
+        "envelope without running; other arguments are IDEMPOTENCY_KEY_REUSED; a retryable "
+        "ToolError is forgotten, any other failure remembered; hand out deep copies.",
+    )

@@ -6,11 +6,13 @@ category allowed, a rule read after the category default.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Iterator
 from types import SimpleNamespace
 from typing import Any
 
 from toolsys.checks import call_student, exercise, expect_equal
+from toolsys.checks._differential import Call, agree, calls
 
 
 def policy(tool: str, category: str, roles: set, rules: dict, grants: dict) -> str:
@@ -78,6 +80,29 @@ _POLICY_CASES: list[tuple[str, str, set[str], dict[str, str], dict[str, set[str]
 ]
 
 
+_CATEGORIES = ["read", "write", "execute", "read", "write", "execute", "admin", "READ", "", "Write"]
+_ROLES = ["support", "ops", "viewer", "admin", "écrivain"]
+_TOOL_NAMES = ["refund", "delete_account", "list_orders", "purge", "read"]
+
+
+def _policy_call(rng: random.Random, size: int) -> Call:
+    """A tool and a category (one of the three, or another text), a set of roles, rules for
+    some tools, grants of some of the three categories to some roles."""
+    roles = set(rng.sample(_ROLES, rng.randint(0, min(3, 1 + size // 3))))
+    rules = {
+        name: rng.choice(["allow", "deny", "needs_approval"])
+        for name in rng.sample(_TOOL_NAMES, rng.randint(0, min(2, size // 2)))
+    }
+    grants = {
+        role: set(rng.sample(["read", "write", "execute"], rng.randint(0, 2)))
+        for role in rng.sample(_ROLES, rng.randint(0, min(3, size // 2)))
+    }
+    return Call((rng.choice(_TOOL_NAMES), rng.choice(_CATEGORIES), roles, rules, grants))
+
+
+_GENERATED = calls(_policy_call, seed=81, count=250)
+
+
 @exercise(
     "8.1",
     title="A policy function",
@@ -97,6 +122,15 @@ def _check_policy(student: Callable[..., Any]) -> None:
         _expect_decision(
             student, "refund", "write", roles, {}, _GRANTS, _HINT_EVERY_ROLE, f"support not {place}"
         )
+    agree(
+        student,
+        policy,
+        _GENERATED,
+        name="policy",
+        hint="In order, the first answer wins: a category other than 'read', 'write', 'execute' "
+        "is 'deny'; a rule for the tool is the answer; 'read' is 'allow'; 'write' and "
+        "'execute' are 'needs_approval' unless one of the roles is granted that category.",
+    )
 
 
 _FILLERS = ["viewer", "guest", "billing", "audit", "intern", "sales", "legal", "hr", "finance",

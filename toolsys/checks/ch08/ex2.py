@@ -7,12 +7,16 @@ hash over unsorted JSON.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
+import random
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from toolsys.checks import call_student, exercise, expect_equal
+from toolsys.checks._differential import Call, agree, mapping
+from toolsys.checks._differential import calls as generated
 
 
 def approved_calls(calls: list[dict[str, Any]], approvals: Mapping[str, str]) -> list[str]:
@@ -209,6 +213,52 @@ _GATE_CASES: list[tuple[list[dict[str, Any]], dict[str, str], str, str]] = [
 ]
 
 
+def _reordered(value: Any) -> Any:
+    """The same JSON value with every object's keys in the opposite order."""
+    if type(value) is dict:
+        return {key: _reordered(value[key]) for key in reversed(value)}
+    if type(value) is list:
+        return [_reordered(item) for item in value]
+    return value
+
+
+def _gate_call(rng: random.Random, size: int) -> Call:
+    """One turn's calls (distinct ids; arguments nested, non-ASCII, sometimes another call's) and
+    approvals: for each call none, its own key (of its arguments in another order too), the key
+    of another call or tool, a key spelled otherwise, or one for an id the turn does not hold."""
+    turn: list[dict[str, Any]] = []
+    for number in range(rng.randint(0, min(5, 1 + size // 2))):
+        if turn and rng.random() < 0.25:
+            arguments = copy.deepcopy(rng.choice(turn)["arguments"])
+        else:
+            arguments = mapping(rng, size)
+        tool = rng.choice(["refund", "ship", "send_note"])
+        turn.append({"id": f"call_{number + 1}", "tool": tool, "arguments": arguments})
+    approvals: dict[str, str] = {}
+    for call in turn:
+        pick = rng.randrange(7)
+        tool, arguments = call["tool"], call["arguments"]
+        if pick == 0:
+            continue
+        if pick == 1:
+            approvals[call["id"]] = _key(tool, _reordered(arguments))
+        elif pick == 2:
+            other = rng.choice(turn)
+            approvals[call["id"]] = _key(other["tool"], other["arguments"])
+        elif pick == 3:
+            approvals[call["id"]] = _key(tool + "s", arguments)
+        elif pick == 4:
+            approvals[call["id"]] = _sha256_json({"tool": tool, "arguments": arguments}).upper()
+        else:
+            approvals[call["id"]] = _key(tool, arguments)
+    if rng.random() < 0.2:
+        approvals["call_9"] = _key("refund", {})
+    return Call((turn, approvals))
+
+
+_GENERATED = generated(_gate_call, seed=82, count=200)
+
+
 @exercise(
     "8.2",
     title="An approval keyed by call id and argument hash",
@@ -229,3 +279,11 @@ def _check_gate(student: Callable[..., Any]) -> None:
         if type(got) is list and 0 < len(got) < len(expected) and got == expected[: len(got)]:
             hint = _HINT_ALL
         expect_equal(got, expected, what=f"{what}: the ids that may run", hint=hint)
+    agree(
+        student,
+        approved_calls,
+        _GENERATED,
+        name="approved_calls",
+        hint="Keep a call when approvals.get(its id) == arguments_hash(its tool, its arguments), "
+        "in the calls' order.",
+    )

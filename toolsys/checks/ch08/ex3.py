@@ -7,10 +7,13 @@ of `available` by truthiness.
 from __future__ import annotations
 
 import copy
+import random
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from toolsys.checks import CheckFailed, Described, call_student, exercise, expect_equal
+from toolsys.checks._differential import Call, agree, calls
+from toolsys.checks._plain import difference
 
 
 def visible(tools: list[Any], context: Mapping[str, Any]) -> list[Any]:
@@ -81,6 +84,79 @@ def _role_hint(context: Mapping[str, Any], names: list[str], expected: list[str]
     return _TOOL_HINTS[wrong[0]] if wrong else _HINT_ROLES
 
 
+_ROLE_SETS: list[set[str] | None] = [None, None, set(), {"support"}, {"admin", "auditor"}, {"é"}]
+_AVAILABLE: list[tuple[str, Callable[[Any], Any] | None]] = [
+    ("always", None),
+    ("beta", lambda context: context.get("beta") is True),
+    ("eu", lambda context: context["region"] == "eu"),  # raises without a region
+    ("yes", lambda context: "yes"),
+    ("one", lambda context: 1),
+    ("true", lambda context: True),
+    ("none", lambda context: None),
+    ("many", lambda context: len(context["roles"]) > 1),  # raises for None or no roles
+]
+
+
+def _pool() -> dict[str, Any]:
+    """Every pairing of the roles a tool may hold with the available() it may have, by name."""
+    from toolsys import Registry
+
+    registry = Registry()
+    for r, roles in enumerate(_ROLE_SETS):
+        for name, available in _AVAILABLE:
+            registry.register(
+                lambda: None, name=f"t{r}_{name}", description="A tool.", roles=roles,
+                available=available,
+            )  # fmt: skip
+    return {tool.name: tool for tool in registry}
+
+
+class _Named(list[str]):
+    """The names of the tools passed, shown as the tools they stand for."""
+
+    def __repr__(self) -> str:
+        return f"[the tools {', '.join(self)}]" if self else "[]"
+
+
+def _visible_call(rng: random.Random, size: int) -> Call:
+    """Some of the pool's tools, in some order, and a caller: roles a set, a list, one string,
+    None or no key; sometimes beta (True or not) and a region."""
+    names = [f"t{r}_{a}" for r in range(len(_ROLE_SETS)) for a, _ in _AVAILABLE]
+    tools = rng.sample(names, rng.randint(0, min(len(names), 1 + size)))
+    names_held = rng.sample(["support", "admin", "auditor", "viewer", "é"], rng.randint(0, 3))
+    context: dict[str, Any] = {}
+    form = rng.randrange(6)
+    if form == 0:
+        context["roles"] = set(names_held)
+    elif form == 1:
+        context["roles"] = list(names_held)
+    elif form == 2:
+        context["roles"] = rng.choice(["support", "admin", "viewer", "é"])
+    elif form == 3:
+        context["roles"] = None
+    if rng.random() < 0.5:
+        context["beta"] = rng.choice([True, False, "yes", 1])
+    if rng.random() < 0.5:
+        context["region"] = rng.choice(["eu", "us"])
+    return Call((_Named(tools), context))
+
+
+_GENERATED = calls(_visible_call, seed=83, count=200)
+
+
+def _names_seen(func: Callable[..., Any]) -> Callable[..., Any]:
+    """`func` on the named tools of the pool; what it returns, as the tools' names."""
+    pool = _pool()
+
+    def run(names: list[str], context: dict[str, Any]) -> Any:
+        got = func([pool[name] for name in names], context)
+        if type(got) is not list or not all(any(g is t for t in pool.values()) for g in got):
+            return got
+        return [tool.name for tool in got]
+
+    return run
+
+
 @exercise(
     "8.3",
     title="A role filter for export",
@@ -118,3 +194,13 @@ def _check_visible(student: Callable[..., Any]) -> None:
         expected = [tool.name for tool in visible(tools, context)]
         hint = _role_hint(context, names, expected)
         expect_equal(names, expected, what=f"{what}: the names of the tools", hint=hint)
+    agree(
+        _names_seen(student),
+        _names_seen(visible),
+        _GENERATED,
+        name="visible",
+        compare=lambda got, expected, what: difference(got, expected, "the names of the tools"),
+        hint="Keep a tool when its roles are None or share a role with the caller's (one string "
+        "is one role; None or no key is no role), and its available is None or "
+        "available(context) is True (raising hides it).",
+    )

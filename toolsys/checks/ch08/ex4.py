@@ -6,12 +6,15 @@ or of the hashes without the links between them.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import random
 from collections.abc import Callable
 from typing import Any
 
 from toolsys.checks import call_student, exercise, expect_equal
+from toolsys.checks._differential import Call, agree, calls, mapping, text
 
 
 def first_bad_line(lines: list[str]) -> int | None:
@@ -240,6 +243,64 @@ _CHAIN_CASES: list[tuple[list[str], str, str]] = [
 ]
 
 
+def _tampered(rng: random.Random, log: list[str], records: list[dict[str, Any]]) -> list[str]:
+    """`log` with one change a forger, a crash or an editor makes (some leave it intact)."""
+    n = len(log)
+    k = rng.randrange(n) if n else 0
+    pick = rng.randrange(14) if n else 0
+    if pick == 0:
+        return [*log[:k], rng.choice(["", "   ", "{}", "[1, 2]", "null", '"x"']), *log[k:]]
+    if pick == 1:  # a value edited, the hash left as it was
+        record = json.loads(log[k])
+        record["tool"] = str(record.get("tool")) + rng.choice(["x", "é"])
+        return [*log[:k], json.dumps(record), *log[k + 1 :]]
+    if pick == 2:  # a value edited and the line's own hash recomputed
+        return [*log[:k], _resealed(log[k], outcome=text(rng, 4)), *log[k + 1 :]]
+    if pick == 3:  # a seq renumbered, every hash and prev right
+        wrong = rng.choice([k + 2, k, 0, -1, str(k + 1), float(k + 1), k == 0 or k + 1])
+        return _sealed(records, seqs={k + 1: wrong})
+    if pick == 4:  # a prev replaced, every hash right
+        return _sealed(records, prevs={k + 1: rng.choice(["f" * 64, "0" * 64, log[k][-66:-2]])})
+    if pick == 5:
+        return [*log[:k], *log[k + 1 :]]  # a line deleted
+    if pick == 6 and n > 1:
+        j = rng.randrange(n)
+        swapped = list(log)
+        swapped[j], swapped[k] = swapped[k], swapped[j]
+        return swapped
+    if pick == 7:  # cut, or something after the record
+        return [*log[:k], rng.choice([log[k][: len(log[k]) // 2], log[k] + " x", log[k] + "{}"]),
+                *log[k + 1 :]]  # fmt: skip
+    if pick == 8:  # keys in another order, spaces between them: still intact
+        return [*log[:k], _reorder(log[k]), *log[k + 1 :]]
+    if pick == 9:  # a field left out, the line's own hash recomputed
+        return [*log[:k], _resealed(log[k], without=rng.choice(["prev", "seq"])), *log[k + 1 :]]
+    if pick == 10:  # the hash spelled otherwise
+        return [*log[:k], log[k].replace('"hash": "', '"hash": "0'), *log[k + 1 :]]
+    if pick == 11:
+        return [*log, log[-1]]  # the last line repeated
+    return list(log)
+
+
+def _chain_call(rng: random.Random, size: int) -> Call:
+    """A log `AuditLog` writes (0 to about 8 records, non-ASCII and nested arguments), then one
+    or two changes: an edit, a renumbering, a line deleted, moved, cut or blank, ..."""
+    records = [
+        {"user": rng.choice(["sam", "zoë"]), "tool": rng.choice(["refund", "list_orders"]),
+         "arguments": mapping(rng, size // 2), "outcome": rng.choice(["ok", "APPROVAL_DENIED"])}
+        for _ in range(rng.randint(0, min(8, 1 + size)))
+    ]  # fmt: skip
+    lines = _sealed(records)
+    for _ in range(rng.choice([0, 1, 1, 2])):
+        # a line the first change left unreadable: the second change is skipped
+        with contextlib.suppress(ValueError, TypeError, AttributeError):
+            lines = _tampered(rng, lines, records)
+    return Call((lines,))
+
+
+_GENERATED = calls(_chain_call, seed=84, count=200)
+
+
 def _intact_from_0(student: Callable[..., Any]) -> bool:
     """Whether `student` finds a log numbered from seq 0 intact (a diagnosis: never fails)."""
     try:
@@ -269,3 +330,12 @@ def _check_chain(student: Callable[..., Any]) -> None:
         elif expected is None and got == 1 and lines and _intact_from_0(student):
             hint = _HINT_FROM_0
         expect_equal(got, expected, what=what, hint=hint)
+    agree(
+        student,
+        first_bad_line,
+        _GENERATED,
+        name="first_bad_line",
+        hint="Return the first line that is not whole JSON, does not match its own hash, or "
+        "does not follow the line before (prev is that line's hash, seq is the line number, an "
+        "int); None when every line is right.",
+    )

@@ -6,10 +6,12 @@ and hides its inner calls from the layers.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from typing import Any
 
 from toolsys.checks import CheckFailed, Described, call_student, exercise, expect_equal, expect_true
+from toolsys.checks._differential import Call, agree, calls
 from toolsys.checks.ch09._shared import Recorder
 from toolsys.errors import ToolError
 from toolsys.registry import Registry
@@ -58,6 +60,36 @@ def _shop(
 
 
 _CALLER = {"user": "sam", "roles": ["agent"]}
+
+
+def _amount_call(rng: random.Random, size: int) -> Call:
+    """An order and an amount: an int or a float, around 100 (99.99, 100, 100.0, 100.000001,
+    101) or anywhere from 0 to far above."""
+    amount = rng.choice(
+        [0, 0.0, 1, 99, 99.99, 100, 100.0, 100.000001, 100.01, 101, 1e6, rng.uniform(0, 200),
+         rng.randint(0, 10 ** (1 + size // 3))]
+    )  # fmt: skip
+    return Call((rng.choice(["A-7", "B-1", "Zoë-3"]), amount))
+
+
+_GENERATED = calls(_amount_call, seed=91, count=60)
+
+
+def _branch(make: Callable[..., Any]) -> Callable[..., Any]:
+    """The tools that ran when the composite `make(registry)` built is called with an amount."""
+    registry, _, ran = _shop()
+    registry.add(make(registry))
+
+    def run(order_id: str, amount: float) -> Any:
+        ran.clear()
+        result = registry.execute(
+            "refund_or_escalate", {"order_id": order_id, "amount": amount}, context=_CALLER
+        )
+        return [name for name, _, _ in ran] if result.ok else str(result.error)
+
+    return run
+
+
 _HAND_CHAINED = (
     "Build it with toolsys.compose.when from registry.get('refund') and "
     "registry.get('escalate'): a function of your own that calls them is a READ tool to every "
@@ -186,3 +218,13 @@ def _check_refund_or_escalate(student: Callable[..., Any]) -> None:
             'included: """the amount is at most 100""". when() writes that line into the '
             "composite's description; 'small amounts' does not tell the model which are.",
         )
+    agree(
+        _branch(student),
+        _branch(refund_or_escalate),
+        _GENERATED,
+        name="refund_or_escalate: the tools that ran for (order_id, amount) {args}",
+        wrong="were {problem}",
+        compare=lambda got, expected, what: None if got == expected else f"{got!r}",
+        hint="Refund when the amount is at most 100 (100 included, as an int or a float), "
+        "escalate above it.",
+    )

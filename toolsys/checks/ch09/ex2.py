@@ -9,6 +9,7 @@ a collision, and the prefixes a hand-written test lets through.
 
 from __future__ import annotations
 
+import random
 import re
 from collections.abc import Callable
 from typing import Any
@@ -22,6 +23,7 @@ from toolsys.checks import (
     expect_raises,
     expect_true,
 )
+from toolsys.checks._differential import Call, agree, calls
 from toolsys.checks._plain import text
 
 _PREFIX = re.compile(r"[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*")
@@ -120,6 +122,43 @@ _BAD_PREFIXES = {
 }
 
 
+_PREFIXES = ["billing", "shop-eu_billing", "a", "-", "9", "A_b-c", "a_-_b", "", "_a", "a_",
+             "a__b", "a b", "é", "billing\n", "a.b", "ß_x", "a\tb"]  # fmt: skip
+
+
+def _include_call(rng: random.Random, size: int) -> Call:
+    """A prefix (fine, or not: "_a", "a__b", "é", a newline at its end, ...), tools to include
+    whose full names are around 64 characters too, and a target that holds some of those
+    full names already, or others."""
+    prefix = rng.choice(_PREFIXES) if rng.random() < 0.8 else "p" * rng.randint(20, 40)
+    names = ["refund", "charge", "search", "x__y", "été"]
+    other = {
+        rng.choice([*names, "b" * max(1, 62 - len(prefix) + rng.randint(-1, 1))]): f"tool {n}"
+        for n in range(rng.randint(0, min(4, 1 + size)))
+    }
+    target: dict[str, str] = {}
+    for name in rng.sample(names, rng.randint(0, 2)):
+        full = f"{prefix}__{name}" if rng.random() < 0.5 else name
+        target[full] = f"old {name}"
+    return Call((target, other, prefix))
+
+
+_GENERATED = calls(_include_call, seed=92, count=200)
+
+
+def _after(func: Callable[..., Any]) -> Callable[..., Any]:
+    """What `func` returned or raised (a ValueError), and both registries afterwards."""
+
+    def run(target: dict[str, Any], other: dict[str, Any], prefix: str) -> dict[str, Any]:
+        try:
+            returned, raised = func(target, other, prefix), None
+        except ValueError:
+            returned, raised = None, "ValueError"
+        return {"returned": returned, "raised": raised, "target": target, "other": other}
+
+    return run
+
+
 @exercise(
     "9.2",
     title="A namespace merge that refuses collisions",
@@ -209,4 +248,14 @@ def _check_include(student: Callable[..., Any]) -> None:
         {"shop-eu_billing__charge": _charge},
         "after including charge under 'shop-eu_billing'",
         "'-' and a single '_' inside a prefix are fine.",
+    )
+    agree(
+        _after(student),
+        _after(include),
+        _GENERATED,
+        name="include",
+        hint="Refuse a prefix that is not ASCII letters, digits, '-' and single '_' inside (use "
+        "re.fullmatch: re.match with $ lets a final newline through), a new name over 64 "
+        "characters or one already in target, with ValueError and nothing added; otherwise "
+        "add them all and return None.",
     )

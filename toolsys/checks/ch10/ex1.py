@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import copy
 import json
+import random
 from collections.abc import Callable
 from typing import Any
 
 from toolsys.checks import call_student, exercise, expect_equal, expect_plain
+from toolsys.checks._differential import Call, agree, calls, plain, text
 
 
 def to_call_result(envelope: dict[str, Any]) -> dict[str, Any]:
@@ -101,6 +103,26 @@ _RESULT_CASES: list[tuple[dict[str, Any], str]] = [
 _RESULT_SHAPE = "a dict with keys content and isError (and _meta for a failure)"
 
 
+def _envelope_call(rng: random.Random, size: int) -> Call:
+    """A success holding plain data (a string, non-ASCII text, nested values) or a failure
+    whose suggestion is text, "", None or missing, with more keys (retryable, details) or not."""
+    if rng.random() < 0.5:
+        return Call(({"ok": True, "value": plain(rng, size)},))
+    error: dict[str, object] = {"code": rng.choice(["ORDER_NOT_FOUND", "TIMEOUT"])}
+    error["message"] = text(rng, size, least=1)
+    pick = rng.randrange(4)
+    if pick < 3:
+        error["suggestion"] = [text(rng, size, least=1), "", None][pick]
+    if rng.random() < 0.4:
+        error["retryable"] = rng.random() < 0.5
+    if rng.random() < 0.2:
+        error["details"] = {"order": "Zoë-1"}
+    return Call(({"ok": False, "error": error},))
+
+
+_GENERATED = calls(_envelope_call, seed=101, count=200)
+
+
 @exercise(
     "10.1",
     title="An error the model can read",
@@ -128,6 +150,16 @@ def _check_to_call_result(student: Callable[..., Any]) -> None:
         expect_plain(got, what=what, shape=_RESULT_SHAPE, hint=_RESULT_WHY[why])
         expected = to_call_result(envelope)
         expect_equal(got, expected, what=what, hint=_result_hint(got, expected, why))
+    agree(
+        student,
+        to_call_result,
+        _GENERATED,
+        name="to_call_result",
+        hint="A success: one text block, the value itself if a str, else json.dumps(value, "
+        "ensure_ascii=False), isError False. A failure: message + ' ' + suggestion (just the "
+        "message when the suggestion is empty, None or missing), isError True, the error dict "
+        "in _meta['toolsys/error'].",
+    )
 
 
 def _result_hint(got: Any, expected: dict[str, Any], why: str) -> str:

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import copy
 import json
+import random
 from collections.abc import Callable
 from typing import Any
 
 from toolsys.checks import call_student, exercise, expect_equal
+from toolsys.checks._differential import Call, agree, calls
 
 
 def category_of(annotations: dict[str, Any] | None, trusted: bool) -> str:
@@ -68,6 +70,26 @@ _TRUST_CASES: list[tuple[dict[str, Any] | None, Any, str, str]] = [
 ]
 
 
+_HINT_VALUES: list[object] = [True, False, True, False, "true", 1, 0, None, "false"]
+_HINT_NAMES = ["readOnlyHint", "openWorldHint", "destructiveHint", "idempotentHint"]
+
+
+def _category_call(rng: random.Random, size: int) -> Call:
+    """Annotations (None, empty, or some of the four hints, each a real bool or not) and a
+    trust that is True, or another value (False, 1, "yes", None)."""
+    annotations: dict[str, object] | None = None
+    if rng.random() < 0.85:
+        annotations = {
+            name: rng.choice(_HINT_VALUES) for name in rng.sample(_HINT_NAMES, rng.randint(0, 4))
+        }
+        if rng.random() < 0.2:
+            annotations["title"] = "Lire un fichier"
+    return Call((annotations, rng.choice([True, True, True, False, 1, "yes", None])))
+
+
+_GENERATED = calls(_category_call, seed=102, count=150)
+
+
 @exercise(
     "10.2",
     title="Trust decides what a hint is worth",
@@ -99,3 +121,12 @@ def _check_category_of(student: Callable[..., Any]) -> None:
             hint="Leave the server's annotations as they are (they are the caller's): read the "
             "defaults into a dict of your own, {**SPEC_DEFAULTS, **hints}, never into theirs.",
         )
+    agree(
+        student,
+        category_of,
+        _GENERATED,
+        name="category_of",
+        hint="trusted is not True: 'execute'. Else each hint that is a real bool is believed, "
+        "any other from SPEC_DEFAULTS; readOnlyHint: 'read', else openWorldHint: 'execute', "
+        "else 'write'.",
+    )

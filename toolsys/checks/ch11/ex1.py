@@ -9,12 +9,15 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
+import random
 from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from toolsys.checks import CheckFailed, Described, call_student, exercise, expect_raises
+from toolsys.checks._differential import Call, agree, calls
+from toolsys.checks._differential import text as some_text
 from toolsys.checks._plain import text
 from toolsys.tool import Tool, tool_from_function
 
@@ -110,6 +113,45 @@ def check_agreement(tool: Tool, sample: dict[str, Any]) -> None:
 
 
 _SAMPLE = {"query": "retry", "limit": 3}
+_TOOL_NAMES = ["search", "clock", "limit_required", "limit_as_text", "limit_required_first",
+               "open_schema", "ignores_extras", "vague_refusal"]  # fmt: skip
+
+
+def _agreement_call(rng: random.Random, size: int) -> Call:
+    """One of the check's tools and a sample its schema allows: every required field, each
+    optional one now and then, values of the declared type (non-ASCII text, 0, 10, -1)."""
+    name = rng.choice(_TOOL_NAMES)
+    schema = _tools()[name].parameters
+    required = set(schema.get("required", []))
+    sample: dict[str, Any] = {}
+    for field, declared in schema["properties"].items():
+        if field in required or rng.random() < 0.5:
+            if declared["type"] == "integer":
+                sample[field] = rng.choice([0, 1, 3, 10, -1, 10**size])
+            else:
+                sample[field] = (
+                    rng.choice(["UTC", "Europe/Paris"])
+                    if field == "timezone"
+                    else (some_text(rng, size))
+                )
+    return Call((name, sample))
+
+
+_GENERATED = calls(_agreement_call, seed=111, count=120)
+
+
+def _verdict(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Whether `func` on the named tool and the sample raised AssertionError or returned None."""
+    tools = _tools()
+
+    def run(name: str, sample: dict[str, Any]) -> str:
+        try:
+            returned = func(tools[name], sample)
+        except AssertionError:
+            return "raised AssertionError (a disagreement)"
+        return "returned None (they agree)" if returned is None else f"returned {returned!r}"
+
+    return run
 
 
 _OPTIONAL_HINT = (
@@ -258,4 +300,17 @@ def _check_agreement(student: Callable[..., Any]) -> None:
         "the schema says limit is a string but the validator wants an integer",
         None,
         ("INVALID_ARGUMENTS",),
+    )
+    agree(
+        _verdict(student),
+        _verdict(check_agreement),
+        _GENERATED,
+        name="check_agreement(the tool {args})",
+        wrong="{problem}",
+        compare=lambda got, expected, what: (
+            None if got == expected else f"{got}, but the reference {expected}"
+        ),
+        hint="Raise AssertionError only when the validator refuses the sample, or accepts it "
+        "without a required field, or with an undeclared property when additionalProperties "
+        "is false (or refuses those without INVALID_ARGUMENTS naming the field).",
     )

@@ -7,10 +7,12 @@ The cases are an argument match that wants every argument, and a trajectory comp
 from __future__ import annotations
 
 import copy
+import random
 from collections.abc import Callable
 from typing import Any
 
 from toolsys.checks import call_student, exercise, expect_equal
+from toolsys.checks._differential import Call, agree, calls
 
 
 def calls_match(made: list[Any], expected: list[Any], mode: str) -> bool:
@@ -93,6 +95,50 @@ _MATCH_CASES: list[tuple[list[Any], list[Any], str, str]] = [
 ]
 
 
+# Argument values where "equal" is easy to get wrong: True beside 1, False beside 0, 6.0 beside
+# 6, None, lists (compared with ==: [True] is [1]), text with and without an accent.
+VALUES: list[Any] = [True, 1, False, 0, 6, 6.0, None, [1, 2], [2, 1], [True], [1], "Zoë", "Zoe", ""]
+NAMES = ["get_weather", "search_docs", "roll"]
+
+
+def some_arguments(rng: random.Random, keys: int) -> dict[str, Any]:
+    """Up to `keys` arguments named from a few names, each one of VALUES."""
+    return {rng.choice(["city", "units", "on", "n"]): rng.choice(VALUES) for _ in range(keys)}
+
+
+def some_calls(rng: random.Random, size: int, most: int) -> list[tuple[str, dict[str, Any]]]:
+    """0 to `most` (name, arguments) calls from a few names: the same name comes back often."""
+    return [
+        (rng.choice(NAMES[: 1 + size // 3]), some_arguments(rng, rng.randint(0, 2)))
+        for _ in range(rng.randint(0, most))
+    ]
+
+
+def subset_of(rng: random.Random, call: tuple[str, dict[str, Any]]) -> tuple[str, dict[str, Any]]:
+    """An expected call that `call` matches (some of its arguments), or a near miss of it."""
+    name, arguments = call
+    wanted = {key: value for key, value in arguments.items() if rng.random() < 0.6}
+    if wanted and rng.random() < 0.3:
+        key = rng.choice(list(wanted))
+        wanted[key] = rng.choice(VALUES)  # perhaps equal still, perhaps True for 1
+    return name, wanted
+
+
+def _match_call(rng: random.Random, size: int) -> Call:
+    """Made calls, expected calls built from some of them (in another order, now and then one
+    more or one less) and a mode."""
+    made = some_calls(rng, size, min(6, 1 + size))
+    expected = [subset_of(rng, call) for call in made if rng.random() < 0.8]
+    if rng.random() < 0.5:
+        rng.shuffle(expected)
+    if rng.random() < 0.3:
+        expected += some_calls(rng, size, 1)
+    return Call((made, expected, rng.choice(["strict", "unordered", "subset"])))
+
+
+_GENERATED = calls(_match_call, seed=112, count=250)
+
+
 @exercise(
     "11.2",
     title="A trajectory assertion",
@@ -119,3 +165,13 @@ def _check_calls_match(student: Callable[..., Any]) -> None:
             returns="True or False",
         )
         expect_equal(got, calls_match(made, expected, mode), what=what, hint=why + ".")
+    agree(
+        student,
+        calls_match,
+        _GENERATED,
+        name="calls_match",
+        hint="A made call matches an expected one when the names are equal and every expected "
+        "key is there with an equal value (a bool only equal to a bool); unordered and subset "
+        "need each expected call matched by its own made call: try every assignment, not the "
+        "first match.",
+    )

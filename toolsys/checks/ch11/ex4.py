@@ -7,10 +7,13 @@ over cases that name no arguments.
 from __future__ import annotations
 
 import copy
+import random
 from collections.abc import Callable
 from typing import Any
 
 from toolsys.checks import call_student, exercise, expect_equal, expect_plain
+from toolsys.checks._differential import Call, agree, calls, close
+from toolsys.checks.ch11.ex2 import NAMES, some_calls, subset_of
 
 
 def selection_scores(cases: list[dict[str, Any]], made: list[list[Any]]) -> dict[str, Any]:
@@ -113,6 +116,40 @@ _SCORE_CASES: list[tuple[list[dict[str, Any]], list[list[Any]], str]] = [
 ]
 
 
+def _scores_call(rng: random.Random, size: int) -> Call:
+    """1 to a few cases, each a tool and often arguments (an empty {} too), taken from a call
+    the model made or from none; the calls made for each (none too; the expected tool first,
+    later, or not at all)."""
+    cases, made = [], []
+    for _ in range(rng.randint(1, min(5, 1 + size))):
+        calls_made = some_calls(rng, size, 3)
+        if calls_made and rng.random() < 0.7:
+            tool, arguments = subset_of(rng, rng.choice(calls_made))
+        else:
+            tool, arguments = rng.choice(NAMES), {}
+        case: dict[str, Any] = {"tool": tool}
+        if rng.random() < 0.7:
+            case["arguments"] = arguments
+        cases.append(case)
+        made.append(calls_made)
+    return Call((cases, made))
+
+
+_GENERATED = calls(_scores_call, seed=114, count=250)
+
+
+def _as_floats(func: Callable[..., Any]) -> Callable[..., Any]:
+    """`func`'s dict with whole-number rates as floats (1 for 1.0 is not a mistake)."""
+
+    def run(cases: list[Any], made: list[Any]) -> Any:
+        got = func(cases, made)
+        if type(got) is not dict:
+            return got
+        return {k: float(v) if type(v) is int else v for k, v in got.items()}
+
+    return run
+
+
 @exercise(
     "11.4",
     title="Score a selection eval",
@@ -141,6 +178,16 @@ def _check_selection_scores(student: Callable[..., Any]) -> None:
         if isinstance(got, dict):
             got = {k: float(v) if type(v) is int else v for k, v in got.items()}
         expect_equal(got, expected, what=what, hint=_hint(got, expected, why))
+    agree(
+        _as_floats(student),
+        selection_scores,
+        _GENERATED,
+        name="selection_scores",
+        compare=close,
+        hint="top1: the first call's name is the case's tool (no call is a miss); arguments: "
+        "over the cases whose arguments are not empty, the first call to the case's tool "
+        "holds them (True is not 1), None if no case names any; calls_per_task: calls / cases.",
+    )
 
 
 _KEY_HINTS = {

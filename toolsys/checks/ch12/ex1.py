@@ -6,9 +6,12 @@ breaking the invariant.
 
 from __future__ import annotations
 
+import random
+import sqlite3
 from collections.abc import Callable
 
 from toolsys.checks import CheckFailed, Described, call_student, exercise, expect_equal
+from toolsys.checks._differential import Call, agree, calls
 from toolsys.checks.ch12._shared import rule_violations, temporary_shop
 
 RESHIP_RULE = """
@@ -32,6 +35,44 @@ _RESHIP_CASES: list[tuple[str, list[str], set[str]]] = [
     ("a reship of cancelled ORD-1011", ["ORD-1003", "ORD-1011"], {"ORD-1011"}),
     ("a reship of shipped ORD-1002", ["ORD-1002"], {"ORD-1002"}),
 ]
+
+
+_ORDERS = [f"ORD-{n}" for n in range(1001, 1025)]  # the fresh shop's 24 orders, of every status
+
+
+def _reships_call(rng: random.Random, size: int) -> Call:
+    """0 to 8 reships, each of one of a few of the shop's orders (placed, shipped, delivered or
+    cancelled: the same order often twice), for either reason."""
+    orders = rng.sample(_ORDERS, 1 + size // 2)
+    reships = [
+        (rng.choice(orders), rng.choice(["broken", "lost"]))
+        for _ in range(rng.randint(0, min(8, 1 + size)))
+    ]
+    return Call((reships,))
+
+
+_GENERATED = calls(_reships_call, seed=121, count=150)
+
+
+def _named_orders(sql: str, conn: sqlite3.Connection) -> Callable[..., list[str]]:
+    """The orders `sql` names on the shop in `conn` with these reships (and no others)."""
+
+    def run(reships: list[tuple[str, str]]) -> list[str]:
+        conn.execute("DELETE FROM reships")
+        conn.executemany("INSERT INTO reships (order_id, reason) VALUES (?, ?)", reships)
+        return sorted({str(row["order_id"]) for row in conn.execute(sql).fetchall()})
+
+    return run
+
+
+def _in_memory(path: object) -> sqlite3.Connection:
+    """A copy of the shop's database in memory: a differential case changes the reships
+    hundreds of times, which a file's commits would make slow."""
+    conn = sqlite3.connect(":memory:")
+    with sqlite3.connect(str(path)) as source:
+        source.backup(conn)
+    conn.row_factory = sqlite3.Row
+    return conn
 
 
 @exercise(
@@ -67,3 +108,16 @@ def _check_reship_rule(student: Callable[[], str]) -> None:
             what=f"the orders your rule names with {case}",
             hint="Only delivered orders may be sent again, each at most once.",
         )
+    with temporary_shop() as shop:
+        conn = _in_memory(shop.path)
+    try:
+        agree(
+            _named_orders(sql, conn),
+            _named_orders(RESHIP_RULE, conn),
+            _GENERATED,
+            name="With the reships (order_id, reason) {args}, the orders your rule names",
+            hint="Count per order (whatever the reason), and name every order reshipped that "
+            "is not delivered.",
+        )
+    finally:
+        conn.close()

@@ -10,11 +10,14 @@ at once cannot both be decided before either is written (60 of a limit of 50).
 
 from __future__ import annotations
 
+import random
+import sqlite3
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 from toolsys.checks import CheckFailed, Described, call_student, exercise, expect_equal
+from toolsys.checks._differential import Call, agree, calls
 from toolsys.checks.ch12._shared import AGENT, MANAGER, temporary_shop, unfinished
 from toolsys.governance import Allow, Decision, NeedsApproval, Policy
 from toolsys.registry import Registry
@@ -208,6 +211,68 @@ def _refunded(shop: Shop, order: str) -> str:
     return f"{int(cents) / 100:.2f}"
 
 
+_ROLE_FORMS: list[list[str] | None] = [
+    ["customer"], ["customer"], ["manager"], ["agent"], ["customer", "manager"], [], None,
+]  # fmt: skip
+_AMOUNTS = [0.01, 0.1, 0.2, 0.3, 19.9, 20, 20.1, 30.1, 19.99, 50, 50.01, 33.33, 16.67, 30]
+_LIMITS = [None, None, 50.0, 0.3, 100, 33.34, 20]
+
+
+def _decision_call(rng: random.Random, size: int) -> Call:
+    """Refunds made already (on this order and the customer's others, in cents), a limit (the
+    default too), a caller (customer, manager, agent, both, no role) and a refund to decide
+    (amounts whose sum in floats is not their sum in cents: 0.1 + 0.2), or arguments None."""
+    orders = ["ORD-1003", "ORD-1004", "ORD-1019", "ORD-1010"]
+    earlier = [
+        (rng.choice(orders), rng.choice([1, 990, 1990, 2000, 3000, 3010, 4999, 5000, 10]))
+        for _ in range(rng.randint(0, min(4, size)))
+    ]
+    context: dict[str, Any] = {"user": "C001"}
+    roles = rng.choice(_ROLE_FORMS)
+    if roles is not None or rng.random() < 0.5:
+        context["roles"] = roles
+    arguments: dict[str, Any] | None = {
+        "order_id": rng.choice(orders), "amount": rng.choice(_AMOUNTS), "reason": "late",
+    }  # fmt: skip
+    if rng.random() < 0.15:
+        arguments = None
+    return Call((earlier, rng.choice(_LIMITS), context, arguments))
+
+
+_GENERATED = calls(_decision_call, seed=124, count=150)
+
+
+def _deciding(
+    make: Callable[..., Any], shop: Shop, writer: sqlite3.Connection
+) -> Callable[..., Any]:
+    """The decision of the rule `make(shop, limit)` makes, once the refunds table holds
+    `earlier`: Allow or NeedsApproval by name ("listed" for either when tools are listed)."""
+    tool = _registry(shop, Allow()).get("refund_order")
+
+    def run(
+        earlier: list[tuple[str, int]], limit: float | None, context: Any, arguments: Any
+    ) -> str:
+        writer.execute("BEGIN")
+        writer.execute("DELETE FROM refunds")
+        writer.executemany(
+            "INSERT INTO refunds (order_id, amount_cents, reason, idempotency_key) "
+            "VALUES (?, ?, 'late', ?)",
+            [(order, cents, f"k{n}") for n, (order, cents) in enumerate(earlier)],
+        )
+        writer.execute("COMMIT")
+        rule = make(shop) if limit is None else make(shop, limit)
+        decision = rule(tool, arguments, context)
+        if isinstance(decision, AbstractContextManager):
+            with decision as decided:
+                decision = decided
+        name = type(decision).__name__
+        if arguments is None and name in ("Allow", "NeedsApproval"):
+            return "listed (Allow or NeedsApproval)"
+        return name if name in ("Allow", "NeedsApproval") else repr(decision)
+
+    return run
+
+
 @exercise(
     "12.4",
     title="A refund rule that a split refund cannot get around",
@@ -275,3 +340,17 @@ def _check_split_proof_rule(student: Callable[..., Any]) -> None:
                 "NeedsApproval(...)` (or Allow()) offers the tool; each call is decided on its own "
                 "arguments.",
             )
+    with temporary_shop(reships=False) as shop:
+        writer = sqlite3.connect(str(shop.path), isolation_level=None)
+        writer.execute("PRAGMA synchronous=OFF")  # the cases rewrite the table: no need to sync
+        try:
+            agree(
+                _deciding(student, shop, writer),
+                _deciding(split_proof_rule, shop, writer),
+                _GENERATED,
+                name="With the refunds (order, cents) {args} (refunds so far, limit, context, "
+                "arguments), the rule's decision",
+                hint=_HINT,
+            )
+        finally:
+            writer.close()

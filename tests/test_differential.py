@@ -1,0 +1,250 @@
+"""The differential layer of the checks (toolsys/checks/_differential.py) keeps its promises.
+
+Deterministic inputs, smallest first, a verdict that names the smallest disagreeing input, a stub
+still "not done yet"; and, for the exercises that use it, wrong answers that only inputs beyond
+the hand-written cases show, each rejected, while correct answers written differently pass.
+"""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta, timezone
+from typing import Any
+
+import pytest
+from pydantic import BaseModel, model_validator
+
+from tests.solution_code import answer, swap, verdict
+from toolsys.checks import CheckFailed, Status
+from toolsys.checks._differential import (
+    Call,
+    agree,
+    agree_on_sameness,
+    calls,
+    close,
+    weight,
+)
+
+
+def _numbers(rng: random.Random, size: int) -> Call:
+    return Call((rng.randint(0, 10 * (size + 1)),))
+
+
+def test_inputs_are_the_same_every_time_and_smallest_first() -> None:
+    first, again = calls(_numbers, seed=1, count=50), calls(_numbers, seed=1, count=50)
+    assert list(first) == list(again)
+    weights = [weight(call) for call in first]
+    assert weights == sorted(weights)
+    assert len({repr(call) for call in first}) == len(first)  # each input once
+
+
+def test_sets_are_spelled_alike_in_every_process() -> None:
+    """Which inputs are kept must not follow PYTHONHASHSEED (a set's order does)."""
+    code = (
+        "from toolsys.checks._differential import Call, _spelled;"
+        "print(_spelled(Call(({'zeta', 'alpha', 'mu', 'beta'},))))"
+    )
+    spelled = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={"PYTHONHASHSEED": seed, "TOOLSYS_OFFLINE": "1"},
+        ).stdout
+        for seed in ("0", "1", "2", "3")
+    }
+    assert len(spelled) == 1, spelled
+
+
+def test_the_smallest_disagreement_is_reported() -> None:
+    def reference(n: int) -> int:
+        return n * 2
+
+    def wrong(n: int) -> int:
+        return n * 2 if n < 7 else n * 2 + 1
+
+    inputs = calls(_numbers, seed=3, count=200)
+    smallest = min(call.args[0] for call in inputs if call.args[0] >= 7)
+    with pytest.raises(CheckFailed) as failed:
+        agree(wrong, reference, inputs, name="double")
+    assert failed.value.message.startswith(f"double({smallest}) returned a wrong value")
+    assert failed.value.expected == 2 * smallest and failed.value.got == 2 * smallest + 1
+    assert "smallest" in failed.value.message
+
+
+def test_an_error_where_the_reference_returns_is_reported_with_its_input() -> None:
+    def fragile(n: int) -> int:
+        if n == 3:
+            raise KeyError("n")
+        return n
+
+    with pytest.raises(CheckFailed, match=r"^same\(3\) raised KeyError"):
+        agree(fragile, lambda n: n, calls(_numbers, seed=3, count=200), name="same")
+
+
+def test_a_stub_is_still_not_done() -> None:
+    def stub(n: int) -> int:
+        raise NotImplementedError
+
+    with pytest.raises(NotImplementedError):
+        agree(stub, lambda n: n, calls(_numbers, seed=3, count=20), name="same")
+
+
+def test_an_answer_that_changes_its_argument_cannot_change_what_the_reference_sees() -> None:
+    def greedy(items: list[int]) -> int:
+        total = sum(items)
+        items.clear()
+        return total
+
+    inputs = [Call(([1, 2, 3],)), Call(([4],))]
+    agree(greedy, sum, inputs, name="total")  # the reference gets its own copy: they agree
+
+
+def test_sameness_reports_the_pair_the_answer_puts_together_wrongly() -> None:
+    inputs = [Call(("a", 1)), Call(("b", 1)), Call(("a", 2))]
+    with pytest.raises(CheckFailed) as failed:
+        agree_on_sameness(lambda x, y: x, lambda x, y: (x, y), inputs, name="key")
+    assert "key('a', 2) gave the same result as key('a', 1)" in failed.value.message
+    with pytest.raises(CheckFailed) as failed:
+        agree_on_sameness(lambda x, y: (x, y), lambda x, y: y, inputs, name="key")
+    assert "key('b', 1) gave another result than key('a', 1)" in failed.value.message
+
+
+def test_close_allows_rounding_only() -> None:
+    assert close({"a": [0.1 + 0.2]}, {"a": [0.3]}, "r") is None
+    assert close({"a": [0.31]}, {"a": [0.3]}, "r") is not None
+    assert close({"a": True}, {"a": 1}, "r") is not None  # a bool is never a number here
+
+
+def test_every_exercises_inputs_stay_few() -> None:
+    """The cost bound: no exercise generates more than 250 inputs."""
+    from toolsys import checks
+
+    for exercise in checks.exercises():
+        module = sys.modules[exercise.run.__module__]
+        generated = getattr(module, "_GENERATED", None)
+        if generated is not None:
+            assert len(generated) <= 250, exercise.id
+
+
+# -- wrong answers only generated inputs show, rejected ------------------------------------------
+
+
+class _FixedOffset(BaseModel):
+    """5.2 with Paris read as +01:00 all year: right in January, an hour off in summer."""
+
+    title: str
+    start: datetime
+    end: datetime
+
+    @model_validator(mode="after")
+    def end_after_start(self) -> _FixedOffset:
+        paris = timezone(timedelta(hours=1))
+        start = self.start if self.start.tzinfo else self.start.replace(tzinfo=paris)
+        end = self.end if self.end.tzinfo else self.end.replace(tzinfo=paris)
+        if end <= start:
+            raise ValueError(
+                f"end ({self.end}) must be after start ({self.start}); send a later end"
+            )
+        return self
+
+
+def test_a_validator_that_reads_paris_as_plus_one_all_year_is_rejected() -> None:
+    result = verdict("5.2", _FixedOffset)
+    assert "generated inputs" in result.message and "2025-07" in result.message
+
+
+def test_a_ranking_that_lowercases_the_terms_is_rejected() -> None:
+    lowered = answer("9.3", swap("set(query)", "{term.lower() for term in query}"))
+    assert "generated inputs" in verdict("9.3", lowered).message
+
+
+def test_a_rule_that_counts_reships_per_reason_is_rejected() -> None:
+    def per_reason() -> str:
+        return """
+            SELECT r.order_id FROM reships r JOIN orders o ON o.id = r.order_id
+            GROUP BY r.order_id, r.reason HAVING COUNT(*) > 1 OR o.status != 'delivered'
+        """
+
+    assert "generated inputs" in verdict("12.1", per_reason).message
+
+
+# -- correct answers written differently pass the generated inputs too --------------------------
+
+
+def test_a_validator_that_compares_in_utc_passes() -> None:
+    from zoneinfo import ZoneInfo
+
+    class MeetingTimes(BaseModel):
+        title: str
+        start: datetime
+        end: datetime
+
+        @model_validator(mode="after")
+        def end_after_start(self) -> Any:
+            home = ZoneInfo("Europe/Paris")
+            start, end = (
+                (t if t.tzinfo else t.replace(tzinfo=home)).astimezone(UTC)
+                for t in (self.start, self.end)
+            )
+            if not start < end:
+                raise ValueError(
+                    "start and end: the end must come after the start; send a later end"
+                )
+            return self
+
+    verdict("5.2", MeetingTimes, Status.PASSED)
+
+
+def test_a_key_from_another_hash_and_layout_passes() -> None:
+    import hashlib
+    import json
+
+    def call_key(run_id: str, call_id: str, tool: str, arguments: dict) -> str:
+        body = json.dumps({"r": run_id, "t": tool, "a": arguments}, sort_keys=True)
+        return "k-" + hashlib.blake2b(body.encode(), digest_size=20).hexdigest()
+
+    verdict("7.3", call_key, Status.PASSED)
+
+
+def test_a_gate_written_as_one_expression_passes() -> None:
+    def may_retry(
+        result: dict, attempt: int, max_attempts: int, idempotent: bool, key: Any
+    ) -> bool:
+        error = result.get("error") if result.get("ok") is False else None
+        return bool(
+            isinstance(error, dict)
+            and attempt < max_attempts
+            and error.get("retryable") is True
+            and (idempotent or (isinstance(key, str) and key != ""))
+        )
+
+    verdict("7.2", may_retry, Status.PASSED)
+
+
+def test_a_rule_written_with_a_subquery_passes() -> None:
+    def reship_rule() -> str:
+        return """
+            SELECT o.id AS order_id FROM orders o
+            WHERE (SELECT COUNT(*) FROM reships r WHERE r.order_id = o.id) > 1
+               OR (o.status <> 'delivered' AND o.id IN (SELECT order_id FROM reships))
+        """
+
+    verdict("12.1", reship_rule, Status.PASSED)
+
+
+def test_the_bm25_reference_is_toolsys_bm25_on_the_chapters_documents() -> None:
+    """9.3's reference is the text's formula on the terms as given; on the chapter's documents
+    (already tokens) it ranks as `toolsys.search.BM25` does."""
+    from toolsys.checks.ch09 import DOCUMENTS
+    from toolsys.checks.ch09.ex3 import rank
+    from toolsys.search import BM25
+
+    index = BM25({name: {"text": " ".join(terms)} for name, terms in DOCUMENTS.items()})
+    for query in (["refund", "order"], ["order"], ["parcel", "status"], ["weather", "city"]):
+        ours = [(name, round(score, 4)) for name, score in rank(query, DOCUMENTS, 6)]
+        theirs = [(hit.name, hit.score) for hit in index.rank(" ".join(query), 6)]
+        assert ours == theirs, query
