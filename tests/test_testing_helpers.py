@@ -11,8 +11,6 @@ import sys
 from typing import Literal
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
 from tests.schema_cases import CASES
 from toolsys import Registry, ToolError
@@ -324,45 +322,6 @@ def test_wrong_trajectories_fail_with_what_was_made_and_expected(expected, mode,
     assert message in text
     assert 'got:      1. search_docs(query="retry", limit=3)' in text
     assert "expected: 1. " in text
-
-
-_JSON = st.recursive(
-    st.none() | st.booleans() | st.integers(-3, 3) | st.floats(-3, 3) | st.text(max_size=3),
-    lambda inner: (
-        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=2), inner, max_size=3)
-    ),
-    max_leaves=8,
-)
-
-
-def _bools_as_numbers(value: object) -> object:
-    """`value` with every bool replaced by the number == would call it equal (True -> 1)."""
-    if type(value) is bool:
-        return int(value)
-    if isinstance(value, list):
-        return [_bools_as_numbers(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _bools_as_numbers(v) for k, v in value.items()}
-    return value
-
-
-def _has_bool(value: object) -> bool:
-    if isinstance(value, list | dict):
-        return any(_has_bool(v) for v in (value.values() if isinstance(value, dict) else value))
-    return type(value) is bool
-
-
-@given(_JSON)
-def test_an_expected_value_matches_itself_and_never_its_bools_written_as_numbers(value) -> None:
-    """True never stands for 1 at any depth: `==` calls [1] and [True] equal, the match does not."""
-    made = [("set_flags", {"flags": value})]
-    assert_calls(made, [("set_flags", {"flags": copy.deepcopy(value)})], mode="subset")
-    if _has_bool(value):
-        for got, want in ((_bools_as_numbers(value), value), (value, _bools_as_numbers(value))):
-            with pytest.raises(ToolTestFailure, match="no call matched"):
-                assert_calls(
-                    [("set_flags", {"flags": got})], [("set_flags", {"flags": want})], mode="subset"
-                )
 
 
 def test_assert_calls_reads_a_transcript_and_names_the_prompt() -> None:

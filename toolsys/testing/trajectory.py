@@ -67,33 +67,12 @@ def _same(got: Any, want: Any) -> bool:
             return False
     if isinstance(want, Mapping):
         return isinstance(got, Mapping) and matches_subset(got, want)
-    return _equal(got, want)
-
-
-def _equal(got: Any, want: Any) -> bool:
-    """`got == want` all the way down, except that a bool equals only a bool: `==` alone says
-    `[1] == [True]` and `{"on": 1} == {"on": True}`, inside a list as at the top."""
-    if type(got) is bool or type(want) is bool:
-        return type(got) is type(want) and got == want
-    if isinstance(want, list | tuple):
-        return (
-            isinstance(got, list | tuple)
-            and len(got) == len(want)
-            and all(_equal(g, w) for g, w in zip(got, want, strict=True))
-        )
-    if isinstance(want, Mapping):
-        return (
-            isinstance(got, Mapping)
-            and got.keys() == want.keys()
-            and all(_equal(got[k], v) for k, v in want.items())
-        )
-    return bool(got == want)
+    return got == want and (type(got) is bool) == (type(want) is bool)
 
 
 def matches_subset(got: Any, want: Mapping[str, Any]) -> bool:
     """Whether `got` has every key of `want` with a matching value (a predicate, a nested subset,
-    or an equal value, True never standing for 1 at any depth): the "subset" mode of
-    `assert_calls`."""
+    or an equal value, True never standing for 1): the "subset" mode of `assert_calls`."""
     if not want:
         return True
     return isinstance(got, Mapping) and all(k in got and _same(got[k], v) for k, v in want.items())
