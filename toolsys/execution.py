@@ -528,7 +528,7 @@ class ExecutePath:
         ):
             model: Any = None
             if type(arguments) is dict and tool.direct and not self._coerce:  # inlined: common
-                if not tool.null_means_default or None not in arguments.values():
+                if not tool.null_check or None not in arguments.values():
                     try:
                         model = tool.validator.validate_python(arguments, strict=True)
                     except Exception:  # invalid, or stranger: `prepare` says which, as data
@@ -628,7 +628,7 @@ class ExecutePath:
             raw: Any = arguments  # narrowed by `kind`, which mypy does not follow
             kind = type(raw)
             if kind is dict:  # `valid_as_sent`, inlined: the common case for a caller
-                if not tool.null_means_default or None not in raw.values():
+                if not tool.null_check or None not in raw.values():
                     try:
                         model = tool.validator.validate_python(raw, strict=True)
                     except Exception:  # invalid, or stranger: `validate` says which, as data
