@@ -210,7 +210,7 @@ def test_innocent_keys_that_contain_a_short_secret_word_are_kept(
 _SCALARS = [
     "ORD-1003",
     "ab",
-    "sk-live-0123456789abcdef0123",  # a known token shape
+    "ghp_0123456789abcdefghijklmnopqrstuvwxyz",  # a known token shape
     "Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.abc.def",  # a secret shown by its context
     "postgres://u:hunter2hunter2@db/x",
     "caf\u00e9",

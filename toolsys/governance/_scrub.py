@@ -40,7 +40,7 @@ from toolsys._redact import (
     redact_secrets,
     secret_spellings,
 )
-from toolsys._sendable import _SAFE_INT_BITS, MAX_DEPTH, integer, sendable, valid_text
+from toolsys._sendable import MAX_DEPTH, SAFE_INT_BITS, integer, sendable, valid_text
 
 DEFAULT_REDACT_KEYS = (
     "password",
@@ -134,7 +134,7 @@ class Redactor:
             kind = type(item)
             if kind is str or item is None or kind is bool or (kind is float and item - item == 0):
                 continue
-            if kind is not int or item.bit_length() > _SAFE_INT_BITS:
+            if kind is not int or item.bit_length() > SAFE_INT_BITS:
                 return None
         return dict(arguments)
 
