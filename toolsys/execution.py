@@ -743,15 +743,7 @@ class View:
         idempotency_key: str | None = None,
     ) -> ToolResult:
         """Run a tool of this view by its name here; never raises (see `Registry.execute`)."""
-        return self.path.execute(
-            name,
-            arguments,
-            context=context,
-            run_id=run_id,
-            step=step,
-            call_id=call_id,
-            idempotency_key=idempotency_key,
-        )
+        return self.path.execute(name, arguments, context, run_id, step, call_id, idempotency_key)
 
     async def aexecute(
         self,
