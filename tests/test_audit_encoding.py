@@ -235,3 +235,16 @@ def test_too_long_arguments_keep_the_length_and_hash_of_their_canonical_json(
         "chars": len(text),
         "sha256": hashlib.sha256(text.encode("ascii")).hexdigest(),
     }
+
+
+def test_the_records_encoder_built_once_writes_what_json_writes() -> None:
+    """`chain.encoded` keeps one C encoder for every record: the same text as `json.dumps` with
+    the canonical options, the same refusals (NaN, a value JSON cannot hold)."""
+    from toolsys.governance import chain
+
+    options = {"sort_keys": True, "separators": (",", ":"), "allow_nan": False}
+    for value in ({"b": [1, 2.5, None], "a": "é\n"}, "x\u2028", -0.0, 10**30, {1: True}, {}):
+        assert chain.encoded(value) == json.dumps(value, **options)  # type: ignore[arg-type]
+    for bad in (float("nan"), {"a": float("inf")}, {"a": object()}, {"a": {1}}):
+        with pytest.raises((ValueError, TypeError)):
+            chain.encoded(bad)

@@ -205,3 +205,45 @@ def test_innocent_keys_that_contain_a_short_secret_word_are_kept(
     registry.execute("submit", {"payload": {key: "plain text"}})
     (record,) = read(tmp_path / "audit.jsonl")
     assert record["arguments"]["payload"] == {key: "plain text"}
+
+
+_SCALARS = [
+    "ORD-1003",
+    "ab",
+    "ghp_0123456789abcdefghijklmnopqrstuvwxyz",  # a known token shape
+    "Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.abc.def",  # a secret shown by its context
+    "postgres://u:hunter2hunter2@db/x",
+    "caf\u00e9",
+    "x" * 300,
+    3,
+    2**14000,
+    1.5,
+    float("nan"),
+    True,
+    None,
+    [1, 2],
+    {"nested": "ORD-1003"},
+]
+_KEYS = ["order_id", "password", "api_key", "monkey", "caf\u00e9", "q"]
+
+
+@pytest.mark.parametrize("key", _KEYS)
+@pytest.mark.parametrize("value", _SCALARS, ids=repr)
+def test_the_remembered_answer_is_the_full_walks(key: str, value: Any) -> None:
+    """`Redactor.prepare` answers flat arguments it has seen from memory (`_remembered`): only
+    when the full walk would give the same copy, with nothing found and nothing changed."""
+    from toolsys.governance._scrub import Redactor
+
+    redactor = Redactor()
+    arguments = {key: value, "limit": 10}
+    for _ in range(2):  # the first call remembers, the second may be answered from memory
+        plain, _ = redactor.prepare(arguments)
+    remembered = redactor._remembered(arguments)
+    walked, found, changed = redactor.scrub(arguments)
+    if remembered is not None:
+        assert not found and not changed
+        assert json.dumps(remembered) == json.dumps(walked) == json.dumps(plain)
+        assert remembered is not arguments
+    secret = key in ("password", "api_key") or value in _SCALARS[2:5]
+    if secret or not isinstance(value, str | int | float | None) or value != value:
+        assert remembered is None

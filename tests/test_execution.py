@@ -760,3 +760,42 @@ def test_the_fast_path_calls_a_tool_with_exactly_its_fields_as_keywords() -> Non
     registry.tool(fails)
     failed = registry.execute("fails", {"a": 4})
     assert failed.error.code == ErrorCode.EXECUTION_ERROR and "no 4" in str(failed.exception)
+
+
+def test_a_null_for_a_field_that_may_be_left_out_means_its_default_on_every_path() -> None:
+    """The fast method looks for a None in a dict only when strict validation might accept it
+    (`Tool.null_check`): never for a simple signature's model, whose validation refuses it, so
+    the call goes the long way and gets the default; always for a model of the developer's."""
+    from typing import Annotated, Literal
+
+    from pydantic import BaseModel, BeforeValidator
+
+    def find(query: str, mode: Literal["a", "b"] = "b", limit: int = 10) -> list[Any]:
+        """Find.
+
+        Args:
+            query: Words.
+            mode: How.
+            limit: How many.
+        """
+        return [query, mode, limit]
+
+    class Loose(BaseModel):
+        query: str
+        limit: Annotated[int, BeforeValidator(lambda v: 5 if v is None else v)] = 3
+
+    def loose(arguments: Loose) -> int:
+        """Loose."""
+        return arguments.limit
+
+    async def passthrough(call: Call, call_next: Next) -> ToolResult:
+        return await call_next(call)
+
+    for registry in (Registry(), Registry(layers=[passthrough])):
+        registry.register(find)
+        registry.register(loose, args=Loose)
+        assert not registry.get("find").null_check and registry.get("loose").null_check
+        for sent in ({"query": "q", "limit": None, "mode": None}, '{"query":"q","limit":null}'):
+            assert registry.execute("find", sent).value == ["q", "b", 10]
+        assert registry.execute("loose", {"query": "q", "limit": None}).value == 3
+        assert registry.execute("find", {"query": "q", "limit": 2}).value == ["q", "b", 2]

@@ -593,3 +593,53 @@ def test_a_callable_object_registers_from_its_call_method() -> None:
     assert registry.get("adder").description == "Add two integers."
     with pytest.raises(ToolDefinitionError, match="cannot read the type hints of _Unresolvable"):
         registry.register(_Unresolvable(), name="broken")
+
+
+def test_execute_is_the_paths_own_method_and_can_still_be_replaced(registry: Registry) -> None:
+    """`Registry.execute` is a slot holding the execute path's bound method (no frame of the
+    registry's on every call): a subclass, `mock.patch.object` and an instance assignment
+    still replace it, and the path's method follows the layers."""
+    from unittest import mock
+
+    from toolsys.execution import ExecutePath
+
+    assert registry.execute.__func__ is ExecutePath.execute  # type: ignore[attr-defined]
+    assert registry.execute("add", {"a": 1, "b": 2}, context={"user": "u"}).value == 3
+    assert registry.execute("add", '{"a": 1, "b": 2}', idempotency_key="k", step=1).value == 3
+    registry.use(lambda call, call_next: call_next(call), name="passthrough")
+    assert registry.execute.__self__ is registry.path()  # type: ignore[attr-defined]
+    assert registry.execute("add", {"a": 1, "b": 2}).value == 3
+
+    with mock.patch.object(Registry, "execute", return_value="patched") as patched:
+        assert registry.execute("add", {}) == "patched"
+        assert Registry().execute("x") == "patched"
+    patched.assert_called_with("x")
+    assert registry.execute("add", {"a": 1, "b": 2}).value == 3
+
+    calls: list[str] = []
+    own = registry.execute
+
+    def counting(name: str, arguments: object = None, **options: object) -> object:
+        calls.append(name)
+        return own(name, arguments, **options)  # type: ignore[arg-type]
+
+    registry.execute = counting  # type: ignore[method-assign, assignment]
+    registry.remove_layer("passthrough")  # a rebuilt path keeps the caller's replacement
+    assert registry.execute("add", {"a": 1, "b": 2}).value == 3
+    assert calls == ["add"]
+    registry.execute = registry.path().execute  # type: ignore[method-assign]
+    registry.use(lambda call, call_next: call_next(call), name="again")
+    assert registry.execute.__self__ is registry.path()  # type: ignore[attr-defined]
+
+    class Counting(Registry):
+        seen = 0
+
+        def execute(self, name, arguments=None, **options):  # type: ignore[no-untyped-def]
+            Counting.seen += 1
+            return super().execute(name, arguments, **options)
+
+    sub = Counting()
+    sub.tool(add)
+    assert sub.execute("add", {"a": 1, "b": 2}, context={}).value == 3
+    assert Counting.seen == 1
+    assert copy.copy(registry).execute("add", {"a": 1, "b": 2}).value == 3

@@ -87,3 +87,21 @@ def test_the_lessons_hand_built_agent_is_what_build_returns(tmp_path: Path) -> N
     assert [settings(layer) for layer in hand_built] == [settings(layer) for layer in built]
     policy = next(layer for layer in built if type(layer).__name__ == "Policy")
     assert set(policy.rules) == {"refund_order"}  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("4111111111111", "[card hidden]"),  # 13 digits, the shortest card number
+        ("card 4111 1111 1111 1111, ok", "card [card hidden], ok"),
+        ("411111111111", "411111111111"),  # 12 digits: no card, and too short to be looked at
+        ("ORD-1003", "ORD-1003"),
+        ("mail chloe.patel@example.com now", "mail [email hidden] now"),
+    ],
+)
+def test_hide_personal_hides_cards_and_emails_in_every_text(text: str, shown: str) -> None:
+    from toolsys.result import ToolResult
+    from toolsys.shop.agent import hide_personal
+
+    hidden = hide_personal(None, ToolResult.success({"a": [text], "b": {"c": text}}))
+    assert hidden.value == {"a": [shown], "b": {"c": shown}}

@@ -13,6 +13,7 @@ so every later call reads a plain attribute, exactly as if they had been built a
 from __future__ import annotations
 
 import threading
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -85,3 +86,10 @@ class _FirstUse:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._built(), name)
+
+
+WRITTEN: weakref.WeakSet[type[BaseModel]] = weakref.WeakSet()
+"""The argument models of simple signatures, their schemas written by toolsys
+(`toolsys._schema_writer`): every field's type is one strict validation refuses None for unless
+the schema says it may be null, so a null for a field that may be left out never passes as sent
+(`Tool.null_check`)."""

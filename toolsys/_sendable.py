@@ -38,7 +38,7 @@ from typing import Any
 
 MAX_DEPTH = 64
 MAX_INT_DIGITS = 4000
-_SAFE_INT_BITS = 13_000  # 2**13000 has 3,914 digits: below MAX_INT_DIGITS, no need to count
+SAFE_INT_BITS = 13_000  # 2**13000 has 3,914 digits: below MAX_INT_DIGITS, no need to count
 _LEADING_DIGITS = 15
 _FLOAT_WORDS = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
 _FALLBACK_JSON = '"<value could not be encoded>"'
@@ -86,7 +86,7 @@ def text_of(value: Any) -> str:
 
 def integer(value: int) -> int | str:
     """An int as itself, or as leading digits and a digit count when it is too long for JSON."""
-    if value.bit_length() <= _SAFE_INT_BITS:
+    if value.bit_length() <= SAFE_INT_BITS:
         return int(value)
     context = decimal.Context(
         prec=_LEADING_DIGITS, rounding=decimal.ROUND_DOWN, Emax=decimal.MAX_EMAX

@@ -29,7 +29,7 @@ from toolsys._agreement import (
     parse_json,
     repair,
 )
-from toolsys._deferred import PendingModel, first_use_validator
+from toolsys._deferred import WRITTEN, PendingModel, first_use_validator
 from toolsys.injection import Injection, injected_values
 from toolsys.isolate import Subprocess
 from toolsys.spec import Category
@@ -94,6 +94,11 @@ class Tool:
     """Runs without an event loop (not async)."""
     direct: bool = field(init=False, repr=False)
     """Plain enough for the sync fast method to validate and call it inline."""
+    null_check: bool = field(init=False, repr=False)
+    """Arguments with a None must go the long way (`null_means_default`) even when strict
+    validation accepts them: False for a simple signature's model (`_deferred.WRITTEN`), whose
+    validation refuses a null wherever `null_means_default` would apply, so the fast method
+    need not look for one."""
 
     def __post_init__(self) -> None:
         given = self._model  # type: ignore[attr-defined]  # not `self.model`: it stays pending
@@ -107,6 +112,11 @@ class Tool:
         set_(self, "sync", not self.is_async)
         direct = self.by_keyword and self.sync and self.open and not self.injected
         set_(self, "direct", direct and not self.accepts_anything and self.literals is None)
+        try:
+            written = isinstance(given, PendingModel) or given in WRITTEN
+        except TypeError:  # not a class: never one of ours
+            written = False
+        set_(self, "null_check", bool(self.null_means_default) and not written)
         if self.idempotent is None:
             set_(self, "idempotent", self.category == Category.READ)
         set_(self, "_keywords", None)  # see `_call_by_keyword`: set now, later only replaced

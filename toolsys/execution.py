@@ -528,7 +528,7 @@ class ExecutePath:
         ):
             model: Any = None
             if type(arguments) is dict and tool.direct and not self._coerce:  # inlined: common
-                if not tool.null_means_default or None not in arguments.values():
+                if not tool.null_check or None not in arguments.values():
                     try:
                         model = tool.validator.validate_python(arguments, strict=True)
                     except Exception:  # invalid, or stranger: `prepare` says which, as data
@@ -605,9 +605,14 @@ class ExecutePath:
         run_id: str | None = None,
         step: int | None = None,
         call_id: str | None = None,
-        key: str | None = None,
+        idempotency_key: str | None = None,
     ) -> ToolResult:
-        """The call run to completion in this thread: the sync fast method.
+        """The call run to completion in this thread: the sync fast method. Never raises.
+
+        `Registry.execute` is this method itself (the registry's attribute gives its path's
+        bound method, no frame of its own), so it takes the same options, by the same names.
+        They are not keyword-only here: a missing keyword-only argument costs a dict lookup
+        per parameter on every call (CPython fills positional defaults from a tuple).
 
         A plain sync tool (`Tool.direct`) called with arguments valid as sent, by a caller every
         layer lets see it (the common case), is validated here, inline. With no layers it runs
@@ -623,7 +628,7 @@ class ExecutePath:
             raw: Any = arguments  # narrowed by `kind`, which mypy does not follow
             kind = type(raw)
             if kind is dict:  # `valid_as_sent`, inlined: the common case for a caller
-                if not tool.null_means_default or None not in raw.values():
+                if not tool.null_check or None not in raw.values():
                     try:
                         model = tool.validator.validate_python(raw, strict=True)
                     except Exception:  # invalid, or stranger: `validate` says which, as data
@@ -656,6 +661,7 @@ class ExecutePath:
                 return done
             if model is not None:  # `_begin` for a call that is ready, inlined
                 caller = _EMPTY if context is None else caller_context(context)
+                key = idempotency_key
                 parts = (name, arguments, tool, model, caller, run_id, step, call_id, 1, False, key)
                 call = tuple.__new__(Call, parts)
                 seen = VALIDATED.get()  # a listener outside this path (inside it, none listens)
@@ -680,6 +686,7 @@ class ExecutePath:
         if not self._bare or (tool is not None and not tool.sync):
             shown = name if type(name) is str else shown_name(name)
             try:
+                key = idempotency_key
                 path = self._begin(tool, name, arguments, context, run_id, step, call_id, key)
                 result = (_run_sync or _sync_runner())(path)
             except KeyboardInterrupt:

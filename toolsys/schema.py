@@ -28,7 +28,7 @@ from pydantic.errors import PydanticSchemaGenerationError, PydanticUserError
 from pydantic.fields import FieldInfo
 from pydantic_core import SchemaError
 
-from toolsys._deferred import PendingModel
+from toolsys._deferred import WRITTEN, PendingModel
 from toolsys._hints import type_hints
 from toolsys._readonly import freeze
 from toolsys._schema_json import SCHEMAS
@@ -192,6 +192,7 @@ def _new_model(name: str, fields: dict[str, Any], schema: dict[str, Any] | None)
         raise ToolDefinitionError(_unsupported(name, fields, exc)) from exc
     if schema is not None:
         SCHEMAS[model] = schema
+        WRITTEN.add(model)
     return model
 
 

@@ -91,7 +91,7 @@ class Journal:
             if fcntl is not None:
                 fcntl.flock(fd, fcntl.LOCK_EX)
             try:
-                size = os.fstat(fd).st_size
+                size = os.lseek(fd, 0, os.SEEK_END)  # the size, as fstat's (no stat_result)
                 if size != self._end:  # another writer appended since our last line
                     self._follow(fd, size)
                 line, digest = body.line(self._seq + 1, self._prev, self.signer)

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from toolsys._redact import MIN_SECRET_LENGTH as _MIN_SECRET
@@ -39,7 +40,7 @@ from toolsys._redact import (
     redact_secrets,
     secret_spellings,
 )
-from toolsys._sendable import MAX_DEPTH, integer, sendable, valid_text
+from toolsys._sendable import MAX_DEPTH, SAFE_INT_BITS, integer, sendable, valid_text
 
 DEFAULT_REDACT_KEYS = (
     "password",
@@ -69,6 +70,7 @@ DEFAULT_REDACT_KEYS = (
 _MIN_HIDDEN = 4  # a shorter value under a secret key is not looked for elsewhere
 _MEMO_CHARS, _MEMO_SIZE = 200, 4096  # texts this short are remembered redacted, this many
 _TOO_DEEP = f"<nested deeper than {MAX_DEPTH} levels>"
+_NOTHING: frozenset[str] = frozenset()
 
 Cleaner = Callable[[str], str]
 
@@ -101,13 +103,42 @@ class Redactor:
     def prepare(self, arguments: Any) -> tuple[Any, Cleaner]:
         """`arguments` as plain JSON data with every secret taken out, and the cleaner for the
         record's other texts (which knows the values taken out of these arguments)."""
+        if type(arguments) is dict:
+            flat = self._remembered(arguments)
+            if flat is not None:
+                return flat, self.cleaner(_NOTHING)
         plain, found, changed = self.scrub(arguments)
         clean = self.cleaner(found)
         if found or changed:
             return _cleaned(plain, clean), clean
         return plain, clean  # every text is already what `clean` would make it
 
-    def cleaner(self, also: set[str]) -> Cleaner:
+    def _remembered(self, arguments: dict[Any, Any]) -> dict[str, Any] | None:
+        """`scrub(arguments)` for the common case, answered from what earlier records
+        remembered: flat arguments (texts, numbers, booleans, None) whose keys are known not to
+        name a secret and whose texts are known to hold none. A copy, as `scrub` gives (nothing
+        found, nothing changed); None when any part has not been seen yet or is not that simple:
+        then the full walk looks (and remembers)."""
+        self.refresh()
+        secret_keys, shown, memo = self._secret_keys, self._shown, self._memo
+        for key, item in arguments.items():
+            if type(key) is not str or secret_keys.get(key) is not False:
+                return None
+            for node in (key, item) if type(item) is str else (key,):
+                if not node.isascii():
+                    return None
+                if len(node) >= _MIN_HIDDEN and (
+                    len(node) > _MEMO_CHARS or shown.get(node) != _NOTHING or memo.get(node) != node
+                ):
+                    return None
+            kind = type(item)
+            if kind is str or item is None or kind is bool or (kind is float and item - item == 0):
+                continue
+            if kind is not int or item.bit_length() > SAFE_INT_BITS:
+                return None
+        return dict(arguments)
+
+    def cleaner(self, also: AbstractSet[str]) -> Cleaner:
         """A redactor for one record: its own secret values (every spelling), then every known
         secret, remembered for short texts while the known secrets stay the same (tool names,
         keys, users and codes repeat from call to call)."""
@@ -131,7 +162,7 @@ class Redactor:
 
         return clean
 
-    def _spellings(self, values: set[str]) -> list[str]:
+    def _spellings(self, values: AbstractSet[str]) -> list[str]:
         """Every spelling of each value (raw, JSON-escaped, percent-encoded), longest first."""
         cache = self._spelled
         found: set[str] = set()

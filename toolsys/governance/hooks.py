@@ -141,6 +141,8 @@ def _rewrite(call: Call, arguments: dict[str, Any], hook: Hook) -> Call | ToolRe
 
 async def _run(fn: Callable[..., Any], *args: Any) -> Any:
     answer = fn(*args)
+    if answer is None or type(answer) is ToolResult:  # the common answers: no isawaitable
+        return answer
     if inspect.isawaitable(answer):
         answer = await answer
     return answer

@@ -30,6 +30,7 @@ GRANTS = {"customer": {Category.WRITE}, "agent": {Category.WRITE}, "manager": {C
 RESULT_CHARS = 20_000
 """The shop agent's result budget: no one tool message is longer (`ResultBudget`)."""
 _CARD = re.compile(r"\b(?:\d[ -]?){12,15}\d\b")
+_CARD_CHARS = 13  # `_CARD` needs 13 digits at least: a shorter text holds no card number
 _DOMAIN = re.compile(r"@[\w-]+(?:\.[\w-]+)+")
 
 
@@ -70,7 +71,9 @@ def _hide_emails(text: str) -> str:
 
 def _hide_personal(value: Any) -> Any:
     if isinstance(value, str):
-        return _hide_emails(_CARD.sub("[card hidden]", value))
+        if len(value) >= _CARD_CHARS:
+            value = _CARD.sub("[card hidden]", value)
+        return _hide_emails(value)
     if isinstance(value, list):
         return [_hide_personal(item) for item in value]
     if isinstance(value, dict):
