@@ -404,6 +404,50 @@ def _spec_in_two_passes(spec: ToolSpec) -> dict[str, Any]:
     }
 
 
+def _strict_built_anew(schema: dict[str, Any]) -> dict[str, Any]:
+    """A correct 3.3 that builds new dicts bottom-up (the input is never written to) and gives
+    every object a `properties`, `{}` when it has none (held-out round 5: it was refused)."""
+
+    def is_object(node: dict[str, Any]) -> bool:
+        kind = node.get("type")
+        return "object" in (kind if isinstance(kind, list) else [kind]) or "properties" in node
+
+    def nullable(node: dict[str, Any]) -> dict[str, Any]:
+        kind = node.get("type")
+        if isinstance(kind, str) and kind != "null":
+            return {**node, "type": [kind, "null"]}
+        if isinstance(kind, list) and "null" not in kind:
+            return {**node, "type": [*kind, "null"]}
+        return node
+
+    def walk(node: dict[str, Any], where: str) -> dict[str, Any]:
+        out = {key: value for key, value in node.items() if key != "default"}
+        if is_object(node):
+            extra = node.get("additionalProperties")
+            if (
+                extra is True
+                or isinstance(extra, dict)
+                or ("properties" not in node and extra is not False)
+            ):
+                raise ValueError(f"{where}: a free-form object is not allowed in strict mode")
+            before = set(node.get("required", []))
+            properties = {}
+            for name, sub in node.get("properties", {}).items():
+                done = walk(sub, f"{where}.{name}")
+                properties[name] = done if name in before else nullable(done)
+            out |= {"properties": properties, "required": list(properties)}
+            out["additionalProperties"] = False
+        if isinstance(node.get("items"), dict):
+            out["items"] = walk(node["items"], f"{where}[]")
+        return out
+
+    return walk(copy.deepcopy(schema), "$")
+
+
+def test_a_strict_schema_built_anew_with_empty_properties_passes() -> None:
+    verdict("3.3", _strict_built_anew, Status.PASSED)
+
+
 def _strict_with_a_stack(schema: dict[str, Any]) -> dict[str, Any]:
     """A correct 3.3 without recursion: a work list of (node, path), leaves before nullables."""
     root = copy.deepcopy(schema)

@@ -482,6 +482,28 @@ def test_a_correct_redact_written_differently_passes() -> None:
     verdict("4.3", _redact_by_splitting, Status.PASSED)
 
 
+def _redact_paths_between_delimiters(text: str, environ: dict) -> str:
+    """4.3 with paths only between the delimiters that end one: 'x=/opt/a.sh' is left alone."""
+    secret = ("KEY", "TOKEN", "SECRET", "PASSWORD")
+    values = [v for k, v in environ.items() if len(v) > 3 and any(w in k.upper() for w in secret)]
+    for value in sorted(values, key=lambda v: -len(v)):
+        text = text.replace(value, "[redacted]")
+    pieces = re.split(r"""(\s|['"(),;:\[\]{}<>|])""", text)
+    for index, piece in enumerate(pieces):
+        if re.fullmatch(r"/(?:[^/]+/)+[^/]*", piece) and not re.search(
+            r"[\w.~/:-]$", "".join(pieces[:index])
+        ):
+            pieces[index] = "<path>/" + piece.rsplit("/", 1)[-1]
+    return "".join(pieces)
+
+
+def test_a_path_after_an_equals_sign_is_a_path() -> None:
+    # Held-out round 5: the text said where a path ends, not where it starts; it now says both
+    # (a '/' that follows no letter, digit, '.', '~', '/', ':' or '-'), and 'x=/opt/...' is one.
+    text = verdict("4.3", _redact_paths_between_delimiters).text()
+    assert "'x=<path>/run.sh" in text
+
+
 def test_an_envelope_that_claims_to_equal_everything_does_not_pass_4_1() -> None:
     def liar(functions, name, arguments):
         result = reference("4.1")(functions, name, arguments)

@@ -48,6 +48,24 @@ def test_a_wrong_condition_is_rejected(change: Any, words: str) -> None:
     assert words in verdict("9.1", answer("9.1", change)).text()
 
 
+@pytest.mark.parametrize(
+    "docstring", ["the amount is over 100", "amounts above 100", "the amount exceeds 100"]
+)
+def test_a_docstring_that_says_the_opposite_rule_is_rejected(docstring: str) -> None:
+    # Held-out round 5: the model reads "Runs refund when the amount is over 100".
+    wrong = answer("9.1", swap('"""the amount is at most 100"""', f'"""{docstring}"""'))
+    assert "the opposite of what the condition does" in verdict("9.1", wrong).text()
+
+
+@pytest.mark.parametrize(
+    "docstring",
+    ["refund 100 or less", "the amount is not over 100", "amounts up to 100", "amount <= 100"],
+)
+def test_a_docstring_that_says_the_rule_another_way_passes(docstring: str) -> None:
+    right = answer("9.1", swap('"""the amount is at most 100"""', f'"""{docstring}"""'))
+    verdict("9.1", right, Status.PASSED)
+
+
 def test_a_function_that_calls_the_tools_is_not_a_composite() -> None:
     def by_hand(registry):
         def refund_or_escalate(order_id: str, amount: float) -> Any:

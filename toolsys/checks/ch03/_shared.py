@@ -16,7 +16,8 @@ from toolsys.spec import Param
 
 
 def _normal(schema: Any) -> Any:
-    """Equivalent spellings made equal: no `required` = `required: []`, `items: {}` = no items.
+    """Equivalent spellings made equal: no `required` = `required: []`, `items: {}` = no items,
+    `properties: {}` = no properties.
 
     Only called on plain data (exact dicts and lists), so nothing here asks a student's object.
     """
@@ -29,6 +30,8 @@ def _normal(schema: Any) -> Any:
         del out["required"]
     if out.get("items") == {}:
         del out["items"]
+    if out.get("properties") == {}:
+        del out["properties"]
     return out
 
 
@@ -100,7 +103,7 @@ def same_schema(got: Any, expected: Any, what: str) -> str | None:
         return problem
     problem = difference(_normal(got), _normal(expected), what)
     if problem is None and type(got) is dict and type(got.get("properties")) is dict:
-        order, wanted = list(got["properties"]), list(expected["properties"])
+        order, wanted = list(got["properties"]), list(expected.get("properties", {}))
         if order != wanted:
             return f"{what}['properties'] lists them as {order}, not in the spec's order {wanted}"
     return problem

@@ -7,6 +7,7 @@ and hides its inner calls from the layers.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -73,6 +74,19 @@ def _amount_call(rng: random.Random, size: int) -> Call:
 
 
 _GENERATED = calls(_amount_call, seed=91, count=60)
+
+
+_OVER = re.compile(
+    r"\b(?:over|above|more than|greater than|larger than|bigger than|exceeds?|exceeding)\b|>(?!=)",
+    re.IGNORECASE,
+)
+"""Words that put refund above the limit."""
+_AT_MOST = re.compile(
+    r"\b(?:at most|no more than|up to|or less|or under|or below|under|below|less than|within|"
+    r"unless|not (?:more|greater|larger|bigger|over|above|exceed)|does(?:n't| not) exceed)\b|<|≤",
+    re.IGNORECASE,
+)
+"""Words that put refund at or below it (a negated 'over' included)."""
 
 
 def _branch(make: Callable[..., Any]) -> Callable[..., Any]:
@@ -217,6 +231,19 @@ def _check_refund_or_escalate(student: Callable[..., Any]) -> None:
             hint="Say the rule in the first line of the condition's docstring, the number "
             'included: """the amount is at most 100""". when() writes that line into the '
             "composite's description; 'small amounts' does not tell the model which are.",
+        )
+    if _OVER.search(str(built.description)) and not _AT_MOST.search(str(built.description)):
+        raise CheckFailed(
+            f"The composite's description is {built.description!r}: it says refund runs for "
+            "amounts over the limit, the opposite of what the condition does, and the model "
+            "picks the tool by those words.",
+            expected=Described(
+                "a description saying refund is for amounts up to the limit, e.g. 'Runs refund "
+                "when the amount is at most 100, else escalate.'"
+            ),
+            got=built.description,
+            hint="The condition's docstring says when it is true, that is when refund runs: "
+            '"""the amount is at most 100""".',
         )
     agree(
         _branch(student),
