@@ -451,3 +451,30 @@ def test_a_constraint_pydantic_cannot_check_is_a_clear_error_at_registration(
     message = str(caught.value)
     assert "Tool 'bounded': parameter \"x\" has a constraint that cannot be checked" in message
     assert reason in message and "Error building" not in message
+
+
+@given(
+    st.lists(st.integers(-5, 5) | st.sampled_from([0.5, 2.5]), min_size=1, max_size=5, unique=True),
+    st.none() | st.integers(-5, 5),
+    st.none() | st.integers(-5, 5),
+)
+def test_an_enum_with_bounds_lists_the_values_inside_them_and_accepts_only_those(
+    values: list[Any], low: int | None, high: int | None
+) -> None:
+    """Pydantic writes a Literal's `ge`/`le` into the schema as keys of its own (not JSON Schema:
+    `{"enum": [1, 2, 5], "ge": 1, "le": 3}`); the schema lists the values the bounds allow."""
+    inside = [v for v in values if (low is None or v >= low) and (high is None or v <= high)]
+    param = Param("n", "number", "A number.", enum=values, minimum=low, maximum=high)
+    spec = ToolSpec(name="pick", description="Pick a number.", parameters=[param])
+    registry = Registry()
+    if not inside:
+        with pytest.raises(ToolDefinitionError, match="no value of parameter 'n'"):
+            registry.register(spec, lambda n: n)
+        return
+    registry.register(spec, lambda n: n)
+    shown = registry.export("openai")[0]["function"]["parameters"]["properties"]["n"]
+    assert not {"ge", "le", "gt", "lt"} & set(shown)
+    assert shown.get("enum", [shown.get("const")]) == inside  # one value is written as const
+    for value in [*values, low, high, 99]:
+        result = registry.execute("pick", {"n": value})
+        assert result.ok is (value in inside and type(value) is not type(None)), (value, result)

@@ -15,6 +15,7 @@ Chapter 03 builds this by hand first: notebooks/03_schemas.ipynb.
 from __future__ import annotations
 
 import inspect
+import math
 import typing
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
@@ -81,9 +82,22 @@ class ArgumentsModel:
         return self.model.model_fields[field].default
 
 
+def _within_bounds(param: Param) -> list[Any]:
+    """The enum values `minimum` and `maximum` allow: a Literal takes no bounds (pydantic would
+    write its `ge`/`le` into the JSON Schema as keys no model or validator knows), so an enum
+    with bounds becomes the enum of the values inside them."""
+    low = -math.inf if param.minimum is None else param.minimum
+    high = math.inf if param.maximum is None else param.maximum
+    return [
+        v
+        for v in param.enum or ()
+        if not isinstance(v, int | float) or isinstance(v, bool) or low <= v <= high
+    ]
+
+
 def _python_type(param: Param) -> Any:
     if param.enum is not None:
-        annotation: Any = Literal[tuple(param.enum)]
+        annotation: Any = Literal[tuple(_within_bounds(param))]
     elif param.type == "array":
         annotation = GenericAlias(list, _JSON_TO_PYTHON[param.items]) if param.items else list[Any]
     else:
@@ -123,14 +137,26 @@ def _params_fields(
                 "give each one a unique name."
             )
         seen.add(param.name)
+        enum_bounded = param.enum is not None and (param.minimum, param.maximum) != (None, None)
+        if enum_bounded and not _within_bounds(param):
+            bounds = [
+                f"{word} {value}"
+                for word, value in (("minimum", param.minimum), ("maximum", param.maximum))
+                if value is not None
+            ]
+            raise ToolDefinitionError(
+                f"Tool {name!r}: no value of parameter {param.name!r}'s enum "
+                f"{list(param.enum or ())!r} is within its {' and '.join(bounds)}; widen the "
+                "bounds or list values inside them."
+            )
         extra = drop_null_default if param.default is None else None
         if param.name in unlisted:
             extra = drop_default
         info = Field(
             default=... if param.required else param.default,
             description=param.description or None,
-            ge=param.minimum,
-            le=param.maximum,
+            ge=None if param.enum is not None else param.minimum,
+            le=None if param.enum is not None else param.maximum,
             alias=param.name if field_name(param.name) != param.name else None,
             json_schema_extra=extra,
         )
