@@ -58,11 +58,16 @@ def run(notebooks: list[str], *, timeout: float = 900) -> dict[str, Any]:
         }
         (Path(tmp) / "job.json").write_text(json.dumps(job))
         node = shutil.which("node") or "node"
-        subprocess.run(
+        done = subprocess.run(
             [node, str(HERE / "pyodide.mjs"), str(Path(tmp) / "job.json")],
-            check=True,
+            stderr=subprocess.PIPE,
+            text=True,
             timeout=timeout,
         )
+        sys.stderr.write(done.stderr)
+        if done.returncode != 0 or not out.exists():  # Pyodide died (a fatal error): say so
+            crashed = f"node exited with {done.returncode}: {done.stderr[-2000:]}"
+            return {"results": [{"path": nb, "crashed": crashed} for nb in notebooks]}
         if notebooks:  # kept for a look after a failure
             RAW.mkdir(parents=True, exist_ok=True)
             name = "+".join(nb.replace("/", "-").removesuffix(".ipynb") for nb in notebooks)
