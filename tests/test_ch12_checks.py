@@ -11,6 +11,7 @@ the wrong order or miss a piece.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 import pytest
@@ -122,24 +123,34 @@ def test_a_second_identical_call_that_succeeds_is_named_as_such() -> None:
     assert "succeeded" in text and "ORDER_ALREADY_RESHIPPED" in text
 
 
-def _check_then_write(
-    shop: Annotated[Shop, Depends("shop")],
-    ctx: Context,
-    order_id: OrderId,
-    reason: Literal["broken", "lost"],
-) -> dict[str, object]:
-    """Ship a replacement parcel for a delivered order, once: when it broke or got lost."""
-    with shop.reading() as conn:  # the check in one connection...
-        order = order_row(conn, order_id, ctx)
-        if order["status"] != "delivered":
-            raise ToolError("ORDER_NOT_DELIVERED", f"Order {order_id} is not delivered.")
-        if conn.execute("SELECT 1 FROM reships WHERE order_id = ?", (order_id,)).fetchone():
-            raise ToolError("ORDER_ALREADY_RESHIPPED", f"Order {order_id} was sent again.")
-    with shop.transaction() as conn:  # ...and the write in another: two calls both pass
-        reship_id = conn.execute(
-            "INSERT INTO reships (order_id, reason) VALUES (?, ?)", (order_id, reason)
-        ).lastrowid
-    return {"reship_id": reship_id, "order_id": order_id, "reason": reason}
+def _check_apart_from_insert(checked_in: str) -> Callable[..., dict[str, object]]:
+    """A 12.2 whose check runs in `shop.<checked_in>()` and whose insert runs in a transaction
+    of its own after it: two identical calls at once can both pass the check."""
+
+    def reship_order(
+        shop: Annotated[Shop, Depends("shop")],
+        ctx: Context,
+        order_id: OrderId,
+        reason: Literal["broken", "lost"],
+    ) -> dict[str, object]:
+        """Ship a replacement parcel for a delivered order, once: when it broke or got lost."""
+        with getattr(shop, checked_in)() as conn:
+            order = order_row(conn, order_id, ctx)
+            if order["status"] != "delivered":
+                raise ToolError("ORDER_NOT_DELIVERED", f"Order {order_id} is not delivered.")
+            if conn.execute("SELECT 1 FROM reships WHERE order_id = ?", (order_id,)).fetchone():
+                raise ToolError("ORDER_ALREADY_RESHIPPED", f"Order {order_id} was sent again.")
+        with shop.transaction() as conn:
+            reship_id = conn.execute(
+                "INSERT INTO reships (order_id, reason) VALUES (?, ?)", (order_id, reason)
+            ).lastrowid
+        return {"reship_id": reship_id, "order_id": order_id, "reason": reason}
+
+    return reship_order
+
+
+_check_then_write = _check_apart_from_insert("reading")  # the check in a plain connection
+_checked_then_inserted = _check_apart_from_insert("transaction")  # in a transaction of its own
 
 
 def test_a_tool_that_checks_and_writes_in_two_transactions_is_rejected() -> None:
@@ -147,26 +158,6 @@ def test_a_tool_that_checks_and_writes_in_two_transactions_is_rejected() -> None
     text = verdict("12.2", _check_then_write).text()
     assert "at the same time left 2 reships row(s); they answered sent again and sent again" in text
     assert "None" not in text
-
-
-def _checked_then_inserted(
-    shop: Annotated[Shop, Depends("shop")],
-    ctx: Context,
-    order_id: OrderId,
-    reason: Literal["broken", "lost"],
-) -> dict[str, object]:
-    """Ship a replacement parcel for a delivered order, once: when it broke or got lost."""
-    with shop.transaction() as conn:  # the check in one transaction...
-        order = order_row(conn, order_id, ctx)
-        if order["status"] != "delivered":
-            raise ToolError("ORDER_NOT_DELIVERED", f"Order {order_id} is not delivered.")
-        if conn.execute("SELECT 1 FROM reships WHERE order_id = ?", (order_id,)).fetchone():
-            raise ToolError("ORDER_ALREADY_RESHIPPED", f"Order {order_id} was sent again.")
-    with shop.transaction() as conn:  # ...and the insert in the next one, straight after
-        reship_id = conn.execute(
-            "INSERT INTO reships (order_id, reason) VALUES (?, ?)", (order_id, reason)
-        ).lastrowid
-    return {"reship_id": reship_id, "order_id": order_id, "reason": reason}
 
 
 def test_a_check_committed_just_before_its_insert_is_rejected() -> None:
