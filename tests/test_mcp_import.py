@@ -173,7 +173,7 @@ def test_a_transport_that_breaks_is_reported_and_the_next_call_reconnects() -> N
 
 def test_the_timeout_layer_cancels_a_hanging_server_call_and_the_session_survives() -> None:
     async def use(registry: Registry, tools: ImportedTools) -> Any:
-        registry.use(Timeout(seconds=0.2))
+        registry.use(Timeout(seconds=1))
         hung = await registry.aexecute("slow", {"x": 1})
         after = await registry.aexecute("unannotated", {"x": 5})
         return hung, after

@@ -102,7 +102,7 @@ def test_a_lazy_tools_blocking_code_is_bounded_by_timeout_and_gets_its_context(
     )
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.delitem(sys.modules, "seam_slow_tools", raising=False)
-    registry = Registry(layers=[Timeout(0.3)])
+    registry = Registry(layers=[Timeout(0.6)])
     registry.lazy(
         "nap",
         summary="Sleep.",
@@ -115,8 +115,8 @@ def test_a_lazy_tools_blocking_code_is_bounded_by_timeout_and_gets_its_context(
     )
     assert registry.execute("nap", {"seconds": 0}, context={"user": "ana"}).value == "ana slept"
     started = time.monotonic()
-    late = registry.execute("nap", {"seconds": 1.5}, context={"user": "ana"})
-    assert _code(late) == "TIMEOUT" and time.monotonic() - started < 1.2
+    late = registry.execute("nap", {"seconds": 3}, context={"user": "ana"})
+    assert _code(late) == "TIMEOUT" and time.monotonic() - started < 2.5
 
 
 def test_a_lazy_tool_a_policy_denies_is_never_imported(
