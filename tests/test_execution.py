@@ -797,5 +797,9 @@ def test_a_null_for_a_field_that_may_be_left_out_means_its_default_on_every_path
         assert not registry.get("find").null_check and registry.get("loose").null_check
         for sent in ({"query": "q", "limit": None, "mode": None}, '{"query":"q","limit":null}'):
             assert registry.execute("find", sent).value == ["q", "b", 10]
-        assert registry.execute("loose", {"query": "q", "limit": None}).value == 3
+        for sent in ({"query": "q", "limit": None}, '{"query": "q", "limit": null}'):
+            assert registry.execute("loose", sent).value == 3
+            assert asyncio.run(registry.aexecute("loose", sent)).value == 3
+        assert registry.get("loose").validate_json('{"query": "q", "limit": null}').limit == 3
+        assert registry.execute("loose", '{"query": "null", "limit": 7}').value == 7
         assert registry.execute("find", {"query": "q", "limit": 2}).value == ["q", "b", 2]

@@ -145,6 +145,13 @@ def parse_json(text: str | bytes) -> Any:
         return None
 
 
+def has_null(text: str | bytes) -> bool:
+    """A cheap test for a JSON `null`, which may mean "the default" (`Tool.null_check`)."""
+    if isinstance(text, str):
+        return "null" in text
+    return b"null" in text
+
+
 def could_be_nonstandard(text: str | bytes) -> bool:
     """A cheap test for the NaN/Infinity literals pydantic's parser accepts and JSON does not."""
     if isinstance(text, str):

@@ -24,6 +24,7 @@ from toolsys._agreement import (
     accepts_anything,
     check_json,
     could_be_nonstandard,
+    has_null,
     json_text,
     literal_check,
     parse_json,
@@ -175,6 +176,11 @@ class Tool:
         The same promise as `validate`: what JSON Schema accepts, and nothing JSON cannot say
         (pydantic would read the non-standard `NaN` and `Infinity`).
         """
+        if self.null_check and has_null(text):
+            data = parse_json(text)  # a null may mean "the default": `validate` decides
+            if isinstance(data, dict):
+                check_json(data)
+                return self.validate(data, coerce=coerce)
         try:
             model = self.validator.validate_json(text, strict=not coerce)
         except ValidationError:

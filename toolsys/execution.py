@@ -633,7 +633,11 @@ class ExecutePath:
                         model = tool.validator.validate_python(raw, strict=True)
                     except Exception:  # invalid, or stranger: `validate` says which, as data
                         model = None
-            elif kind is str and len(raw) <= MAX_ARGUMENT_CHARS:  # the common case for a model
+            elif (  # the common case for a model; a null may mean "the default": the long way
+                kind is str
+                and len(raw) <= MAX_ARGUMENT_CHARS
+                and not (tool.null_check and "null" in raw)
+            ):
                 try:
                     model = tool.validator.validate_json(raw or "{}", strict=True)
                 except Exception:

@@ -60,6 +60,8 @@ def valid_as_sent(tool: Tool, raw: Any, coerce: bool) -> BaseModel | None:
                 return None
             return tool.validator.validate_python(raw, strict=True)
         if kind is str and len(raw) <= MAX_ARGUMENT_CHARS:
+            if tool.null_check and "null" in raw:  # a null may mean "the default": the long way
+                return None
             model = tool.validator.validate_json(raw or "{}", strict=True)
             return None if "NaN" in raw or "Infinity" in raw else model  # as JSON reads them
     except Exception:
