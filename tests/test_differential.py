@@ -93,6 +93,69 @@ def test_a_stub_is_still_not_done() -> None:
         agree(stub, lambda n: n, calls(_numbers, seed=3, count=20), name="same")
 
 
+def _verdict_of(body: Any) -> Any:
+    """The verdict `check` gives for a throwaway exercise whose check is `body`."""
+    from toolsys.checks._core import Exercise, run_check
+
+    return run_check(Exercise("99.1", "A check of our own", body), None, 10)
+
+
+def test_a_comparator_that_raises_is_the_checks_failure_not_the_students() -> None:
+    def broken(got: Any, expected: Any, what: str) -> str | None:
+        raise KeyError("a bug of ours")
+
+    result = _verdict_of(
+        lambda student: agree(
+            lambda n: n, lambda n: n, calls(_numbers, seed=3, count=20), name="same",
+            compare=broken,
+        )
+    )  # fmt: skip
+    assert result.status is Status.ERROR
+    assert "Your code" not in result.message
+    assert result.message.startswith("The check itself failed (an internal error in the check")
+    assert "comparison" in result.message and "KeyError: 'a bug of ours'" in result.message
+    assert "not your fault" in (result.hint or "") and "report" in (result.hint or "")
+
+
+def test_a_reference_or_generator_that_breaks_is_the_checks_failure() -> None:
+    def unfinished(n: int) -> int:
+        raise NotImplementedError
+
+    def generator(rng: random.Random, size: int) -> Call:
+        raise ValueError("no inputs today")
+
+    def sameness_reference(n: int) -> int:
+        raise ZeroDivisionError("division by zero")
+
+    inputs = calls(_numbers, seed=3, count=20)
+    for body, says in (
+        (lambda s: agree(lambda n: n, unfinished, inputs, name="f"), "reference"),
+        (lambda s: agree(lambda n: n, lambda n: n, calls(generator, seed=1, count=3), name="f"),
+         "generator"),
+        (lambda s: agree_on_sameness(lambda n: n, sameness_reference, inputs, name="f"),
+         "reference"),
+    ):  # fmt: skip
+        result = _verdict_of(body)
+        assert result.status is Status.ERROR, result
+        assert result.message.startswith("The check itself failed"), result.message
+        assert says in result.message and "not your fault" in (result.hint or "")
+
+
+def test_the_students_own_errors_are_still_theirs() -> None:
+    """The student's exception in a differential pass is still "your code" (a wrong answer),
+    and a stub still "not done yet"."""
+
+    def stub(n: int) -> int:
+        raise NotImplementedError
+
+    inputs = calls(_numbers, seed=3, count=20)
+    assert _verdict_of(lambda s: agree(stub, lambda n: n, inputs, name="f")).status is (
+        Status.NOT_DONE
+    )
+    result = _verdict_of(lambda s: agree_on_sameness(lambda n: 1 // 0, abs, inputs, name="f"))
+    assert result.message.startswith("Your code raised ZeroDivisionError"), result.message
+
+
 def test_an_answer_that_changes_its_argument_cannot_change_what_the_reference_sees() -> None:
     def greedy(items: list[int]) -> int:
         total = sum(items)
