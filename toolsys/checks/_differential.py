@@ -165,15 +165,20 @@ def agree(
     compare: Compare = difference,
     hint: str | None = None,
     wrong: str = "returned a wrong value: {problem}",
+    errors: Callable[[BaseException, BaseException, Call], str | None] | None = None,
     seconds: float = SECONDS,
 ) -> None:
     """Fail at the first (smallest) input where `student` and `reference` disagree.
 
     They agree when both return values that `compare` calls equal (plain data, exact types, by
     default), or both raise and the answer's error is an instance of the standard exception the
-    reference's is (a toolsys subclass of ValueError asks for a ValueError). `wrong`
-    says what a wrong value means, around compare's `{problem}`. A
-    `NotImplementedError` from the answer passes through, so a stub is still "not done yet".
+    reference's is (a toolsys subclass of ValueError asks for a ValueError) and, when given,
+    `errors(got_error, expected_error, call)` finds nothing more to say (what the text asks of
+    the error beyond its kind: a message that names something). `wrong` says what a wrong value
+    means, around compare's `{problem}`. A `NotImplementedError` from the answer passes through,
+    so a stub is still "not done yet". Code of the check's own that raises (the comparator, the
+    generator, a reference that is not implemented) is reported as the check's internal error
+    (`CheckBroken`), never as the student's.
     """
     inputs = _made(inputs)
     started = time.monotonic()
@@ -184,6 +189,9 @@ def agree(
         got, got_error = _outcome(student, call, student=True)
         with _ours("the check's comparison of the two results"):
             problem = _disagreement(got, got_error, expected, expected_error, compare, wrong)
+            if problem is None and got_error is not None and errors is not None:
+                said = errors(got_error, expected_error, call)
+                problem = None if said is None else (said, expected_error, got_error)
         if problem is None:
             continue
         with _ours("the check's display of the input"):
