@@ -151,10 +151,8 @@ def _what_it_does(rng: random.Random, size: int) -> tuple[Any, ...]:
             parameter = _identifier(rng, size, taken)
             taken.add(parameter)
             parameters.append(parameter)
-        optional = rng.randint(0, len(parameters))  # the last ones have a default (None)
-        return ("takes", *parameters[: len(parameters) - optional]) + tuple(
-            f"{p}=None" for p in parameters[len(parameters) - optional :]
-        )
+        first = len(parameters) - rng.randint(0, len(parameters))  # these on have a default
+        return ("takes", *parameters[:first], *(f"{p}=None" for p in parameters[first:]))
     return ("raises", rng.choice(_RAISED), text(rng, size, _MESSAGE, least=1))
 
 
@@ -175,7 +173,7 @@ def build_tool(does: tuple[Any, ...]) -> Callable[..., Any]:
     elif kind == "raises":
         error = getattr(builtins, does[1])
 
-        def tool(**arguments: Any) -> Any:  # type: ignore[misc]
+        def tool(**arguments: Any) -> Any:
             raise error(does[2])
 
     else:
@@ -253,10 +251,6 @@ def named(name: str, error: BaseException | str) -> bool:
     json.dumps write it (what `{name!r}` puts in a message)."""
     from toolsys.checks._plain import text
 
-    said = (
-        [error]
-        if isinstance(error, str)
-        else [text(error), *(text(arg) for arg in error.args)]
-    )
+    said = [error] if isinstance(error, str) else [text(error), *(text(arg) for arg in error.args)]
     spellings = {name, repr(name)[1:-1], ascii(name)[1:-1], json.dumps(name)[1:-1]}
     return any(spelling in part for part in said for spelling in spellings)

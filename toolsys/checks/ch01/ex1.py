@@ -170,7 +170,7 @@ def _check_dispatch(student: Any) -> None:
         errors=_same_error,
         hint="The table is shown as {name: what the tool does} (ch01's generated tools: "
         "('takes', 'a', 'b=None') is def tool(a, b=None): return [a, b]). Look the name up as "
-        "it is (KeyError naming it when absent); decode JSON text, None or \"\" are none; call "
+        'it is (KeyError naming it when absent); decode JSON text, None or "" are none; call '
         "table[name](**arguments) and return its result unchanged, its errors too.",
     )
 

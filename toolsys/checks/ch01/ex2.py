@@ -13,8 +13,8 @@ import typing
 from collections.abc import Callable
 from typing import Any
 
-from toolsys.checks import CheckFailed, Described, exercise
-from toolsys.checks._differential import Call, agree, calls, name
+from toolsys.checks import CheckFailed, Described, _differential, exercise
+from toolsys.checks._differential import Call, agree, calls
 
 _JSON_TYPES: dict[Any, str] = {
     str: "string",
@@ -335,7 +335,7 @@ _TYPES = ["string", "integer", "number", "boolean", "array", "object"]
 
 
 def _parameter_name(rng: random.Random, taken: set[str]) -> str:
-    made = name(rng, 5)
+    made = _differential.name(rng, 5)
     while keyword.iskeyword(made) or made in taken or made in ("Any", "Optional"):
         made += "_"
     taken.add(made)
