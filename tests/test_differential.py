@@ -358,6 +358,18 @@ _CALLS_SUM = 'sum(len(m.get("tool_calls") or []) for m in transcript.messages)'
 _ONLY_DIFFERENTIAL = [
     ("1.1", "toolsys.checks.ch01.ex1", lambda: _starts_with_a_brace),
     ("1.3", "toolsys.checks.ch01.ex3", lambda: _catches_three_kinds),
+    (  # one problem per parameter: a required mismatch hides a type mismatch
+        "1.2",
+        "toolsys.checks.ch01.ex2",
+        lambda: answer(
+            "1.2",
+            swap(
+                'drift.append((name, "required_mismatch"))',
+                'drift.append((name, "required_mismatch"))\ncontinue',
+                statements=True,
+            ),
+        ),
+    ),
     (  # the system prompt is no message to it
         "6.4",
         "toolsys.checks.ch06.ex4",
@@ -382,7 +394,13 @@ _ONLY_DIFFERENTIAL = [
 @pytest.mark.parametrize(
     ("exercise_id", "module", "wrong"),
     _ONLY_DIFFERENTIAL,
-    ids=["1.1-brace-first", "1.3-three-kinds", "6.4-no-system", "6.4-calls-without-content"],
+    ids=[
+        "1.1-brace-first",
+        "1.3-three-kinds",
+        "1.2-one-problem-each",
+        "6.4-no-system",
+        "6.4-calls-without-content",
+    ],
 )
 def test_wrong_answers_only_the_generated_inputs_show_are_rejected(
     exercise_id: str, module: str, wrong: Any, monkeypatch: pytest.MonkeyPatch
