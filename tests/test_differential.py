@@ -17,7 +17,7 @@ import pytest
 from pydantic import BaseModel, model_validator
 
 from tests.solution_code import answer, swap, verdict
-from toolsys.checks import CheckFailed, Status
+from toolsys.checks import CheckBroken, CheckFailed, Status
 from toolsys.checks._differential import (
     Call,
     agree,
@@ -127,6 +127,9 @@ def test_a_reference_or_generator_that_breaks_is_the_checks_failure() -> None:
     def sameness_reference(n: int) -> int:
         raise ZeroDivisionError("division by zero")
 
+    def self_doubting(n: int) -> int:  # a reference that finds itself wrong: not an error to ask
+        raise CheckBroken("the reference's own reading", ValueError("it disagrees"))
+
     inputs = calls(_numbers, seed=3, count=20)
     for body, says in (
         (lambda s: agree(lambda n: n, unfinished, inputs, name="f"), "reference"),
@@ -134,6 +137,7 @@ def test_a_reference_or_generator_that_breaks_is_the_checks_failure() -> None:
          "generator"),
         (lambda s: agree_on_sameness(lambda n: n, sameness_reference, inputs, name="f"),
          "reference"),
+        (lambda s: agree(lambda n: n, self_doubting, inputs, name="f"), "own reading"),
     ):  # fmt: skip
         result = _verdict_of(body)
         assert result.status is Status.ERROR, result

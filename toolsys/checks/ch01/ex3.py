@@ -20,7 +20,7 @@ from toolsys.checks import (
     expect_plain,
     expect_true,
 )
-from toolsys.checks._core import Described
+from toolsys.checks._core import CheckBroken, Described
 from toolsys.checks._differential import Call, agree, calls
 from toolsys.checks._plain import difference
 from toolsys.checks.ch01._shared import (
@@ -223,8 +223,19 @@ class _Result(Described):
 
 def _expected_text(spec: dict[str, Any], name: str, arguments: Any) -> _Result:
     """The reference's answer read as the text fixes it: a str result as it is, another result
-    as JSON of it (any spelling), or an error naming the tool and what went wrong."""
+    as JSON of it (any spelling), or an error naming the tool and what went wrong. Where the
+    package's `safe_dispatch` says otherwise (a failure where the text has none, or the
+    reverse), the check itself is wrong: CheckBroken."""
     said = safe_dispatch(build_table(spec), name, arguments)
+    expected = _by_the_text(spec, name, arguments)
+    if (expected.kind == "error") != said.startswith("Error:") and said != expected.value:
+        raise CheckBroken("the check's reading of safe_dispatch", ValueError(said))
+    if expected.kind != "error":
+        expected.text = repr(said)
+    return expected
+
+
+def _by_the_text(spec: dict[str, Any], name: str, arguments: Any) -> _Result:
     if name not in spec:
         words = (name, *spec)
         shown = f"an 'Error: ...' naming {name!r} and every tool, {list(spec)}"
@@ -237,13 +248,13 @@ def _expected_text(spec: dict[str, Any], name: str, arguments: Any) -> _Result:
     try:
         value = build_table(spec)[name](**decoded)
     except Exception as exc:
-        message = text_of(exc)
+        message = _text_of(exc)
         shown = f"an 'Error: ...' naming {name!r} and the message {message!r}"
         return _Result(shown, "error", words=(name, message))
-    return _Result(repr(said), "text" if type(value) is str else "json", value=value)
+    return _Result(repr(value), "text" if type(value) is str else "json", value=value)
 
 
-def text_of(error: BaseException) -> str:
+def _text_of(error: BaseException) -> str:
     """An exception's message: its argument as given (KeyError's str() adds quotes)."""
     from toolsys.checks._plain import text
 
