@@ -437,7 +437,8 @@ def _listing_of(names: list[str], calls: list[tuple[int, dict[str, Any]]]) -> li
 def _imported(func: Callable[..., Any]) -> Callable[..., Any]:
     """`func` on a registry of the given names and the listing; on success what it returned,
     the registry's names, whether the ones it had are kept, and each call's answer and what
-    it sent to the server. A ValueError goes through only if the registry is as it was."""
+    it sent to the server. A ValueError goes through as it is if the registry is as it was,
+    else as a _HalfImport."""
 
     def run(existing: list[str], names: list[str], prefix: str, made: list[Any]) -> Any:
         registry = {name: _placeholder(name) for name in existing}
@@ -450,10 +451,10 @@ def _imported(func: Callable[..., Any]) -> Callable[..., Any]:
 
         try:
             returned = func(registry, _listing_of(names, made), prefix, call_remote)
-        except ValueError:
+        except ValueError as exc:
             if list(registry) == list(before) and all(registry[k] is v for k, v in before.items()):
                 raise
-            return {"raised ValueError, but changed the registry first": list(registry)}
+            raise _HalfImport(list(registry)) from exc
         answers: list[list[Any]] = []
         for index, arguments in made:
             qualified = f"{prefix}__{names[index]}"
@@ -473,6 +474,15 @@ def _imported(func: Callable[..., Any]) -> Callable[..., Any]:
     return run
 
 
+class _HalfImport(ValueError):
+    """Raised by the check in place of the answer's ValueError when the answer had changed the
+    registry before raising it."""
+
+    def __init__(self, names: list[str]) -> None:
+        super().__init__(f"the registry's names are now {names!r}")
+        self.names = names
+
+
 def _placeholder(name: str) -> Callable[..., Any]:
     def tool() -> str:
         return name
@@ -483,6 +493,11 @@ def _placeholder(name: str) -> Callable[..., Any]:
 def _names_a_clash(got: BaseException, expected: BaseException, call: Call) -> str | None:
     """The ValueError names a name that clashes (one in the registry, or twice in the listing)."""
     existing, names, prefix, _ = call.args
+    if isinstance(got, _HalfImport):
+        return (
+            f"raised ValueError, but changed the registry first (its names were {existing!r}, "
+            f"now {got.names!r}): no half import"
+        )
     qualified = [f"{prefix}__{name}" for name in names]
     clashing = [n for n in qualified if n in existing or qualified.count(n) > 1]
     if any(n in text(got) for n in clashing):
