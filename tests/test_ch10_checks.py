@@ -336,7 +336,7 @@ def test_an_import_written_another_way_passes() -> None:
                 raise ValueError(f"{name} already exists; pick another prefix")
             seen.add(name)
 
-        def forward(remote, **arguments):
+        def forward(remote, /, **arguments):  # positional-only: a tool argument "remote" is free
             return call_remote(remote, arguments)
 
         registry.update(
@@ -348,6 +348,29 @@ def test_an_import_written_another_way_passes() -> None:
         return names
 
     verdict("10.3", import_with_prefix, Status.PASSED)
+
+
+def test_a_forwarder_whose_remote_name_is_a_parameter_is_rejected() -> None:
+    """`def forward(remote, **arguments)` bound with functools.partial: a tool argument called
+    "remote" clashes with it (TypeError). The hand-written cases never send one; the generated
+    calls do."""
+
+    def import_with_prefix(registry, listing, prefix, call_remote):
+        import functools
+
+        names = [prefix + "__" + tool["name"] for tool in listing]
+        if any(name in registry or names.count(name) > 1 for name in names):
+            raise ValueError(f"one of {names} is already taken; pick another prefix")
+
+        def forward(remote, **arguments):
+            return call_remote(remote, arguments)
+
+        for name, tool in zip(names, listing, strict=True):
+            registry[name] = functools.partial(forward, tool["name"])
+        return names
+
+    result = verdict("10.3", import_with_prefix)
+    assert "generated inputs" in result.message and "'remote'" in result.message
 
 
 def test_a_result_that_sorts_the_value_keys_is_rejected() -> None:

@@ -17,7 +17,7 @@ import pytest
 from pydantic import BaseModel, model_validator
 
 from tests.solution_code import answer, swap, verdict
-from toolsys.checks import CheckFailed, Status
+from toolsys.checks import CheckBroken, CheckFailed, Status
 from toolsys.checks._differential import (
     Call,
     agree,
@@ -91,6 +91,73 @@ def test_a_stub_is_still_not_done() -> None:
 
     with pytest.raises(NotImplementedError):
         agree(stub, lambda n: n, calls(_numbers, seed=3, count=20), name="same")
+
+
+def _verdict_of(body: Any) -> Any:
+    """The verdict `check` gives for a throwaway exercise whose check is `body`."""
+    from toolsys.checks._core import Exercise, run_check
+
+    return run_check(Exercise("99.1", "A check of our own", body), None, 10)
+
+
+def test_a_comparator_that_raises_is_the_checks_failure_not_the_students() -> None:
+    def broken(got: Any, expected: Any, what: str) -> str | None:
+        raise KeyError("a bug of ours")
+
+    result = _verdict_of(
+        lambda student: agree(
+            lambda n: n, lambda n: n, calls(_numbers, seed=3, count=20), name="same",
+            compare=broken,
+        )
+    )  # fmt: skip
+    assert result.status is Status.ERROR
+    assert "Your code" not in result.message
+    assert result.message.startswith("The check itself failed (an internal error in the check")
+    assert "comparison" in result.message and "KeyError: 'a bug of ours'" in result.message
+    assert "not your fault" in (result.hint or "") and "report" in (result.hint or "")
+
+
+def test_a_reference_or_generator_that_breaks_is_the_checks_failure() -> None:
+    def unfinished(n: int) -> int:
+        raise NotImplementedError
+
+    def generator(rng: random.Random, size: int) -> Call:
+        raise ValueError("no inputs today")
+
+    def sameness_reference(n: int) -> int:
+        raise ZeroDivisionError("division by zero")
+
+    def self_doubting(n: int) -> int:  # a reference that finds itself wrong: not an error to ask
+        raise CheckBroken("the reference's own reading", ValueError("it disagrees"))
+
+    inputs = calls(_numbers, seed=3, count=20)
+    for body, says in (
+        (lambda s: agree(lambda n: n, unfinished, inputs, name="f"), "reference"),
+        (lambda s: agree(lambda n: n, lambda n: n, calls(generator, seed=1, count=3), name="f"),
+         "generator"),
+        (lambda s: agree_on_sameness(lambda n: n, sameness_reference, inputs, name="f"),
+         "reference"),
+        (lambda s: agree(lambda n: n, self_doubting, inputs, name="f"), "own reading"),
+    ):  # fmt: skip
+        result = _verdict_of(body)
+        assert result.status is Status.ERROR, result
+        assert result.message.startswith("The check itself failed"), result.message
+        assert says in result.message and "not your fault" in (result.hint or "")
+
+
+def test_the_students_own_errors_are_still_theirs() -> None:
+    """The student's exception in a differential pass is still "your code" (a wrong answer),
+    and a stub still "not done yet"."""
+
+    def stub(n: int) -> int:
+        raise NotImplementedError
+
+    inputs = calls(_numbers, seed=3, count=20)
+    assert _verdict_of(lambda s: agree(stub, lambda n: n, inputs, name="f")).status is (
+        Status.NOT_DONE
+    )
+    result = _verdict_of(lambda s: agree_on_sameness(lambda n: 1 // 0, abs, inputs, name="f"))
+    assert result.message.startswith("Your code raised ZeroDivisionError"), result.message
 
 
 def test_an_answer_that_changes_its_argument_cannot_change_what_the_reference_sees() -> None:
@@ -248,3 +315,274 @@ def test_the_bm25_reference_is_toolsys_bm25_on_the_chapters_documents() -> None:
         ours = [(name, round(score, 4)) for name, score in rank(query, DOCUMENTS, 6)]
         theirs = [(hit.name, hit.score) for hit in index.rank(" ".join(query), 6)]
         assert ours == theirs, query
+
+
+# -- 1.1, 1.2, 1.3, 2.1, 6.4, 10.3 ---------------------------------------------------------------
+
+
+def _without_differential(module: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The check as it was before its differential cases: `agree` a no-op in its module."""
+    monkeypatch.setattr(f"{module}.agree", lambda *args, **kwargs: None)
+
+
+def _starts_with_a_brace(table: dict, name: str, arguments: Any = None) -> Any:
+    """1.1 decoding JSON text only when it starts with "{": ' {}' is not read."""
+    import json
+
+    if name not in table:
+        raise KeyError(f"unknown tool {name!r}")
+    if isinstance(arguments, str) and arguments.startswith("{"):
+        arguments = json.loads(arguments)
+    return table[name](**(arguments or {}))
+
+
+def _catches_three_kinds(table: dict, name: str, arguments: Any = None) -> str:
+    """1.3 catching TypeError, ValueError and KeyError only: a tool's RuntimeError escapes."""
+    import json
+
+    if name not in table:
+        return f"Error: unknown tool {name!r}. Available tools: {', '.join(sorted(table))}."
+    try:
+        decoded = json.loads(arguments) if isinstance(arguments, str) and arguments else arguments
+    except json.JSONDecodeError:
+        return f"Error: the arguments for {name!r} are not valid JSON."
+    try:
+        value = table[name](**(decoded or {}))
+        return value if isinstance(value, str) else json.dumps(value)
+    except (TypeError, ValueError, KeyError) as exc:
+        return f"Error: tool {name!r} failed: {exc}"
+
+
+def _summary_swap(old: str, new: str) -> Any:
+    return answer("6.4", swap(old, new))
+
+
+_CONTENT_MAX = 'max(len(m.get("content") or "") for m in transcript.messages)'
+_CALLS_SUM = 'sum(len(m.get("tool_calls") or []) for m in transcript.messages)'
+_ONLY_DIFFERENTIAL = [
+    ("1.1", "toolsys.checks.ch01.ex1", lambda: _starts_with_a_brace),
+    ("1.3", "toolsys.checks.ch01.ex3", lambda: _catches_three_kinds),
+    (  # one problem per parameter: a required mismatch hides a type mismatch
+        "1.2",
+        "toolsys.checks.ch01.ex2",
+        lambda: answer(
+            "1.2",
+            swap(
+                'drift.append((name, "required_mismatch"))',
+                'drift.append((name, "required_mismatch"))\ncontinue',
+                statements=True,
+            ),
+        ),
+    ),
+    (  # the system prompt is no message to it
+        "6.4",
+        "toolsys.checks.ch06.ex4",
+        lambda: _summary_swap(
+            _CONTENT_MAX,
+            'max(len(m.get("content") or "") for m in transcript.messages '
+            'if m["role"] != "system")',
+        ),
+    ),
+    (  # a call's assistant message has no content, it assumes
+        "6.4",
+        "toolsys.checks.ch06.ex4",
+        lambda: _summary_swap(
+            _CALLS_SUM,
+            'sum(len(m.get("tool_calls") or []) for m in transcript.messages '
+            'if not m.get("content"))',
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("exercise_id", "module", "wrong"),
+    _ONLY_DIFFERENTIAL,
+    ids=[
+        "1.1-brace-first",
+        "1.3-three-kinds",
+        "1.2-one-problem-each",
+        "6.4-no-system",
+        "6.4-calls-without-content",
+    ],
+)
+def test_wrong_answers_only_the_generated_inputs_show_are_rejected(
+    exercise_id: str, module: str, wrong: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    result = verdict(exercise_id, wrong())
+    assert "generated inputs" in result.message, result.text()
+    _without_differential(module, monkeypatch)
+    verdict(exercise_id, wrong(), Status.PASSED)  # the hand-written cases alone passed it
+
+
+def test_an_unknown_names_key_error_must_name_it() -> None:
+    def nameless(table: dict, name: str, arguments: Any = None) -> Any:
+        import json
+
+        if name not in table:
+            raise KeyError("no such tool")
+        if isinstance(arguments, str) and arguments:
+            arguments = json.loads(arguments)
+        return table[name](**(arguments or {}))
+
+    assert "no such tool" in verdict("1.1", nameless).text()  # the hand-written cases first
+    from toolsys.checks.ch01.ex1 import _GENERATED, _on_table, _same_error, dispatch
+
+    unknown = next(call for call in _GENERATED if call.args[1] not in call.args[0])
+    with pytest.raises(CheckFailed, match="without naming"):
+        agree(_on_table(nameless), _on_table(dispatch), [unknown], name="d", errors=_same_error)
+
+
+def test_a_dispatcher_written_with_get_and_a_conditional_passes() -> None:
+    import json
+
+    def dispatch(table: dict, name: str, arguments: Any = None) -> Any:
+        tool = table.get(name)
+        if tool is None:
+            raise KeyError(f"{name} is not a tool; the tools are {sorted(table)}")
+        given = json.loads(arguments) if isinstance(arguments, str) and arguments else arguments
+        return tool(**dict(given or {}))
+
+    verdict("1.1", dispatch, Status.PASSED)
+
+
+def test_a_drift_finder_written_with_sets_passes() -> None:
+    import inspect
+    import typing
+
+    names = {str: "string", int: "integer", float: "number", bool: "boolean"}
+    names |= {list: "array", dict: "object"}
+
+    def kind(annotation: Any) -> str | None:
+        if typing.get_origin(annotation) in (typing.Union, __import__("types").UnionType):
+            rest = [a for a in typing.get_args(annotation) if a is not type(None)]
+            return kind(rest[0]) if len(rest) == 1 else None
+        return names.get(typing.get_origin(annotation) or annotation)
+
+    def find_drift(definition: dict, fn: Any) -> set[tuple[str, str]]:
+        schema = definition["function"]["parameters"]
+        props, required = schema["properties"], set(schema.get("required") or ())
+        params = {
+            p.name: p
+            for p in inspect.signature(fn).parameters.values()
+            if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+        }
+        hints = typing.get_type_hints(fn)
+        found = {(n, "not_in_function") for n in set(props) - set(params)}
+        found |= {(n, "not_in_schema") for n in set(params) - set(props)}
+        for n in set(params) & set(props):
+            if (params[n].default is params[n].empty) is not (n in required):
+                found.add((n, "required_mismatch"))
+            want = kind(hints[n]) if n in hints else None
+            if want and props[n].get("type") != want:
+                found.add((n, "type_mismatch"))
+        return found
+
+    verdict("1.2", find_drift, Status.PASSED)
+
+
+def test_a_safe_dispatch_with_its_own_messages_and_escaped_json_passes() -> None:
+    import json
+
+    def safe_dispatch(table: dict, name: str, arguments: Any = None) -> str:
+        if name not in table:
+            return f"Error: there is no tool {json.dumps(name)}; try one of {list(table)}"
+        if arguments is None or arguments == "":
+            arguments = {}
+        elif isinstance(arguments, str):
+            try:
+                arguments = json.loads(arguments)
+            except ValueError as exc:
+                return f"Error: {name}: arguments are not valid JSON ({exc})"
+        try:
+            value = table[name](**arguments)
+            return value if type(value) is str else json.dumps(value, indent=1)
+        except Exception as exc:
+            return f"Error: {name} raised {exc!r}"
+
+    verdict("1.3", safe_dispatch, Status.PASSED)
+
+
+def test_a_registry_that_keeps_one_dict_of_normal_forms_passes() -> None:
+    class SafeRegistry:
+        def __init__(self) -> None:
+            self.by_form: dict[str, tuple[str, Any]] = {}
+
+        def register(self, name: str, fn: Any) -> None:
+            form = name.replace("-", "_").casefold()
+            if form in self.by_form:
+                old = self.by_form[form][0]
+                raise ValueError(
+                    f"{name!r} collides with the registered {old!r}: pick a different name"
+                )
+            self.by_form[form] = (name, fn)
+
+        def get(self, name: str) -> Any:
+            return next(fn for n, fn in self.by_form.values() if n == name)
+
+        def names(self) -> list[str]:
+            return [n for n, _ in self.by_form.values()]
+
+    verdict("2.1", SafeRegistry, Status.PASSED)
+
+
+def test_a_summary_with_a_counter_and_a_loop_passes() -> None:
+    import json
+    from collections import Counter
+
+    def summarize(transcript: Any) -> dict:
+        failed = calls = largest = 0
+        for message in transcript.messages:
+            calls += len(message.get("tool_calls") or ())
+            largest = max(largest, len(message.get("content") or ""))
+            if message["role"] != "tool":
+                continue
+            try:
+                envelope = json.loads(message["content"])
+            except ValueError:
+                envelope = None
+            if type(envelope) is dict and envelope.get("ok") is False:
+                failed += 1
+        usage = transcript.usage
+        return {
+            "status": transcript.status,
+            "steps": transcript.steps,
+            "messages": len(transcript.messages),
+            "by_role": Counter(m["role"] for m in transcript.messages),
+            "tool_calls": calls,
+            "failed_calls": failed,
+            "tokens": None if usage is None else usage["total_tokens"],
+            "largest_message": largest,
+        }
+
+    verdict("6.4", summarize, Status.PASSED)
+
+
+def test_the_10_3_differential_reference_is_the_packages_import() -> None:
+    """10.3's differential reference is the text's rule (the package's import runs an MCP
+    session per import); on the generated inputs, every one the package accepts, it gives what
+    `toolsys.mcp.import_server` gives, clashes and their messages included."""
+    from toolsys.checks.ch10.ex3 import (
+        _GENERATED,
+        _imported,
+        _names_a_clash,
+        by_the_text,
+        import_with_prefix,
+    )
+
+    sample = list(_GENERATED)[::6]
+    agree(
+        _imported(import_with_prefix),
+        _imported(by_the_text),
+        sample,
+        name="import",
+        errors=_names_a_clash,
+        seconds=120,
+    )
+    refused = 0
+    for call in sample:
+        try:
+            _imported(by_the_text)(*call.args)
+        except ValueError:
+            refused += 1
+    assert 0 < refused < len(sample)  # clashes among them, and imports

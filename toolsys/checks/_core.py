@@ -93,6 +93,16 @@ class CheckFailed(Exception):
         self.hint = hint
 
 
+class CheckBroken(Exception):
+    """Raised inside a check when the check's own code failed (a reference, a comparator, a
+    generator of inputs): reported as the check's internal error, never as the student's."""
+
+    def __init__(self, what: str, error: BaseException) -> None:
+        super().__init__(f"{what} raised {type(error).__name__}: {_text(error)}")
+        self.what = what
+        self.error = error
+
+
 @dataclass(frozen=True)
 class Exercise:
     """One registered exercise: its id, title, hints, the check body and the reference solution."""
@@ -340,6 +350,17 @@ def _verdict(ex: Exercise, student: Any) -> CheckResult:
             ex.title,
             Status.NOT_DONE,
             "Replace `raise NotImplementedError(...)` with your code, then run this cell again.",
+        )
+    except CheckBroken as broken:
+        return CheckResult(
+            ex.id,
+            ex.title,
+            Status.ERROR,
+            f"The check itself failed (an internal error in the check, not in your code): "
+            f"{broken}.",
+            hint="This is not your fault, and says nothing about your answer: please report it "
+            "(the exercise id and this message) to your instructor or the workbook's issue "
+            "tracker.",
         )
     except CheckFailed as failure:
         return CheckResult(

@@ -26,6 +26,7 @@ argument cannot change what the reference sees.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import math
 import random
@@ -35,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolsys import _platform
-from toolsys.checks._core import CheckFailed, Described, show_value
+from toolsys.checks._core import CheckBroken, CheckFailed, Described, show_value
 from toolsys.checks._plain import difference
 from toolsys.checks._plain import text as _text
 
@@ -164,26 +165,37 @@ def agree(
     compare: Compare = difference,
     hint: str | None = None,
     wrong: str = "returned a wrong value: {problem}",
+    errors: Callable[[BaseException, BaseException, Call], str | None] | None = None,
     seconds: float = SECONDS,
 ) -> None:
     """Fail at the first (smallest) input where `student` and `reference` disagree.
 
     They agree when both return values that `compare` calls equal (plain data, exact types, by
     default), or both raise and the answer's error is an instance of the standard exception the
-    reference's is (a toolsys subclass of ValueError asks for a ValueError). `wrong`
-    says what a wrong value means, around compare's `{problem}`. A
-    `NotImplementedError` from the answer passes through, so a stub is still "not done yet".
+    reference's is (a toolsys subclass of ValueError asks for a ValueError) and, when given,
+    `errors(got_error, expected_error, call)` finds nothing more to say (what the text asks of
+    the error beyond its kind: a message that names something). `wrong` says what a wrong value
+    means, around compare's `{problem}`. A `NotImplementedError` from the answer passes through,
+    so a stub is still "not done yet". Code of the check's own that raises (the comparator, the
+    generator, a reference that is not implemented) is reported as the check's internal error
+    (`CheckBroken`), never as the student's.
     """
+    inputs = _made(inputs)
     started = time.monotonic()
     for call in inputs:
         if time.monotonic() - started > seconds:
             return
         expected, expected_error = _outcome(reference, call)
         got, got_error = _outcome(student, call, student=True)
-        problem = _disagreement(got, got_error, expected, expected_error, compare, wrong)
+        with _ours("the check's comparison of the two results"):
+            problem = _disagreement(got, got_error, expected, expected_error, compare, wrong)
+            if problem is None and got_error is not None and errors is not None:
+                said = errors(got_error, expected_error, call)
+                problem = None if said is None else (said, expected_error, got_error)
         if problem is None:
             continue
-        what = call.shown(name)
+        with _ours("the check's display of the input"):
+            what = call.shown(name)
         said, shown_expected, shown_got = problem
         raise CheckFailed(
             f"{what} {said} (the smallest of {len(inputs)} generated inputs on which your "
@@ -197,15 +209,37 @@ def agree(
 
 def _outcome(func: Callable[..., Any], call: Call, *, student: bool = False) -> tuple[Any, Any]:
     """(value, None) or (None, the exception) of one call on a fresh copy of its arguments."""
-    args, kwargs = copy.deepcopy(call.args), copy.deepcopy(call.kwargs)
+    with _ours("the check's copy of the input"):
+        args, kwargs = copy.deepcopy(call.args), copy.deepcopy(call.kwargs)
     try:
         return func(*args, **kwargs), None
-    except NotImplementedError:
+    except NotImplementedError as exc:
         if student:
             raise
-        raise RuntimeError("the reference is not implemented") from None
+        raise CheckBroken("the check's reference (not implemented)", exc) from exc
+    except CheckBroken:  # a reference (or the check's wrapper around it) that found itself wrong
+        raise
     except Exception as exc:
         return None, exc
+
+
+@contextlib.contextmanager
+def _ours(what: str) -> Iterator[None]:
+    """Code of the check's own (a comparator, a reference, a generator) that raises is the
+    check's failure, reported as such: never "your code raised" to a student who did nothing
+    wrong. A CheckFailed (a comparator's verdict) goes through."""
+    try:
+        yield
+    except (CheckFailed, CheckBroken):
+        raise
+    except Exception as exc:
+        raise CheckBroken(what, exc) from exc
+
+
+def _made(inputs: Sequence[Call]) -> list[Call]:
+    """The inputs, generated now (a generator that raises is the check's failure)."""
+    with _ours("the check's generator of inputs"):
+        return list(inputs)
 
 
 def _builtin_kind(error: BaseException) -> type[BaseException]:
@@ -310,6 +344,7 @@ def agree_on_sameness(
     with another than the reference does (or apart from one it puts it with) fails, shown with
     that other input.
     """
+    inputs = _made(inputs)
     started = time.monotonic()
     theirs: dict[Any, int] = {}
     mine: dict[Any, int] = {}
@@ -317,7 +352,8 @@ def agree_on_sameness(
     for index, call in enumerate(inputs):
         if time.monotonic() - started > seconds:
             return
-        expected = reference(*copy.deepcopy(call.args), **copy.deepcopy(call.kwargs))
+        with _ours("the check's reference"):
+            expected = reference(*copy.deepcopy(call.args), **copy.deepcopy(call.kwargs))
         got = student(*copy.deepcopy(call.args), **copy.deepcopy(call.kwargs))
         given.append(got)
         first_theirs = theirs.setdefault(_hashable(expected), index)

@@ -8,12 +8,23 @@ from __future__ import annotations
 
 import copy
 import json
+import random
 from collections.abc import Callable
 from typing import Any
 
 from toolsys.checks import CheckFailed, Described, exercise, expect_equal, expect_raises
+from toolsys.checks._differential import Call, agree, calls
 from toolsys.checks._plain import text
-from toolsys.checks.ch01._shared import CALLS, decode_arguments, noting_table, tool_table
+from toolsys.checks.ch01._shared import (
+    CALLS,
+    build_table,
+    decode_arguments,
+    named,
+    noting_table,
+    spelled_arguments,
+    table_call,
+    tool_table,
+)
 
 
 def dispatch(table: dict[str, Callable[..., Any]], name: str, arguments: Any = None) -> Any:
@@ -151,6 +162,17 @@ def _check_dispatch(student: Any) -> None:
         "the signature (the model must learn that 'volume' does not exist).",
     )
     _expect_own_key_error(student, table)
+    agree(
+        _on_table(student),
+        _on_table(dispatch),
+        _GENERATED,
+        name="dispatch",
+        errors=_same_error,
+        hint="The table is shown as {name: what the tool does} (ch01's generated tools: "
+        "('takes', 'a', 'b=None') is def tool(a, b=None): return [a, b]). Look the name up as "
+        'it is (KeyError naming it when absent); decode JSON text, None or "" are none; call '
+        "table[name](**arguments) and return its result unchanged, its errors too.",
+    )
 
 
 def _expect_own_key_error(student: Any, table: dict[str, Callable[..., Any]]) -> None:
@@ -172,3 +194,32 @@ def _expect_own_key_error(student: Any, table: dict[str, Callable[..., Any]]) ->
             got=raised,
             hint=hint,
         )
+
+
+def _dispatch_call(rng: random.Random, size: int) -> Call:
+    """A generated table (see ch01/_shared.py), a name and arguments in any spelling."""
+    spec, name, arguments = table_call(rng, size)
+    return Call((spec, name, spelled_arguments(rng, arguments)))
+
+
+_GENERATED = calls(_dispatch_call, seed=11, count=200)
+
+
+def _on_table(func: Callable[..., Any]) -> Callable[..., Any]:
+    """`func` on the real table a generated one describes."""
+
+    def run(spec: dict[str, Any], name: str, arguments: Any) -> Any:
+        return func(build_table(spec), name, arguments)
+
+    return run
+
+
+def _same_error(got: BaseException, expected: BaseException, call: Call) -> str | None:
+    """What the text adds to "the same kind of error": an unknown name's KeyError names it, and
+    a tool's own exception goes through unchanged (its type and message)."""
+    spec, name, _ = call.args
+    if name not in spec:
+        return None if named(name, got) else f"raised {type(got).__name__} without naming {name!r}"
+    if spec[name][0] == "raises" and (type(got), got.args) != (type(expected), expected.args):
+        return f"did not let the tool's own {type(expected).__name__} through unchanged"
+    return None

@@ -6,12 +6,15 @@ check that reads only one side shows itself.
 
 from __future__ import annotations
 
+import keyword
+import random
 import types
 import typing
 from collections.abc import Callable
 from typing import Any
 
-from toolsys.checks import CheckFailed, Described, exercise
+from toolsys.checks import CheckFailed, Described, _differential, exercise
+from toolsys.checks._differential import Call, agree, calls
 
 _JSON_TYPES: dict[Any, str] = {
     str: "string",
@@ -305,3 +308,121 @@ def _check_find_drift(student: Any) -> None:
             got=Described(repr(sorted(pairs))),
             hint=_DRIFT_HINTS[wrong[0]] if wrong else _DRIFT_HINTS["twice"],
         )
+    agree(
+        _on_source(student),
+        _on_source(find_drift),
+        _GENERATED,
+        name="find_drift for (the definition's parameters, the function's def line, under "
+        "`from __future__ import annotations`?) = ({args})",
+        hint="Report each (parameter, problem) pair once: "
+        "names on one side only, required (no default) against the 'required' list (absent: "
+        "none), and the JSON type of each annotated parameter (X | None as X) against 'type'.",
+    )
+
+
+# Annotations a generated function's parameters have, as source (None: no annotation). Left
+# out, where the package's reference and the exercise text part ways or the text is silent:
+# `tuple` (the reference reads it as "array", the text's table has no tuple), unions of two
+# types (int | str: no single JSON type), annotations outside the text's table (set, bytes, a
+# class), a property without "type" or with a list of types, a "required" name that is no
+# property, and positional-only parameters (before /).
+_ANNOTATIONS = [
+    "str", "int", "float", "bool", "list", "dict", "list[str]", "dict[str, int]",
+    "str | None", "Optional[int]", "list[int] | None", "Optional[bool]", "Any", None,
+]  # fmt: skip
+_DEFAULTS = ["None", "None", "0", "''", "False", "1", "'x'", "[]"]
+_TYPES = ["string", "integer", "number", "boolean", "array", "object"]
+
+
+def _parameter_name(rng: random.Random, taken: set[str]) -> str:
+    made = _differential.name(rng, 5)
+    while keyword.iskeyword(made) or made in taken or made in ("Any", "Optional"):
+        made += "_"
+    taken.add(made)
+    return made
+
+
+def _drift_call(rng: random.Random, size: int) -> Call:
+    """A function (its def line: annotated or not, defaults, keyword-only parameters, *args
+    and **kwargs; under `from __future__ import annotations` or not) and the parameters of an
+    OpenAI definition that describes it with some drift: a parameter left out or added,
+    required flipped, a type changed, no "required" list."""
+    taken: set[str] = set()
+    count = rng.randint(0, min(1 + size // 2, 5))
+    parameters = []  # (name, annotation, has a default, keyword-only)
+    for _ in range(count):
+        parameters.append(
+            (_parameter_name(rng, taken), rng.choice(_ANNOTATIONS), rng.random() < 0.4,
+             rng.random() < 0.25)
+        )  # fmt: skip
+    # positional ones first, those without a default before those with one; then keyword-only
+    ordered = sorted(parameters, key=lambda p: (p[3], p[2] and not p[3]))
+    written: list[str] = []
+    starred = rng.random() < 0.2
+    for index, (parameter, annotation, default, keyword_only) in enumerate(ordered):
+        if keyword_only and not any(p[3] for p in ordered[:index]):
+            written.append("*args: int" if starred else "*")
+        text = parameter + (f": {annotation}" if annotation else "")
+        written.append(text + (f" = {rng.choice(_DEFAULTS)}" if default else ""))
+    if starred and not any(p[3] for p in ordered):
+        written.append("*args")
+    if rng.random() < 0.2:
+        written.append("**kwargs: str")
+    line = f"def tool({', '.join(written)})"
+    future = rng.random() < 0.3
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    for parameter, annotation, default, _ in ordered:
+        if rng.random() < 0.15:
+            continue  # not in the schema
+        kind = _JSON_TYPES.get(_resolved(annotation)) if annotation else None
+        if kind is None or rng.random() < 0.25:
+            kind = rng.choice(_TYPES)
+        properties[parameter] = {"type": kind}
+        if (not default) != (rng.random() < 0.15):
+            required.append(parameter)
+    for _ in range(rng.randint(0, 1) if rng.random() < 0.3 else 0):
+        extra = _parameter_name(rng, taken)  # in the schema only
+        properties[extra] = {"type": rng.choice(_TYPES)}
+        if rng.random() < 0.5:
+            required.append(extra)
+    keys = list(properties)
+    rng.shuffle(keys)
+    schema: dict[str, Any] = {"type": "object", "properties": {k: properties[k] for k in keys}}
+    if required or rng.random() < 0.7:
+        schema["required"] = required
+    return Call((schema, line, future))
+
+
+def _resolved(annotation: str) -> Any:
+    """The Python type an annotation's source stands for, as `_JSON_TYPES` reads it."""
+    head = annotation.replace("Optional[", "").split("[")[0].split(" |")[0].rstrip("]")
+    return {"str": str, "int": int, "float": float, "bool": bool, "list": list, "dict": dict}.get(
+        head
+    )
+
+
+_GENERATED = calls(_drift_call, seed=12, count=200)
+
+
+def _on_source(func: Callable[..., Any]) -> Callable[..., Any]:
+    """`func` on a definition and the function its source defines; the pairs it returns sorted
+    (any order is fine), each as a tuple; anything else as it came, for the comparison."""
+
+    def run(parameters: dict[str, Any], line: str, future: bool) -> Any:
+        definition = {
+            "type": "function",
+            "function": {"name": "tool", "description": "A tool.", "parameters": parameters},
+        }
+        source = f"from typing import Any, Optional\n{line} -> None:\n    pass\n"
+        got = func(definition, _fn(source, future=future))
+        if type(got) not in (list, tuple, set, frozenset):
+            return got
+        items = list(got)
+        if not all(type(i) in (tuple, list) and len(i) == 2 for i in items):
+            return got
+        if not all(type(part) is str for item in items for part in item):
+            return got
+        return sorted((first, second) for first, second in items)
+
+    return run

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
+import random
 from collections.abc import Callable
 from typing import Any
 
@@ -19,7 +20,19 @@ from toolsys.checks import (
     expect_plain,
     expect_true,
 )
-from toolsys.checks.ch01._shared import CALLS, decode_arguments, noting_table, tool_table
+from toolsys.checks._core import CheckBroken, Described
+from toolsys.checks._differential import Call, agree, calls
+from toolsys.checks._plain import difference
+from toolsys.checks.ch01._shared import (
+    CALLS,
+    build_table,
+    decode_arguments,
+    named,
+    noting_table,
+    spelled_arguments,
+    table_call,
+    tool_table,
+)
 
 
 def safe_dispatch(table: dict[str, Callable[..., Any]], name: str, arguments: Any = None) -> str:
@@ -161,3 +174,109 @@ def _check_safe_dispatch(student: Any) -> None:
     text, what = _safe_call(student, tags, "tags", None, "a tool that returns a set")
     if text.startswith("Error:"):
         _expect_error(text, what, ["tags"], "Name the tool.")
+    agree(
+        _on_table(student),
+        _expected_text,
+        _GENERATED,
+        name="safe_dispatch",
+        compare=_same_text,
+        hint="The table is shown as {name: what the tool does} (ch01's generated tools: "
+        "('takes', 'a', 'b=None') is def tool(a, b=None): return [a, b]). A str result as it "
+        "is, any other as json.dumps; a failure is 'Error: ...' naming the tool and what went "
+        "wrong (the available tools, JSON, or the exception's message).",
+    )
+
+
+# Arguments json.loads cannot read, for a name the table has (for a name it does not have, the
+# text does not say which of the two failures to report first, so they are left out).
+_BROKEN = ['{"text": "hi"', "{'a': 1}", "nope", '{"a": 1}}', "{,}", '{"a": 1 "b": 2}']
+
+
+def _generated_call(rng: random.Random, size: int) -> Call:
+    """A generated table (see ch01/_shared.py), a name, and arguments in any spelling or (for
+    a name of the table) JSON text that does not parse."""
+    spec, name, arguments = table_call(rng, size)
+    if name in spec and rng.random() < 0.15:
+        return Call((spec, name, rng.choice(_BROKEN)))
+    return Call((spec, name, spelled_arguments(rng, arguments)))
+
+
+_GENERATED = calls(_generated_call, seed=13, count=200)
+
+
+def _on_table(func: Callable[..., Any]) -> Callable[..., Any]:
+    """`func` on the real table a generated one describes."""
+
+    def run(spec: dict[str, Any], name: str, arguments: Any) -> Any:
+        return func(build_table(spec), name, arguments)
+
+    return run
+
+
+class _Result(Described):
+    """What the text fixes of one safe_dispatch call: the result, or the words its error needs."""
+
+    def __init__(self, shown: str, kind: str, *, value: Any = None, words: tuple = ()) -> None:
+        super().__init__(shown)
+        self.kind, self.value, self.words = kind, value, words  # kind: error, text or json
+
+
+def _expected_text(spec: dict[str, Any], name: str, arguments: Any) -> _Result:
+    """The reference's answer read as the text fixes it: a str result as it is, another result
+    as JSON of it (any spelling), or an error naming the tool and what went wrong. Where the
+    package's `safe_dispatch` says otherwise (a failure where the text has none, or the
+    reverse), the check itself is wrong: CheckBroken."""
+    said = safe_dispatch(build_table(spec), name, arguments)
+    expected = _by_the_text(spec, name, arguments)
+    if (expected.kind == "error") != said.startswith("Error:") and said != expected.value:
+        raise CheckBroken("the check's reading of safe_dispatch", ValueError(said))
+    if expected.kind != "error":
+        expected.text = repr(said)
+    return expected
+
+
+def _by_the_text(spec: dict[str, Any], name: str, arguments: Any) -> _Result:
+    if name not in spec:
+        words = (name, *spec)
+        shown = f"an 'Error: ...' naming {name!r} and every tool, {list(spec)}"
+        return _Result(shown, "error", words=words)
+    try:
+        decoded = decode_arguments(arguments)
+    except json.JSONDecodeError:
+        shown = f"an 'Error: ...' naming {name!r} and saying JSON"
+        return _Result(shown, "error", words=(name, "JSON"))
+    try:
+        value = build_table(spec)[name](**decoded)
+    except Exception as exc:
+        message = _text_of(exc)
+        shown = f"an 'Error: ...' naming {name!r} and the message {message!r}"
+        return _Result(shown, "error", words=(name, message))
+    return _Result(repr(value), "text" if type(value) is str else "json", value=value)
+
+
+def _text_of(error: BaseException) -> str:
+    """An exception's message: its argument as given (KeyError's str() adds quotes)."""
+    from toolsys.checks._plain import text
+
+    return text(error.args[0]) if len(error.args) == 1 else text(error)
+
+
+def _same_text(got: Any, expected: _Result, what: str) -> str | None:
+    if type(got) is not str:
+        return f"{what} is not a string (safe_dispatch always returns one)"
+    if expected.kind == "error":
+        if not got.startswith("Error:"):
+            return f"{what} does not start with 'Error:'"
+        missing = [word for word in expected.words if not named(word, got)]
+        if missing:
+            return f"{what} does not mention {missing[0]!r}"
+        if "Traceback" in got:
+            return f"{what} contains a traceback"
+        return None
+    if expected.kind == "text":  # a str result: as it is
+        return difference(got, expected.value, what)
+    try:
+        decoded = json.loads(got)
+    except ValueError:
+        return f"{what} is not JSON text of the tool's result"
+    return difference(decoded, json.loads(json.dumps(expected.value)), f"json.loads({what})")

@@ -7,6 +7,7 @@ it was.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from typing import Any
 
@@ -18,6 +19,7 @@ from toolsys.checks import (
     expect_raises,
     expect_true,
 )
+from toolsys.checks._differential import Call, agree, calls
 from toolsys.checks._plain import text
 from toolsys.checks.ch02._shared import (
     calculator_fn,
@@ -155,3 +157,129 @@ def _check_safe_registry(student: Any) -> None:
             f"old tool); got {message!r}.",
         )
         refused.append(name)
+    agree(
+        _registering(student),
+        _registering(SafeRegistry),
+        _GENERATED,
+        name="register(name, ...) for each name of {args} in turn, on a new registry,",
+        compare=_same_steps,
+        wrong="went wrong: {problem}",
+        hint="Two names collide when name.lower().replace('-', '_') is the same; refuse a "
+        "collision with ValueError naming both ({name!r}, the registered one as it was "
+        "registered) and saying what to do, before changing anything.",
+    )
+
+
+def _text_form(name: str) -> str:
+    """The exercise text's normal form: letter case and '-' against '_' do not count."""
+    return name.lower().replace("-", "_")
+
+
+def _names_call(rng: random.Random, size: int) -> Call:
+    """Names to register one after the other: new ones (letters in both cases, digits, '-',
+    '_'), and variants of earlier ones (the same, another letter case, '-' for '_').
+
+    Left out, where the package's reference (`toolsys.Registry`) and the exercise text part
+    ways: a name providers refuse (spaces, non-ASCII, empty, over 64 characters: the registry
+    raises, the text registers it), and a name that collides with an earlier one for one of
+    them only: camelCase ('getWeather' is get_weather to the registry, getweather to the text)
+    and runs of separators ('get__weather')."""
+    from toolsys.names import check_name, normalize
+
+    names: list[str] = []
+    for _ in range(rng.randint(1, 2 + size)):
+        if names and rng.random() < 0.5:
+            earlier = rng.choice(names)
+            candidate = "".join(
+                (c.swapcase() if rng.random() < 0.4 else c)
+                if c.isalpha()
+                else {"-": "_", "_": "-"}.get(c, c)
+                if rng.random() < 0.5
+                else c
+                for c in earlier
+            )
+        else:
+            candidate = "".join(
+                rng.choice("abcxyzABCXYZ019-_") for _ in range(rng.randint(1, 3 + size // 2))
+            )
+        try:
+            check_name(candidate)
+        except ValueError:
+            continue
+        if all(
+            (normalize(candidate) == normalize(n)) == (_text_form(candidate) == _text_form(n))
+            for n in names
+        ):
+            names.append(candidate)
+    return Call((names,))
+
+
+_GENERATED = calls(_names_call, seed=21, count=150)
+
+
+def _registering(make: Callable[[], Any]) -> Callable[[list[str]], Any]:
+    """Each name registered in turn on a new registry (a function of its own for each): per
+    step, "registered" or the refusal ("refused", name, the message); then names(), and
+    whether get() gives each registered name its own function."""
+
+    def run(names: list[str]) -> Any:
+        registry = make()
+        steps: list[tuple[str, ...]] = []
+        functions: dict[str, Callable[..., Any]] = {}
+        for index, name in enumerate(names):
+            before = list(registry.names())
+            fn = _numbered(index)
+            try:
+                registry.register(name, fn)
+            except ValueError as exc:
+                after = registry.names()
+                changed = type(after) is not list or after != before
+                steps.append(("refused, but changed names()" if changed else "refused", name,
+                              text(exc)))  # fmt: skip
+                continue
+            functions[name] = fn
+            steps.append(("registered", name))
+        wrong = [name for name, fn in functions.items() if registry.get(name) is not fn]
+        return {"steps": steps, "names": registry.names(), "get() wrong for": wrong}
+
+    return run
+
+
+def _numbered(index: int) -> Callable[..., Any]:
+    def tool() -> int:
+        return index
+
+    tool.__name__ = tool.__qualname__ = f"tool_{index}"
+    return tool
+
+
+def _same_steps(got: Any, expected: Any, what: str) -> str | None:
+    """The same steps registered and refused; each refusal's message naming the new name and
+    the registered one it collides with (both repr-quoted) and saying what to do."""
+    from toolsys.checks._plain import difference
+
+    registered: list[str] = []
+    for index, (mine, theirs) in enumerate(zip(got["steps"], expected["steps"], strict=True)):
+        name = theirs[1]
+        if mine[0] != theirs[0]:
+            return f"register({name!r}, ...) (step {index + 1}) was {mine[0]}, not {theirs[0]}"
+        if theirs[0] == "registered":
+            registered.append(name)
+            continue
+        taken = next(n for n in registered if _text_form(n) == _text_form(name))
+        message = mine[2]
+        missing = [n for n in dict.fromkeys((taken, name)) if repr(n) not in message]
+        if missing:
+            return (
+                f"the error of register({name!r}, ...) (step {index + 1}) does not name "
+                f"{missing[0]!r} (quoted with repr)"
+            )
+        if not any(word in message.lower() for word in _WHAT_TO_DO):
+            return (
+                f"the error of register({name!r}, ...) (step {index + 1}) does not say what to do"
+            )
+    return difference(
+        {k: v for k, v in got.items() if k != "steps"},
+        {k: v for k, v in expected.items() if k != "steps"},
+        what,
+    )

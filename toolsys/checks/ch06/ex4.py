@@ -8,9 +8,11 @@ each tool message's `ok` read from its JSON content.
 from __future__ import annotations
 
 import json
+import random
 from typing import Any
 
 from toolsys.checks import call_student, exercise, expect_equal, expect_plain
+from toolsys.checks._differential import Call, agree, calls, plain, text
 from toolsys.checks.ch06._shared import PROMPT, weather_registry
 
 
@@ -186,6 +188,15 @@ def _check_summarize(student: Any) -> None:
                 what=f"{what}[{key!r}]",
                 hint=_SUMMARY_HINTS.get(key),
             )
+    agree(
+        _of_transcript(student),
+        _of_transcript(summarize),
+        _GENERATED,
+        name="summarize(Transcript(messages=..., status=..., steps=..., usage=...)) for {args}",
+        hint="One pass over the messages: count roles, add up len(tool_calls), json.loads each "
+        'tool message\'s content and count the objects whose "ok" is False (the boolean); '
+        "tokens from usage (None without); the longest content (None or missing counts 0).",
+    )
 
 
 _SUMMARY_HINTS = {
@@ -201,3 +212,90 @@ _SUMMARY_HINTS = {
     "stop before every call has its tool message (here: paused for approval).",
     "by_role": "Count every role that occurs, the system message too.",
 }
+
+
+def _tool_content(rng: random.Random, size: int) -> str:
+    """What a tool message says: an envelope (ok or not, any JSON spelling), plain text (one
+    that mentions "ok": false too), JSON that is not an object, or an object whose "ok" is no
+    boolean false (0, "false", null, missing) or is false only deeper down."""
+    pick = rng.randrange(8)
+    if pick == 0:
+        return text(rng, size)
+    if pick == 1:
+        return rng.choice(['the answer says "ok": false', "ok: false", '{"ok": false', "false"])
+    if pick == 2:
+        return json.dumps(rng.choice([[False], 0, None, "ok", [{"ok": False}]]))
+    if pick == 3:
+        envelope: Any = {rng.choice(["result", "data"]): {"ok": False}}
+    elif pick == 4:
+        envelope = {"ok": rng.choice([0, "false", None, [], True]), "value": plain(rng, size)}
+    elif pick == 5:
+        envelope = {"ok": True, "value": plain(rng, size)}
+    else:
+        envelope = {"ok": False, "error": {"code": "X", "message": text(rng, size)}}
+    return json.dumps(envelope, ensure_ascii=rng.random() < 0.5, indent=rng.choice([None, 2]))
+
+
+def _transcript_call(rng: random.Random, size: int) -> Call:
+    """A conversation (a system message or not, turns of tool calls answered all, some or none,
+    a final answer or not, contents that are text, None or missing), a status, a step count and
+    a usage (None when the endpoint reported none).
+
+    Left out, where the package's reference and the exercise text part ways or the text is
+    silent: no messages at all (no largest message to give), a tool message whose content is
+    None or missing (the solution notebook's json.loads raises TypeError on it), usage {} (no
+    total_tokens, yet not None), and content that is a list of parts."""
+    messages: list[dict[str, Any]] = []
+    if rng.random() < 0.4:
+        messages.append({"role": "system", "content": text(rng, size)})
+    messages.append({"role": "user", "content": text(rng, size, least=1)})
+    for turn in range(rng.randint(0, min(3, 1 + size // 3))):
+        ids = [f"call_{turn}_{i}" for i in range(rng.randint(1, 3))]
+        assistant: dict[str, Any] = {"role": "assistant"}
+        pick = rng.randrange(3)
+        if pick:  # the content None or text; else no content key at all
+            assistant["content"] = None if pick == 1 else text(rng, size)
+        assistant["tool_calls"] = [
+            {"id": i, "type": "function", "function": {"name": "tool", "arguments": "{}"}}
+            for i in ids
+        ]
+        messages.append(assistant)
+        answered = ids if rng.random() < 0.8 else ids[: rng.randint(0, len(ids))]
+        messages += [
+            {"role": "tool", "tool_call_id": i, "content": _tool_content(rng, size)}
+            for i in answered
+        ]
+    if rng.random() < 0.7:
+        final: dict[str, Any] = {"role": "assistant", "content": text(rng, 2 * size)}
+        if rng.random() < 0.3:
+            final["tool_calls"] = rng.choice([None, []])
+        messages.append(final)
+    status = rng.choice(
+        ["completed", "length", "max_steps", "model_error", "deadline", "awaiting_approval"]
+    )
+    prompt, completion = rng.randint(0, 10**size), rng.randint(0, 500)
+    usage = (
+        None
+        if rng.random() < 0.3
+        else {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+        }
+    )
+    return Call((messages, status, rng.randint(0, 6), usage))
+
+
+_GENERATED = calls(_transcript_call, seed=64, count=150)
+
+
+def _of_transcript(func: Any) -> Any:
+    """`func` on a toolsys Transcript made of the generated parts (no events: the text says to
+    read the messages)."""
+
+    def run(messages: list[dict[str, Any]], status: str, steps: int, usage: Any) -> Any:
+        from toolsys.transcript import Transcript
+
+        return func(Transcript(messages=messages, status=status, steps=steps, usage=usage))
+
+    return run

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
+import random
 from collections.abc import Callable
 from typing import Any
 
@@ -20,6 +21,8 @@ from toolsys.checks import (
     expect_plain,
     expect_raises,
 )
+from toolsys.checks._differential import Call, agree, calls, plain
+from toolsys.checks._differential import name as _name
 from toolsys.checks._plain import text
 
 
@@ -257,6 +260,18 @@ def _check_import_with_prefix(student: Callable[..., Any]) -> None:
         what="the registry after importing nothing",
         hint=_IMPORT_WHY["empty"],
     )
+    agree(
+        _imported(student),
+        _imported(by_the_text),
+        _GENERATED,
+        name="import_with_prefix on (the registry's names, the listing's names, the prefix) = "
+        "({args}), then each call",
+        errors=_names_a_clash,
+        hint="New names are prefix + '__' + the tool's name, in the listing's order; one already "
+        "in the registry or twice in the listing is a ValueError naming it, with the registry "
+        "left exactly as it was; each imported function sends call_remote(its own tool's name, "
+        "the arguments as one dict) and returns the answer.",
+    )
 
 
 def _expect_forwarded(
@@ -309,3 +324,182 @@ def _expect_forwarded(
         hint=_IMPORT_WHY["forward"],
     )
     expect_equal(got, {"from": remote, "echo": arguments}, what=shown, hint=_IMPORT_WHY["forward"])
+
+
+# -- the differential inputs --------------------------------------------------------------------
+#
+# The reference they are compared with is the exercise text's rule, `by_the_text`: the package's
+# `import_with_prefix` runs an MCP session per import (a third of a second: the 5 s guard would
+# stop after a dozen inputs). tests/test_differential.py checks that the two agree. Left out,
+# where the package (`toolsys.mcp.import_server`) and the text part ways: a prefix or a tool
+# name providers do not take (the package refuses it, the text imports it), two names that
+# differ only by letter case or '-'/'_' (a clash for the package's registry, none for the text),
+# and arguments a tool's schema does not allow (the package validates them, the text forwards
+# them as they are: the schemas here allow any value of the properties the calls send).
+
+
+def by_the_text(
+    registry: dict[str, Any],
+    listing: list[dict[str, Any]],
+    prefix: str,
+    call_remote: Callable[[str, dict[str, Any]], Any],
+) -> list[str]:
+    """10.3 as its text says it: the new names, refused whole on a clash, each one forwarding."""
+    names = [f"{prefix}__{tool['name']}" for tool in listing]
+    for name in names:
+        if name in registry or names.count(name) > 1:
+            raise ValueError(f"Cannot import {name!r}: that name is taken; nothing was imported.")
+
+    def forward(remote: str) -> Callable[..., Any]:
+        return lambda **arguments: call_remote(remote, arguments)
+
+    for name, tool in zip(names, listing, strict=True):
+        registry[name] = forward(tool["name"])
+    return names
+
+
+# names a tool's argument may have that a binding in the answer may have too (a default
+# argument `name=tool["name"]` is replaced by a tool argument called `name`)
+_SHADOWS = ["name", "tool", "remote_name", "remote", "t", "n", "fn", "prefix", "spec", "listing"]
+
+
+def _tool_name(rng: random.Random, size: int) -> str:
+    made = _name(rng, min(size, 8))
+    pick = rng.randrange(8)
+    if pick == 0:
+        return made.replace(made[0], made[0].upper(), 1)
+    if pick == 1:
+        return f"{made}-{_name(rng, 3)}"
+    return made
+
+
+def _import_call(rng: random.Random, size: int) -> Call:
+    """A registry's names, a listing's tool names (a tool twice now and then), a prefix, and
+    the calls to make of the imported tools: each with arguments of any names (ones an answer's
+    own binding may use too) and plain values, in any order."""
+    prefix = _tool_name(rng, 4)
+    listing = [_tool_name(rng, size) for _ in range(rng.randint(0, min(4, 1 + size // 2)))]
+    if listing and rng.random() < 0.1:
+        listing.insert(rng.randrange(len(listing) + 1), rng.choice(listing))
+    existing = ["calculator"] + [_tool_name(rng, size) for _ in range(rng.randint(0, 2))]
+    if listing and rng.random() < 0.2:  # a clash, anywhere in the listing
+        existing.append(f"{prefix}__{rng.choice(listing)}")
+    arguments = [
+        {
+            rng.choice(_SHADOWS) if rng.random() < 0.3 else _name(rng, 4): plain(rng, size // 2)
+            for _ in range(rng.randint(0, 3))
+        }
+        for _ in listing
+    ]
+    made = [(index, arguments[index]) for index in range(len(listing)) for _ in range(2)]
+    rng.shuffle(made)
+    call = Call((list(dict.fromkeys(existing)), listing, prefix, made[: rng.randint(0, 6)]))
+    return call if _the_package_agrees(call) else _import_call(rng, size)
+
+
+def _the_package_agrees(call: Call) -> bool:
+    """Whether the input is one the package's reference reads as the text does: a prefix and
+    names providers accept, and no two names that differ only by case or '-'/'_' (the registry
+    refuses those, the text imports them)."""
+    from toolsys.errors import ToolDefinitionError
+    from toolsys.names import check_name, check_prefix, normalize
+
+    existing, names, prefix, _ = call.args
+    qualified = [f"{prefix}__{name}" for name in names]
+    try:
+        check_prefix(prefix)
+        for name in [*existing, *qualified]:
+            check_name(name)
+    except ToolDefinitionError:
+        return False
+    every = [*existing, *dict.fromkeys(qualified)]
+    return len({normalize(name) for name in every}) == len(set(every))
+
+
+_GENERATED = calls(_import_call, seed=103, count=120)
+
+
+def _listing_of(names: list[str], calls: list[tuple[int, dict[str, Any]]]) -> list[dict[str, Any]]:
+    """The `tools/list` answer for `names`: each schema has the properties its calls send."""
+    listing = []
+    for index, name in enumerate(names):
+        properties: dict[str, Any] = {}
+        for at, arguments in calls:
+            if at == index:
+                properties.update({key: {} for key in arguments})
+        schema = {"type": "object", "properties": properties}
+        listing.append(
+            {"name": name, "description": f"The server's {name}.", "inputSchema": schema}
+        )
+    return listing
+
+
+def _imported(func: Callable[..., Any]) -> Callable[..., Any]:
+    """`func` on a registry of the given names and the listing; on success what it returned,
+    the registry's names, whether the ones it had are kept, and each call's answer and what
+    it sent to the server. A ValueError goes through as it is if the registry is as it was,
+    else as a _HalfImport."""
+
+    def run(existing: list[str], names: list[str], prefix: str, made: list[Any]) -> Any:
+        registry = {name: _placeholder(name) for name in existing}
+        before = dict(registry)
+        seen: list[list[Any]] = []
+
+        def call_remote(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+            seen.append([name, arguments])
+            return {"from": name, "echo": arguments}
+
+        try:
+            returned = func(registry, _listing_of(names, made), prefix, call_remote)
+        except ValueError as exc:
+            if list(registry) == list(before) and all(registry[k] is v for k, v in before.items()):
+                raise
+            raise _HalfImport(list(registry)) from exc
+        answers: list[list[Any]] = []
+        for index, arguments in made:
+            qualified = f"{prefix}__{names[index]}"
+            if not callable(registry.get(qualified)):
+                answers.append([qualified, "not in the registry"])
+                continue
+            seen.clear()
+            value = registry[qualified](**copy.deepcopy(arguments))
+            answers.append([qualified, value, list(seen)])
+        return {
+            "returned": returned,
+            "registry": list(registry),
+            "kept": all(registry.get(k) is v for k, v in before.items()),
+            "calls": answers,
+        }
+
+    return run
+
+
+class _HalfImport(ValueError):
+    """Raised by the check in place of the answer's ValueError when the answer had changed the
+    registry before raising it."""
+
+    def __init__(self, names: list[str]) -> None:
+        super().__init__(f"the registry's names are now {names!r}")
+        self.names = names
+
+
+def _placeholder(name: str) -> Callable[..., Any]:
+    def tool() -> str:
+        return name
+
+    return tool
+
+
+def _names_a_clash(got: BaseException, expected: BaseException, call: Call) -> str | None:
+    """The ValueError names a name that clashes (one in the registry, or twice in the listing)."""
+    existing, names, prefix, _ = call.args
+    if isinstance(got, _HalfImport):
+        return (
+            f"raised ValueError, but changed the registry first (its names were {existing!r}, "
+            f"now {got.names!r}): no half import"
+        )
+    qualified = [f"{prefix}__{name}" for name in names]
+    clashing = [n for n in qualified if n in existing or qualified.count(n) > 1]
+    if any(n in text(got) for n in clashing):
+        return None
+    return f"raised ValueError without naming the clashing {clashing[0]!r}"
