@@ -430,3 +430,72 @@ def test_an_interrupt_in_an_async_tools_task_reaches_the_awaiting_caller() -> No
         return "nothing"
 
     assert asyncio.run(caller()) == "the caller heard it"  # not out of the loop past the caller
+
+
+def _threads_start_when(gate: threading.Event, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Worker threads that start late, once `gate` is set: a loaded machine, made certain."""
+    from toolsys import _workers
+
+    hand_over = _workers.submit
+
+    def late(job: Any) -> None:
+        threading.Thread(target=lambda: (gate.wait(30), hand_over(job)), daemon=True).start()
+
+    monkeypatch.setattr(_workers, "submit", late)
+
+
+def test_a_thread_that_starts_after_its_deadline_is_counted_and_capped_from_the_deadline(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Under load a worker thread can start after its call's deadline. It used to be counted
+    only once it started: meanwhile `abandoned_threads()` missed it and the next calls started
+    threads past the cap (the cap test above failed so on a busy machine)."""
+    gate, release = threading.Event(), threading.Event()
+    _threads_start_when(gate, monkeypatch)
+    before = abandoned_threads()
+    registry = Registry(layers=[Timeout(seconds=0.02, max_abandoned_threads=before + 1)])
+    ran: list[str] = []
+
+    @registry.tool(idempotent=False)
+    def stuck() -> str:
+        """Waits until released."""
+        ran.append("ran")
+        release.wait(30)
+        return "late"
+
+    try:
+        first = registry.execute("stuck")
+        assert first.error is not None and first.error.code == ErrorCode.TIMEOUT
+        assert first.meta["abandoned_thread"] is True and not ran  # its thread has not started
+        assert abandoned_threads() == before + 1
+        refused = registry.execute("stuck").error
+        assert refused is not None and refused.code == ErrorCode.OVERLOADED
+    finally:
+        gate.set()
+        release.set()
+    assert wait_until(lambda: abandoned_threads() == before)
+    assert ran == ["ran"]  # the refused call never ran
+
+
+def test_a_late_thread_whose_call_fails_before_the_tool_runs_is_not_counted_forever(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from typing import Annotated
+
+    from toolsys import Depends
+
+    gate = threading.Event()
+    _threads_start_when(gate, monkeypatch)
+    before = abandoned_threads()
+    registry = Registry(layers=[Timeout(seconds=0.02)])
+
+    @registry.tool
+    def needs_a_db(db: Annotated[dict[str, int], Depends("db")]) -> int:
+        """Reads the database nobody provided."""
+        return len(db)
+
+    result = registry.execute("needs_a_db")
+    assert result.error is not None and result.error.code == ErrorCode.TIMEOUT
+    assert abandoned_threads() == before + 1
+    gate.set()  # its thread starts, and the call fails before the function is called
+    assert wait_until(lambda: abandoned_threads() == before)
