@@ -75,7 +75,8 @@ OFFLOADING: contextvars.ContextVar[Offloading | None] = contextvars.ContextVar(
 copy of the caller's context that the job will run in; what it returns (if not None) is called
 on that thread once the job has ended, with the exception the job raised (or None). A `Timeout`
 layer sets it: the call's run exists from the hand-over on, so a deadline that passes before
-the thread has even started counts the thread as left running (`toolsys.layers.timeout`)."""
+the job has even started on its thread counts the thread as left running
+(`toolsys.layers.timeout`)."""
 
 VALIDATED: contextvars.ContextVar[list[Any] | None] = contextvars.ContextVar(
     "toolsys_validated", default=None

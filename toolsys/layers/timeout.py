@@ -290,9 +290,9 @@ async def _abandonable(tool: Tool, call: Call, call_next: Next, seconds: float) 
 def _handing_over(tool: Tool) -> Callable[[BaseException | None], None] | None:
     """A tracked tool's job is about to go to a worker thread (`toolsys.invoke.OFFLOADING`, in
     the context that job runs in): its run is made and attached to the waiting tickets now, not
-    once the thread starts. On a loaded machine a thread can start after the deadline; counted
-    only then, it would be missing from `abandoned_threads()` meanwhile, and the calls after it
-    would start threads past `max_abandoned_threads`."""
+    once the job starts on its thread. On a loaded machine that can be after the deadline;
+    counted only then, it would be missing from `abandoned_threads()` meanwhile, and the calls
+    after it would start threads past `max_abandoned_threads`."""
     tickets = _tickets.get()
     if not tickets or not getattr(tool.fn, "_toolsys_reports", False):
         return None
