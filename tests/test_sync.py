@@ -514,11 +514,15 @@ def test_a_forked_child_cannot_silence_this_threads_loop() -> None:
 def test_a_task_a_call_leaves_running_never_holds_up_the_threads_next_call() -> None:
     release = threading.Event()
     ended = threading.Event()
+    returned = threading.Event()
     kept: list[Any] = []
 
     async def leaves_a_task() -> int:
         async def background() -> None:
-            await asyncio.sleep(0.01)
+            # Once the call has returned, not after a sleep: a loop woken late on a loaded
+            # machine ran this step before it saw the call end (then nothing was left running).
+            while not returned.is_set():
+                await asyncio.sleep(0.005)
             release.wait(10)  # blocks whatever loop runs it
             ended.set()
 
@@ -532,6 +536,7 @@ def test_a_task_a_call_leaves_running_never_holds_up_the_threads_next_call() -> 
 
     first_loop = _local.private.loop if getattr(_local, "private", None) else None
     assert run_sync(leaves_a_task()) == 1
+    returned.set()
     started = time.monotonic()
     assert run_sync(waits()) == 2
     assert time.monotonic() - started < 5  # not blocked by the task left behind
