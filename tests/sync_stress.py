@@ -374,8 +374,13 @@ def stress(rounds: int, seed: int, folder: Path) -> StressReport:
                 report.wrong.append(f"{label}: took {took:.1f} s")
             if case.record is not None:
                 records.append(case.record)
-            if kind == "repeated_refund" and HUNG.refunds != refunds:
-                report.wrong.append(f"{label}: the refund ran {HUNG.refunds} times")
+            if kind == "repeated_refund":
+                # The refund that timed out runs on a thread that may start after its deadline
+                # (a loaded machine): wait for it before counting; a second run would show here
+                # or, were it later still, in the next refund's count.
+                _eventually(lambda n=refunds: HUNG.refunds >= n)
+                if HUNG.refunds != refunds:
+                    report.wrong.append(f"{label}: the refund ran {HUNG.refunds} times")
             HUNG.refunds = 0
         _release_all(report)
         notebook.close()

@@ -247,7 +247,9 @@ def test_a_process_started_in_a_session_of_its_own_dies_with_the_call(
     tmp_path: Path, how: str, hang: bool
 ) -> None:
     pids = tmp_path / "pids"
-    registry = Registry(layers=[Timeout(seconds=1.0)])
+    # A call that ends gets time to spare on a loaded machine (a fork, an exec, a setsid, as in
+    # tests/attacks.py); a hung one is stopped after a second, once it has surely started.
+    registry = Registry(layers=[Timeout(seconds=1.0 if hang else 30.0)])
     _escaping_tool(registry, how, pids, hang)
     result = registry.execute("escape")
     escaped = int(wait_for_file(pids))
@@ -274,7 +276,9 @@ def children_of(pid: int) -> set[int]:
 
 @pytest.mark.parametrize("hang", [False, True], ids=["normal end", "timeout"])
 def test_an_isolated_call_leaves_no_process_and_no_zombie_behind(hang: bool) -> None:
-    registry = Registry(layers=[Timeout(seconds=0.5)])
+    # The call that must end is never held to the 0.5 s meant for the hung one (a fork of this
+    # process can take that long on a loaded machine).
+    registry = Registry(layers=[Timeout(seconds=0.5 if hang else 30.0)])
 
     @registry.tool(category=Category.EXECUTE, isolate=Subprocess(kill_grace=0.1))
     def quick() -> int:

@@ -484,7 +484,7 @@ def test_a_forked_child_cannot_silence_this_threads_loop() -> None:
     from toolsys import Registry
     from toolsys.layers import Timeout
 
-    registry = Registry(layers=[Timeout(seconds=3)])
+    registry = Registry(layers=[Timeout(seconds=10)])  # the hang it guards against: 10 s
 
     @registry.tool
     def on_a_thread() -> str:
@@ -508,17 +508,21 @@ def test_a_forked_child_cannot_silence_this_threads_loop() -> None:
     other.join()
     started = time.monotonic()
     assert registry.execute("on_a_thread").value == "woken"
-    assert time.monotonic() - started < 2  # woken by the worker, not by the 3 s deadline
+    assert time.monotonic() - started < 5  # woken by the worker, not by the 10 s deadline
 
 
 def test_a_task_a_call_leaves_running_never_holds_up_the_threads_next_call() -> None:
     release = threading.Event()
     ended = threading.Event()
+    returned = threading.Event()
     kept: list[Any] = []
 
     async def leaves_a_task() -> int:
         async def background() -> None:
-            await asyncio.sleep(0.01)
+            # Once the call has returned, not after a sleep: a loop woken late on a loaded
+            # machine ran this step before it saw the call end (then nothing was left running).
+            while not returned.is_set():
+                await asyncio.sleep(0.005)
             release.wait(10)  # blocks whatever loop runs it
             ended.set()
 
@@ -532,6 +536,7 @@ def test_a_task_a_call_leaves_running_never_holds_up_the_threads_next_call() -> 
 
     first_loop = _local.private.loop if getattr(_local, "private", None) else None
     assert run_sync(leaves_a_task()) == 1
+    returned.set()
     started = time.monotonic()
     assert run_sync(waits()) == 2
     assert time.monotonic() - started < 5  # not blocked by the task left behind
@@ -606,19 +611,23 @@ def test_a_worker_survives_a_job_whose_notification_fails() -> None:
     handed to it never ran."""
     from toolsys import _workers
 
-    def job_with_failing_notification() -> Any:
-        return lambda: 1 / 0
+    notified, ran = threading.Event(), threading.Event()
 
-    ran = threading.Event()
+    def job_with_failing_notification() -> Any:
+        def notify() -> None:
+            notified.set()  # the worker is listed idle by now (before its notification runs)
+            raise ZeroDivisionError
+
+        return notify
 
     def good_job() -> Any:
         ran.set()
         return lambda: None
 
     _workers.submit(job_with_failing_notification)
-    time.sleep(0.05)
-    _workers.submit(good_job)
-    assert ran.wait(5)
+    assert notified.wait(10)  # not a sleep: on a loaded machine the worker may not be idle yet
+    _workers.submit(good_job)  # to that idle worker, whose notification just failed
+    assert ran.wait(10)
 
 
 def test_asyncio_to_thread_runs_on_toolsys_workers_that_end_when_idle() -> None:

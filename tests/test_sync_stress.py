@@ -61,9 +61,9 @@ def test_the_refund_agent_answers_after_forks_hung_calls_and_other_threads(tmp_p
 
     @registry.tool(category=Category.WRITE, timeout=0.2)
     def refund(order_id: str, amount: float) -> str:
-        """Refunds an order."""
+        """Refunds an order (held until the run is over: it must miss its deadline)."""
         runs.append(order_id)
-        gate.wait(1.0)
+        gate.wait(30)
         return "refunded"
 
     same = ("refund", {"order_id": "A1", "amount": 5.0})
@@ -73,8 +73,14 @@ def test_the_refund_agent_answers_after_forks_hung_calls_and_other_threads(tmp_p
         transcript = run_agent(model.client(), registry, "Refund order A1.")
     finally:
         HUNG.release()
+        gate.set()
     assert time.monotonic() - started < 30
     assert transcript.status == "completed"
     first = json.loads(next(m["content"] for m in transcript.messages if m["role"] == "tool"))
     assert first["error"]["code"] == ErrorCode.TIMEOUT
+    # The timed-out refund's thread may start after its deadline (a loaded machine), even after
+    # the run: wait for it, then it must have run once, the model's repeat not at all.
+    end = time.monotonic() + 15
+    while not runs and time.monotonic() < end:
+        time.sleep(0.01)
     assert runs == ["A1"]

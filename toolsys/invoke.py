@@ -67,6 +67,17 @@ RUNNING: contextvars.ContextVar[tuple[Any, Any] | None] = contextvars.ContextVar
 )
 """The execute path and the call whose async tool is running now (`toolsys.execution.running`)."""
 
+Offloading = Callable[[Any], Callable[[BaseException | None], None] | None]
+OFFLOADING: contextvars.ContextVar[Offloading | None] = contextvars.ContextVar(
+    "toolsys_offloading", default=None
+)
+"""Told, with the tool, just before a sync tool's job is handed to a worker thread, inside the
+copy of the caller's context that the job will run in; what it returns (if not None) is called
+on that thread once the job has ended, with the exception the job raised (or None). A `Timeout`
+layer sets it: the call's run exists from the hand-over on, so a deadline that passes before
+the job has even started on its thread counts the thread as left running
+(`toolsys.layers.timeout`)."""
+
 VALIDATED: contextvars.ContextVar[list[Any] | None] = contextvars.ContextVar(
     "toolsys_validated", default=None
 )
@@ -113,7 +124,7 @@ async def ainvoke(path: Any, dependencies: Mapping[str, Any], call: Call) -> Too
         else:
             run = functools.partial(tool.call, context=call.context, dependencies=dependencies)
             if call.offload and not tool.is_async:
-                value = await _on_thread(run, arguments)
+                value = await _on_thread(tool, run, arguments)
             else:
                 value = run(arguments)
         if type(value) is CoroutineType:  # an async tool, or a callable that returned one
@@ -154,13 +165,16 @@ def really_cancelled() -> bool:
     return task is not None and task.cancelling() > 0
 
 
-async def _on_thread(fn: Callable[..., Any], *args: Any) -> Any:
-    """Run `fn` on a worker thread; awaiting may stop early, the thread then runs on."""
+async def _on_thread(tool: Tool, fn: Callable[..., Any], *args: Any) -> Any:
+    """Run `fn` (`tool`'s call) on a worker thread; awaiting may stop early, the thread then
+    runs on. `OFFLOADING`, when set, is told before the job is handed over."""
     import asyncio  # imported already: a loop is running
 
     loop = asyncio.get_running_loop()
     future: asyncio.Future[Any] = loop.create_future()
     context = contextvars.copy_context()
+    offloading = OFFLOADING.get()
+    ended = None if offloading is None else context.run(offloading, tool)
 
     def settle(value: Any, error: BaseException | None) -> None:
         if future.cancelled():
@@ -178,6 +192,8 @@ async def _on_thread(fn: Callable[..., Any], *args: Any) -> Any:
             value = None
         else:
             error = None
+        if ended is not None:
+            ended(error)
 
         def notify() -> None:
             if not loop.is_closed():

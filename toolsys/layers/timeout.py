@@ -44,6 +44,7 @@ from typing import Any, Protocol
 from toolsys import _platform, failures
 from toolsys.errors import ToolError
 from toolsys.execution import Call, Next
+from toolsys.invoke import OFFLOADING
 from toolsys.layers import _messages
 from toolsys.result import ToolResult
 from toolsys.stages import crashed, failure
@@ -76,6 +77,9 @@ _tickets: contextvars.ContextVar[tuple[_Ticket, ...]] = contextvars.ContextVar(
     "toolsys_timeout_tickets", default=()
 )
 _tracked: weakref.WeakKeyDictionary[Tool, Tool] = weakref.WeakKeyDictionary()
+_handed_over: contextvars.ContextVar[_Run | None] = contextvars.ContextVar(
+    "toolsys_timeout_run", default=None
+)  # set in the context a worker thread runs a tracked tool in: that call's run, made earlier
 
 
 def deadline() -> float | None:
@@ -267,6 +271,7 @@ async def _abandonable(tool: Tool, call: Call, call_next: Next, seconds: float) 
         return failure(_messages.no_threads, tool, seconds)
     ticket = _Ticket()
     token = _tickets.set((*_tickets.get(), ticket))  # an outer Timeout's ticket stays too
+    told = OFFLOADING.set(_handing_over)
     try:
         async with asyncio.timeout(seconds):
             return await call_next(call.replace(tool=_tracking(tool), offload=True))
@@ -278,7 +283,29 @@ async def _abandonable(tool: Tool, call: Call, call_next: Next, seconds: float) 
         ticket.abandon(LISTENER.get())
         raise
     finally:
+        OFFLOADING.reset(told)
         _tickets.reset(token)
+
+
+def _handing_over(tool: Tool) -> Callable[[BaseException | None], None] | None:
+    """A tracked tool's job is about to go to a worker thread (`toolsys.invoke.OFFLOADING`, in
+    the context that job runs in): its run is made and attached to the waiting tickets now, not
+    once the job starts on its thread. On a loaded machine that can be after the deadline;
+    counted only then, it would be missing from `abandoned_threads()` meanwhile, and the calls
+    after it would start threads past `max_abandoned_threads`."""
+    tickets = _tickets.get()
+    if not tickets or not getattr(tool.fn, "_toolsys_reports", False):
+        return None
+    this = _Run(tool)
+    for ticket in tickets:
+        ticket.attach(this)
+    _handed_over.set(this)
+
+    def ended(error: BaseException | None) -> None:
+        if not this.started:  # the call failed before the tool's function ran (an injection)
+            this.finish(None, error or RuntimeError("the tool's function was never called"))
+
+    return ended
 
 
 def _timed_out(tool: Tool, seconds: float, runner: str, *, still_running: bool) -> ToolResult:
@@ -290,11 +317,11 @@ def _timed_out(tool: Tool, seconds: float, runner: str, *, still_running: bool) 
 class _Run:
     """One run of a sync tool on its worker thread: has it ended, was it left running."""
 
-    __slots__ = ("abandoned", "error", "finished", "listeners", "tool", "value")
+    __slots__ = ("abandoned", "error", "finished", "listeners", "started", "tool", "value")
 
     def __init__(self, tool: Tool) -> None:
         self.tool = tool
-        self.finished = self.abandoned = False
+        self.finished = self.abandoned = self.started = False
         self.value: Any = None
         self.error: BaseException | None = None
         self.listeners: list[Listener] = []
@@ -334,7 +361,8 @@ class _Run:
 
 
 class _Ticket:
-    """One Timeout layer waiting for one call: the run it waits for, once its thread starts."""
+    """One Timeout layer waiting for one call: the run it waits for, once its job is handed to a
+    worker thread (`_handing_over`) or, inline, once it starts."""
 
     __slots__ = ("abandoned", "listener", "run")
 
@@ -344,11 +372,11 @@ class _Ticket:
         self.listener: Listener | None = None
 
     def attach(self, run: _Run) -> None:
-        """The call's thread has started (an attempt inside may start several, one by one)."""
+        """The call's run exists (an attempt inside may make several, one by one)."""
         with _lock:
             self.run = run
             abandoned, listener = self.abandoned, self.listener
-        if abandoned:  # the deadline passed before the thread even started
+        if abandoned:  # the deadline passed before the run was made
             run.abandon(listener)
 
     def abandon(self, listener: Listener | None) -> bool:
@@ -382,9 +410,12 @@ def _reporting(tool: Tool) -> Callable[..., Any]:
 
     @functools.wraps(fn)
     def run(*args: Any, **kwargs: Any) -> Any:
-        this = _Run(tool)
-        for ticket in _tickets.get():
-            ticket.attach(this)
+        this = _handed_over.get()
+        if this is None or this.started:  # inline (a cooperative tool), not a thread's job
+            this = _Run(tool)
+            for ticket in _tickets.get():
+                ticket.attach(this)
+        this.started = True
         try:
             value = fn(*args, **kwargs)
         except BaseException as exc:
