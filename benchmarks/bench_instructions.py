@@ -90,9 +90,10 @@ def _setups() -> dict[str, str]:
             f"registry.register({tool})\nargs = {arguments}\n"
             f"def call():\n    return registry.execute({tool!r}, args)\n"
         )
-    for name, layers in (("unlayered", ""), ("layered", "passthrough"), ("validated", "checked")):
-        setup[name] = (
-            "from bench_layers import passthrough, registry\n"
+    for name, layers in (("unlayered", ""), ("layered", "received"), ("validated", "checked")):
+        setup[name] = (  # "received", the default stage (bench_layers.passthrough is "validated")
+            "from bench_layers import registry\n"
+            "async def received(call, call_next):\n    return await call_next(call)\n"
             "async def checked(call, call_next):\n    return await call_next(call)\n"
             "checked.stage = 'validated'\n"
             f"floor = registry([{layers}])\nargs = {{'a': 1.5, 'b': 2.0}}\n"
