@@ -149,7 +149,17 @@ def test_a_call_that_cancels_its_own_task_and_waits_is_cancelled_and_nothing_han
         assert run_sync(_answer()) == 42
 
 
-OPS = ("sleep0", "sleep", "deadline_met", "deadline_missed", "group", "set_var", "raise")
+OPS = (
+    "sleep0",
+    "sleep",
+    "deadline_met",
+    "deadline_missed",
+    "deadline_expired",
+    "group",
+    "group_fails",
+    "set_var",
+    "raise",
+)
 
 
 async def _program(ops: list[str], cancel_last: bool) -> str:
@@ -168,6 +178,19 @@ async def _program(ops: list[str], cancel_last: bool) -> str:
                     await asyncio.sleep(5)
             except TimeoutError:
                 trail.append("timed out")
+        elif op == "deadline_expired":  # passed when set: its cancellation is soon, not timed
+            try:
+                async with asyncio.timeout(0):
+                    await asyncio.sleep(5)
+            except TimeoutError:
+                trail.append("expired")
+        elif op == "group_fails":  # a child that fails at once cancels the task in the group
+            try:
+                async with asyncio.TaskGroup() as group:
+                    group.create_task(_fail_at_once())
+                    await asyncio.sleep(5)
+            except* ValueError:
+                trail.append("group failed")
         elif op == "group":
             async with asyncio.TaskGroup() as group:
                 child = group.create_task(_answer())
@@ -183,6 +206,10 @@ async def _program(ops: list[str], cancel_last: bool) -> str:
         task.cancel()
         await asyncio.sleep(0)
     return f"{','.join(trail)}|{FLAG.get()}"
+
+
+async def _fail_at_once() -> None:
+    raise ValueError("at once")
 
 
 def _outcome(runner: Any, ops: list[str], cancel_last: bool) -> tuple[str, str]:
@@ -207,6 +234,39 @@ def test_any_sequence_of_calls_ends_as_it_would_in_its_own_task(
         assert FLAG.get() == "unset"  # nothing the call set leaked out
     loop = _local.private.loop
     assert all(task is _local.private.host for task in asyncio.all_tasks(loop))
+
+
+@pytest.mark.parametrize("op", ["deadline_expired", "group_fails"])
+def test_a_cancellation_the_first_step_asked_for_reaches_the_call_and_nothing_hangs(
+    op: str,
+) -> None:
+    """A deadline already passed when it is set, or a task group whose child failed at once,
+    cancels the host task before the call is handed over to it: the call is cancelled where it
+    waits, as in a task of its own; the host used to end instead, and the caller waited forever
+    (under load, any short deadline: `test_any_sequence_of_calls...` hung 1 run in 12)."""
+    for _ in range(3):  # also on the host task that served the one before
+        assert _outcome(run_sync, [op, "sleep0"], False) == _outcome(
+            asyncio.run, [op, "sleep0"], False
+        )
+    assert run_sync(_answer()) == 42
+
+
+def test_an_async_tool_whose_deadline_has_passed_times_out_through_execute() -> None:
+    from toolsys import Registry
+
+    registry = Registry()
+
+    @registry.tool
+    async def wait_past_deadline() -> str:
+        """Waits under a deadline that has already passed."""
+        try:
+            async with asyncio.timeout(0):
+                await asyncio.sleep(5)
+        except TimeoutError:
+            return "timed out"
+        return "waited"
+
+    assert registry.execute("wait_past_deadline", {}).value == "timed out"
 
 
 def test_a_call_that_cancels_its_own_task_and_returns_at_once_leaves_a_sound_task() -> None:

@@ -99,7 +99,8 @@ class _Private:
         self.tasks = _Counted()
         self.loop.set_task_factory(self.tasks)
         self.jobs: asyncio.Queue[_Job] = asyncio.Queue()
-        self.host = self.loop.create_task(_serve(self.jobs), name="toolsys-host")
+        self.stopping = _Stopping()
+        self.host = self.loop.create_task(_serve(self.jobs, self.stopping), name="toolsys-host")
         self.send: Callable[[Any], Any] | None = _driver().send  # the driver's, bound once
         self.until_sweep = _SWEEP_EVERY
         _everywhere.add(self)
@@ -107,7 +108,9 @@ class _Private:
     def renew_host(self) -> asyncio.Task[None]:
         """A new host task, for one spent by an interrupt or cancelled by the call it hosted."""
         _retrieved(self.host)
-        self.host = self.loop.create_task(_serve(self.jobs), name="toolsys-host")
+        self.stopping.requested = True  # the spent host serves no more calls, if still running
+        self.stopping = _Stopping()
+        self.host = self.loop.create_task(_serve(self.jobs, self.stopping), name="toolsys-host")
         return self.host
 
     def finish(
@@ -151,6 +154,7 @@ class _Private:
         """
         host = self.host
         if not host.done():
+            self.stopping.requested = True
             host.cancel()
             with contextlib.suppress(BaseException):  # the interrupt is the one that matters
                 self.loop.run_until_complete(asyncio.wait({host}, timeout=_STOP_GRACE))
@@ -185,6 +189,7 @@ class _Private:
         """On its own thread: run the loop until its tasks have ended, then close it."""
         loop = self.loop
         try:
+            self.stopping.requested = True
             self.host.cancel()
             self.jobs.put_nowait(None)  # a host whose call swallowed the cancellation stops next
             while pending := asyncio.all_tasks(loop):
@@ -354,14 +359,40 @@ def _pool() -> _WorkerPool:
     return _shared_pool[0]
 
 
-async def _serve(jobs: asyncio.Queue[_Job]) -> None:
+class _Stopping:
+    """Whether the host task is being stopped (an interrupt, a retired loop): a cancellation
+    it gets otherwise was asked of the call its first step ran (see `_serve`)."""
+
+    __slots__ = ("requested",)
+
+    def __init__(self) -> None:
+        self.requested = False
+
+
+async def _serve(jobs: asyncio.Queue[_Job], stopping: _Stopping) -> None:
     """The host task: finish each call whose first step had to wait, one after another, until
     it is cancelled or its loop is retired.
+
+    A call's first step runs as this task, so what it started may cancel this task before the
+    call is handed over: a deadline that had already passed when it was set (`call_soon`, ahead
+    of the hand-over), a task group whose child failed at once. That cancellation is the call's:
+    it goes to the call where it waits, as it would in a task of its own, and the job is not
+    lost (the caller would wait for it forever).
 
     A native coroutine (Python 3.12+ runs no other kind as a task); one that never started is
     cancelled before it is dropped, so it is never reported as "never awaited".
     """
-    while (job := await jobs.get()) is not None:  # None: the loop is retired
+    while True:
+        try:
+            job = await jobs.get()
+        except asyncio.CancelledError:
+            if stopping.requested or jobs.empty():
+                raise  # the host itself is stopped
+            job = jobs.get_nowait()
+            if job is not None and type(job[2]) is not _Cancel:
+                job = (job[0], job[1], _Cancel(job[2]), job[3])
+        if job is None:  # the loop is retired
+            return
         context, driver, waiting_on, done = job
         try:
             value = await _resume(context, driver, waiting_on)
