@@ -426,11 +426,12 @@ def test_an_unknown_names_key_error_must_name_it() -> None:
         return table[name](**(arguments or {}))
 
     assert "no such tool" in verdict("1.1", nameless).text()  # the hand-written cases first
-    from toolsys.checks.ch01.ex1 import _GENERATED, _on_table, _same_error, dispatch
+    from toolsys.checks.ch01._shared import on_table
+    from toolsys.checks.ch01.ex1 import _GENERATED, _same_error, dispatch
 
     unknown = next(call for call in _GENERATED if call.args[1] not in call.args[0])
     with pytest.raises(CheckFailed, match="without naming"):
-        agree(_on_table(nameless), _on_table(dispatch), [unknown], name="d", errors=_same_error)
+        agree(on_table(nameless), on_table(dispatch), [unknown], name="d", errors=_same_error)
 
 
 def test_a_dispatcher_written_with_get_and_a_conditional_passes() -> None:

@@ -191,6 +191,15 @@ def build_table(spec: dict[str, tuple[Any, ...]]) -> dict[str, Callable[..., Any
     return {name: build_tool(does) for name, does in spec.items()}
 
 
+def on_table(func: Callable[..., Any]) -> Callable[..., Any]:
+    """`func` (a dispatcher) on the real table a generated one describes."""
+
+    def run(spec: dict[str, Any], name: str, arguments: Any) -> Any:
+        return func(build_table(spec), name, arguments)
+
+    return run
+
+
 def _arguments_for(rng: random.Random, size: int, does: tuple[Any, ...] | None) -> dict[str, Any]:
     from toolsys.checks._differential import mapping, plain, text
 

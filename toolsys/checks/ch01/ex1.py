@@ -17,10 +17,10 @@ from toolsys.checks._differential import Call, agree, calls
 from toolsys.checks._plain import text
 from toolsys.checks.ch01._shared import (
     CALLS,
-    build_table,
     decode_arguments,
     named,
     noting_table,
+    on_table,
     spelled_arguments,
     table_call,
     tool_table,
@@ -163,8 +163,8 @@ def _check_dispatch(student: Any) -> None:
     )
     _expect_own_key_error(student, table)
     agree(
-        _on_table(student),
-        _on_table(dispatch),
+        on_table(student),
+        on_table(dispatch),
         _GENERATED,
         name="dispatch",
         errors=_same_error,
@@ -203,15 +203,6 @@ def _dispatch_call(rng: random.Random, size: int) -> Call:
 
 
 _GENERATED = calls(_dispatch_call, seed=11, count=200)
-
-
-def _on_table(func: Callable[..., Any]) -> Callable[..., Any]:
-    """`func` on the real table a generated one describes."""
-
-    def run(spec: dict[str, Any], name: str, arguments: Any) -> Any:
-        return func(build_table(spec), name, arguments)
-
-    return run
 
 
 def _same_error(got: BaseException, expected: BaseException, call: Call) -> str | None:

@@ -29,6 +29,7 @@ from toolsys.checks.ch01._shared import (
     decode_arguments,
     named,
     noting_table,
+    on_table,
     spelled_arguments,
     table_call,
     tool_table,
@@ -175,7 +176,7 @@ def _check_safe_dispatch(student: Any) -> None:
     if text.startswith("Error:"):
         _expect_error(text, what, ["tags"], "Name the tool.")
     agree(
-        _on_table(student),
+        on_table(student),
         _expected_text,
         _GENERATED,
         name="safe_dispatch",
@@ -202,15 +203,6 @@ def _generated_call(rng: random.Random, size: int) -> Call:
 
 
 _GENERATED = calls(_generated_call, seed=13, count=200)
-
-
-def _on_table(func: Callable[..., Any]) -> Callable[..., Any]:
-    """`func` on the real table a generated one describes."""
-
-    def run(spec: dict[str, Any], name: str, arguments: Any) -> Any:
-        return func(build_table(spec), name, arguments)
-
-    return run
 
 
 class _Result(Described):
