@@ -72,7 +72,7 @@ from asyncio.events import _get_running_loop, _set_running_loop
 from asyncio.tasks import _enter_task, _leave_task  # what a task does around each of its steps
 from asyncio.tasks import current_task as _current_task
 from collections.abc import Awaitable, Callable, Coroutine, Generator
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from toolsys import _platform, _workers
 
@@ -82,7 +82,7 @@ _STOP_GRACE = 1.0  # seconds an interrupted call has to end before it is left to
 _CoroutineType = types.CoroutineType
 _copy_context = contextvars.copy_context
 _Driver = Generator[Any, Any, None]
-_Job = tuple[contextvars.Context, "_Driver", Any, "asyncio.Future[Any]"] | None
+_Job = tuple[contextvars.Context, "_Driver", Any, "asyncio.Future[Any]", "_Private"] | None
 
 
 class _Private:
@@ -101,7 +101,8 @@ class _Private:
         self.jobs: asyncio.Queue[_Job] = asyncio.Queue()
         self.stopping = _Stopping()
         self.host = self.loop.create_task(_serve(self.jobs, self.stopping), name="toolsys-host")
-        self.send: Callable[[Any], Any] | None = _driver().send  # the driver's, bound once
+        self.value: Any = None  # where this thread's drivers put a returned value (`_driver`)
+        self.send: Callable[[Any], Any] | None = _driver(self).send  # the driver's, bound once
         self.until_sweep = _SWEEP_EVERY
         _everywhere.add(self)
 
@@ -125,7 +126,7 @@ class _Private:
         if cancelled:  # the call cancelled its own task: it is cancelled where it waits
             waiting_on = _Cancel(waiting_on)
         done: asyncio.Future[Any] = self.loop.create_future()
-        self.jobs.put_nowait((context, driver, waiting_on, done))
+        self.jobs.put_nowait((context, driver, waiting_on, done, self))
         return self._wait(done, previous)
 
     def _wait(self, done: asyncio.Future[T], previous: Any) -> T:
@@ -390,12 +391,12 @@ async def _serve(jobs: asyncio.Queue[_Job], stopping: _Stopping) -> None:
                 raise  # the host itself is stopped
             job = jobs.get_nowait()
             if job is not None and type(job[2]) is not _Cancel:
-                job = (job[0], job[1], _Cancel(job[2]), job[3])
+                job = (job[0], job[1], _Cancel(job[2]), job[3], job[4])
         if job is None:  # the loop is retired
             return
-        context, driver, waiting_on, done = job
+        context, driver, waiting_on, done, box = job
         try:
-            value = await _resume(context, driver, waiting_on)
+            value = await _resume(context, driver, waiting_on, box)
         except asyncio.CancelledError:
             done.cancel()
             task = asyncio.current_task()
@@ -412,26 +413,33 @@ async def _serve(jobs: asyncio.Queue[_Job], stopping: _Stopping) -> None:
 _DONE: Any = object()
 
 
-def _driver() -> Generator[Any, Any, None]:
+class _Box(Protocol):
+    value: Any
+
+
+def _driver(box: _Box) -> Generator[Any, Any, None]:
     """A started driver: send it a coroutine and it runs the coroutine's first step.
 
-    Sent a coroutine, it answers `(_DONE, value)` when the coroutine returned at once (the
-    common case), or what the coroutine waits on. A coroutine's own `send` says "returned" by
-    raising StopIteration, which costs a traceback in the caller's frame on every call; a
-    coroutine awaited here returns its value inside the driver, without an exception. A driver
-    whose coroutine had to wait goes with the call to the host task (`_resume`), one whose
-    coroutine raised is spent: the thread's next call gets a new one (`run_sync`).
+    Sent a coroutine, it answers `_DONE` when the coroutine returned at once (the common case),
+    its value put in `box.value`, or what the coroutine waits on. A coroutine's own `send` says
+    "returned" by raising StopIteration, which costs a traceback in the caller's frame on every
+    call; a coroutine awaited here returns its value inside the driver, without an exception.
+    The value is read from `box` (the thread's `_Private`) right after the answer, before any
+    other code runs in the thread, and cleared. A driver whose coroutine had to wait goes with
+    the call to the host task (`_resume`), one whose coroutine raised is spent: the thread's
+    next call gets a new one (`run_sync`).
     """
-    driver = _drive()
+    driver = _drive(box)
     driver.send(None)
     return driver
 
 
 @types.coroutine
-def _drive() -> Generator[Any, Any, None]:
+def _drive(box: _Box) -> Generator[Any, Any, None]:
     coroutine = yield
     while True:  # the finished coroutine is dropped when the next one is sent
-        coroutine = yield (_DONE, (yield from coroutine))
+        box.value = yield from coroutine
+        coroutine = yield _DONE
 
 
 class _Cancel:
@@ -443,7 +451,7 @@ class _Cancel:
 
 @types.coroutine
 def _resume(
-    context: contextvars.Context, driver: _Driver, waiting_on: Any
+    context: contextvars.Context, driver: _Driver, waiting_on: Any, box: _Box
 ) -> Generator[Any, Any, Any]:
     """Continue a call whose first step had to wait, inside the awaiting task: what it waits on
     is waited on here, and what the task is sent or thrown (a cancellation) goes on to the call's
@@ -463,9 +471,10 @@ def _resume(
             else:
                 step, argument = driver.send, sent
         waiting_on = context.run(step, argument)
-        if type(waiting_on) is tuple and waiting_on and waiting_on[0] is _DONE:
+        if waiting_on is _DONE:
             driver.close()  # spent: it goes no further with this thread's calls
-            return waiting_on[1]
+            value, box.value = box.value, None
+            return value
         step = None
 
 
@@ -534,7 +543,7 @@ def run_sync(awaitable: Awaitable[T]) -> T:
     if send is None:
         if host.done() or host.cancelling():  # spent by an interrupt
             host = state.renew_host()
-        send = _driver().send
+        send = _driver(state).send
     else:
         state.send = None
     context = _copy_context()
@@ -550,16 +559,18 @@ def run_sync(awaitable: Awaitable[T]) -> T:
                 pass
     finally:
         _set_running_loop(previous)
-    cancelled = host.cancelling() > 0  # the call cancelled its own task: as any task, it is spent
-    if cancelled:
-        state.renew_host()
-    if type(out) is not tuple or not out or out[0] is not _DONE:  # the call has to wait
-        return state.finish(context, send.__self__, out, cancelled, previous)  # type: ignore[attr-defined]
+    if out is not _DONE or host.cancelling():  # the call has to wait, or cancelled its task
+        cancelled = host.cancelling() > 0
+        if cancelled:  # as any task, it is spent: a new host serves the next call
+            state.renew_host()
+        if out is not _DONE:
+            return state.finish(context, send.__self__, out, cancelled, previous)  # type: ignore[attr-defined]
     state.until_sweep -= 1
     if not state.until_sweep:
         state.sweep(previous)
     state.send = send
-    return out[1]
+    value, state.value = state.value, None
+    return value
 
 
 def _beside(previous: asyncio.AbstractEventLoop, coroutine: Coroutine[Any, Any, T]) -> T:
