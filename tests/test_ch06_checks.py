@@ -457,6 +457,24 @@ def test_careless_summaries_fail(wrong, words) -> None:
     assert words in result.text(), result.text()
 
 
+def test_the_summary_solution_reads_a_tool_message_without_text_as_no_failure() -> None:
+    """A hand-written tool message whose content is None (the Chat Completions format requires
+    text there, so the check's cases leave it out) is no envelope: not counted as failed, and
+    the solution does not raise on it."""
+    from toolsys.checks.ch06.ex4 import summarize
+    from toolsys.transcript import Transcript
+
+    messages = [
+        {"role": "user", "content": "hi"},
+        {"role": "tool", "tool_call_id": "a", "content": None},
+        {"role": "tool", "tool_call_id": "b", "content": '{"ok": false}'},
+    ]
+    transcript = Transcript(messages=messages, status="completed", steps=1, usage=None)
+    summary = answer("6.4")(transcript)
+    assert summary["failed_calls"] == 1
+    assert summary == summarize(transcript)
+
+
 # -- 6.5 ------------------------------------------------------------------------------------------
 
 

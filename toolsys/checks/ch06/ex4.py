@@ -25,7 +25,7 @@ def summarize(transcript: Any) -> dict[str, Any]:
         if message["role"] == "tool":
             try:
                 envelope = json.loads(message["content"])
-            except (TypeError, json.JSONDecodeError):
+            except (TypeError, json.JSONDecodeError):  # not JSON text, so no envelope
                 continue
             failed += isinstance(envelope, dict) and envelope.get("ok") is False
     return {
@@ -243,7 +243,8 @@ def _transcript_call(rng: random.Random, size: int) -> Call:
 
     Left out, where the package's reference and the exercise text part ways or the text is
     silent: no messages at all (no largest message to give), a tool message whose content is
-    None or missing (the solution notebook's json.loads raises TypeError on it), usage {} (no
+    None or missing (a tool message's content is required text in the Chat Completions format,
+    openai 3.57's `ChatCompletionToolMessageParam`), usage {} (no
     total_tokens, yet not None), and content that is a list of parts."""
     messages: list[dict[str, Any]] = []
     if rng.random() < 0.4:
