@@ -12,13 +12,14 @@ import contextlib
 import json
 import os
 import re
+import unittest.mock
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import toolsys
@@ -476,3 +477,30 @@ def test_redact_never_raises_and_is_idempotent(text: str) -> None:
     once = toolsys.redact(text)
     assert toolsys.redact(once) == once
     assert toolsys.redact_secrets(toolsys.redact_secrets(text)) == toolsys.redact_secrets(text)
+
+
+_FRAGMENTS = sorted({t for triggers, _ in redaction._SHAPES for t in triggers})
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(_FRAGMENTS).map(lambda t: t.upper() if len(t) % 2 else t),
+            st.sampled_from(["=", ": '", "://u:", "@h", " ", "a1b2c3d4e5f6g7", "ghp_" + "a1" * 10]),
+            st.text(max_size=12),
+        ),
+        max_size=8,
+    ).map("".join)
+)
+@example("Bearer a1b2c3d4e5f6g7")
+@example("password=hunter2xyz")
+@example("https://u:pa55word@h")
+@example("access_token=abc123def456")
+@example("-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----")
+def test_the_one_trigger_search_changes_no_redaction(text: str) -> None:
+    """`redact_secrets` tries the shapes only when its one search finds a trigger in the text:
+    the same text out as with every shape tried, on texts made of triggers and neighbours."""
+    gated = redaction.redact_secrets(text)
+    with unittest.mock.patch.object(redaction, "_ANY_TRIGGER", re.compile("")):
+        assert gated == redaction.redact_secrets(text)
