@@ -587,3 +587,26 @@ def test_the_10_3_differential_reference_is_the_packages_import() -> None:
         except ValueError:
             refused += 1
     assert 0 < refused < len(sample)  # clashes among them, and imports
+
+
+@pytest.mark.parametrize("by", ["values", "sameness"])
+def test_a_busy_machine_does_not_cut_a_pass_short(by: str, monkeypatch) -> None:
+    """The time guard counts CPU time: a wall clock that runs 0.4 s per look (a machine so busy
+    that every input takes that long) still meets the wrong value at the 46th input."""
+    import itertools
+    import time
+    import types
+
+    from toolsys.checks import _differential
+
+    wall = itertools.count(0, 0.4)
+    clock = types.SimpleNamespace(monotonic=lambda: next(wall), process_time=time.process_time)
+    monkeypatch.setattr(_differential, "time", clock)
+    inputs = [Call((i,)) for i in range(60)]
+
+    def wrong(x: int) -> int:
+        return 44 if x == 45 else x
+
+    check = agree if by == "values" else agree_on_sameness
+    with pytest.raises(CheckFailed, match=r"f\(45\)"):
+        check(wrong, lambda x: x, inputs, name="f")

@@ -15,9 +15,12 @@ Three promises keep it fair and cheap:
 - **Smallest first.** Inputs are sorted by their size (characters and items, see `weight`) before
   they run, so the disagreement shown is the smallest one generated: `f(0, 1)`, not a 40-key dict.
 - **Bounded.** At most `count` inputs (each exercise picks its own, 60 to 250) and at most
-  `seconds` of running them. The time bound is a guard against a pathologically slow answer, far
+  `seconds` of this process's CPU time running them (or ten times that by the wall clock, for an
+  answer that sleeps). The time bound is a guard against a pathologically slow answer, far
   above what the reference or an ordinary answer takes; if it is reached, the inputs run so far
-  decide (a correct answer is never failed by it).
+  decide (a correct answer is never failed by it). CPU time, not wall time, so that a busy
+  machine does not cut the pass short: other processes' load does not use it up, and the same
+  answer meets the same inputs (under load the whole check's wall-clock timeout comes first).
 
 A generator stays inside what the exercise text promises: an input the text does not promise is
 not a student's mistake. Each input is deep-copied for each call, so an answer that changes its
@@ -41,9 +44,25 @@ from toolsys.checks._plain import difference
 from toolsys.checks._plain import text as _text
 
 SECONDS = 5.0 * _platform.SLOWER
-"""The most a differential pass may run, whatever its count: a guard against a pathologically
-slow answer, not a budget (the slowest pass, 12.4's, takes about 0.3 s; the browser is given
-its usual factor)."""
+"""The most CPU time a differential pass may take, whatever its count: a guard against a
+pathologically slow answer, not a budget (the slowest pass, 12.4's, takes about 0.3 s; the
+browser is given its usual factor)."""
+_WALL_FACTOR = 10  # an answer that sleeps uses no CPU time: the wall clock stops it at 10x
+
+
+class _Guard:
+    """Whether a pass has run long enough to stop: `seconds` of this process's CPU time, or
+    `_WALL_FACTOR` times that by the wall clock."""
+
+    __slots__ = ("cpu", "wall")
+
+    def __init__(self, seconds: float) -> None:
+        self.cpu = time.process_time() + seconds
+        self.wall = time.monotonic() + _WALL_FACTOR * seconds
+
+    def over(self) -> bool:
+        return time.process_time() > self.cpu or time.monotonic() > self.wall
+
 
 # Characters a text generator draws from: ASCII first (small inputs stay readable), then the
 # non-ASCII text where hashing, sorting, comparing or escaping goes wrong: accents (é both
@@ -181,9 +200,9 @@ def agree(
     (`CheckBroken`), never as the student's.
     """
     inputs = _made(inputs)
-    started = time.monotonic()
+    guard = _Guard(seconds)
     for call in inputs:
-        if time.monotonic() - started > seconds:
+        if guard.over():
             return
         expected, expected_error = _outcome(reference, call)
         got, got_error = _outcome(student, call, student=True)
@@ -345,12 +364,12 @@ def agree_on_sameness(
     that other input.
     """
     inputs = _made(inputs)
-    started = time.monotonic()
+    guard = _Guard(seconds)
     theirs: dict[Any, int] = {}
     mine: dict[Any, int] = {}
     given: list[Any] = []
     for index, call in enumerate(inputs):
-        if time.monotonic() - started > seconds:
+        if guard.over():
             return
         with _ours("the check's reference"):
             expected = reference(*copy.deepcopy(call.args), **copy.deepcopy(call.kwargs))
