@@ -504,3 +504,93 @@ def test_the_one_trigger_search_changes_no_redaction(text: str) -> None:
     gated = redaction.redact_secrets(text)
     with unittest.mock.patch.object(redaction, "_ANY_TRIGGER", re.compile("")):
         assert gated == redaction.redact_secrets(text)
+
+
+def _every_pattern_tried(text: str) -> str:
+    """`redact` as it reads without its shortcuts: every pattern tried on every text."""
+    text = redaction._TRACEBACK.sub("(traceback removed)", text)
+    text = redaction.redact_secrets(text)
+    text = redaction._POSIX_PATH.sub(redaction._shorten_path, text)
+    return redaction._WINDOWS_PATH.sub(redaction._shorten_path, text)
+
+
+_PATHLIKE = st.lists(
+    st.one_of(
+        st.sampled_from(
+            [
+                "/",
+                "/etc/x",
+                "/home/alice/.ssh/id",
+                str(Path.cwd() / "notes.txt"),
+                ":\\",
+                "C:\\Users\\bob\\key.txt",
+                "Traceback (most recent call last):\n  File",
+                "Traceback (most recent call",
+                "https://u:pa55word@h/p",
+                " ",
+                "'",
+            ]
+        ),
+        st.text(max_size=10),
+    ),
+    max_size=8,
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_PATHLIKE)
+@example("see /var/log/app.log")
+@example("at C:\\Users\\bob\\app.py")
+@example("Traceback (most recent call last):\n  File x")
+def test_the_literal_shortcuts_change_no_redaction(text: str) -> None:
+    """`redact` tries a pattern only when its literal part ("/", ":\\", the traceback's first
+    line) is in the text: the same text out as with every pattern tried, on texts made of them."""
+    assert redaction.redact(text) == _every_pattern_tried(text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(_PATHLIKE, st.text(max_size=80)))
+def test_an_envelopes_redactor_redacts_as_redact_does(text: str) -> None:
+    """`redactor()` compares the environment once for all of an envelope's texts: each text
+    comes out as `redact` gives it, an environment secret and an added one included."""
+    os.environ["REDACTOR_TEST_TOKEN"] = "q9W8e7R6t5Y4u3I2"
+    try:
+        clean = redaction.redactor()
+        for sample in (text, f"key q9W8e7R6t5Y4u3I2 in {text}"):
+            assert clean(sample) == redaction.redact(sample)
+        assert "q9W8e7R6t5Y4u3I2" not in clean(f"{text}q9W8e7R6t5Y4u3I2")
+    finally:
+        del os.environ["REDACTOR_TEST_TOKEN"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.one_of(st.sampled_from(_FRAGMENTS), st.text(max_size=6)), max_size=6).map("".join)
+)
+def test_the_trigger_search_finds_exactly_the_texts_holding_a_trigger(text: str) -> None:
+    """The one search is a tree of the triggers' shared starts: it finds a trigger exactly when
+    one of them is in the text, as a search for each would."""
+    found = redaction._ANY_TRIGGER.search(text) is not None
+    assert found == any(trigger in text for trigger in _FRAGMENTS)
+
+
+def test_an_error_envelope_compares_the_environment_once(monkeypatch) -> None:
+    """Building one envelope (message, suggestion, details with several keys and strings)
+    looks at the environment once, not once per text."""
+    looks = []
+    real = redaction.known_secrets
+    monkeypatch.setattr(redaction, "known_secrets", lambda: looks.append(1) or real())
+    details = {"a": "x", "b": ["y", {"c": "z"}]}
+    ErrorInfo(toolsys.ErrorCode.INVALID_ARGUMENTS, "a message", "a suggestion", details=details)
+    assert len(looks) == 1
+
+
+@pytest.mark.parametrize(
+    "words", [["ab", "abc", "b"], ["a", "ab", "abc"], ["x-y", "x_y", "x"], ["only"]]
+)
+def test_the_tree_of_shared_starts_matches_each_word_and_nothing_else(words: list[str]) -> None:
+    tree = re.compile(redaction._one_of(words))
+    for word in words:
+        assert tree.fullmatch(word), (tree.pattern, word)
+    for other in ("", "zz", *(word + "!" for word in words), *(word[:-1] + "?" for word in words)):
+        assert not tree.fullmatch(other), (tree.pattern, other)

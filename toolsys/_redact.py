@@ -33,7 +33,8 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from functools import partial
 from itertools import pairwise
 from pathlib import Path
 from urllib.parse import quote, quote_plus
@@ -71,7 +72,8 @@ _NOT_SECRET_VALUES = frozenset({"true", "false", "yes", "no", "none", "null", "o
 _TOKEN_CHARS = re.compile(r"[A-Za-z0-9_+/=-]{16,}")
 _MIN_SWITCH_RATE = 0.25  # random tokens switch class (a/A/0) at about half their characters
 
-_TRACEBACK = re.compile(r"Traceback \(most recent call last\):.*", re.DOTALL)
+_TRACEBACK_START = "Traceback (most recent call last):"
+_TRACEBACK = re.compile(re.escape(_TRACEBACK_START) + ".*", re.DOTALL)
 _POSIX_PATH = re.compile(r"(?<![\w.~/-])/(?:[^\s/'\"()\[\]{},;:<>|]+/)+[^\s/'\"()\[\]{},;:<>|]*")
 _WINDOWS_PATH = re.compile(r"\b[A-Za-z]:\\(?:[^\s\\'\"<>|]+\\)+[^\s\\'\"<>|]*")
 
@@ -143,7 +145,22 @@ _SHAPES: list[tuple[tuple[str, ...], re.Pattern[str]]] = [
 ]
 _MIN_CONTEXT_SECRET = 6  # a shorter value seen in context is not looked for elsewhere
 # Any shape's trigger, in one search: most texts hold none, and then no shape is tried.
-_ANY_TRIGGER = re.compile("|".join(sorted({re.escape(t) for ts, _ in _SHAPES for t in ts})))
+
+
+def _one_of(words: list[str]) -> str:
+    """A pattern matching any of `words`, as a tree of shared starts (`a(?:iza|kia)`, not
+    `aiza|akia`): the regex engine then tries one branch per character, not one per word."""
+    if "" in words:
+        rest = [word for word in words if word]
+        return f"(?:{_one_of(rest)})?" if rest else ""
+    by_start: dict[str, list[str]] = {}
+    for word in sorted(set(words)):
+        by_start.setdefault(word[0], []).append(word[1:])
+    branches = [re.escape(start) + _one_of(ends) for start, ends in by_start.items()]
+    return branches[0] if len(branches) == 1 else f"(?:{'|'.join(branches)})"
+
+
+_ANY_TRIGGER = re.compile(_one_of([t for ts, _ in _SHAPES for t in ts]))
 
 _added_values: dict[str, None] = {}
 _added_words: dict[str, None] = {}
@@ -198,9 +215,27 @@ def secret_values() -> list[str]:
 
 def redact(text: str) -> str:
     """Remove tracebacks, secrets and absolute paths outside the working directory."""
-    text = redact_secrets(_TRACEBACK.sub("(traceback removed)", text))
-    text = _POSIX_PATH.sub(_shorten_path, text)
-    return _WINDOWS_PATH.sub(_shorten_path, text)
+    _, _, values, spellings = known_secrets()
+    return _redact(values, spellings, text)
+
+
+def redactor() -> Callable[[str], str]:
+    """`redact` for the texts of one envelope (a message, a suggestion, every key and string of
+    its details): the secrets known now, the environment compared once for all of them."""
+    _, _, values, spellings = known_secrets()
+    return partial(_redact, values, spellings)
+
+
+def _redact(values: tuple[str, ...], spellings: tuple[str, ...], text: str) -> str:
+    # Each pattern is tried only when its literal part is in the text: it cannot match otherwise.
+    if _TRACEBACK_START in text:
+        text = _TRACEBACK.sub("(traceback removed)", text)
+    text = _secrets(values, spellings, text)
+    if "/" in text:
+        text = _POSIX_PATH.sub(_shorten_path, text)
+    if ":\\" in text:
+        text = _WINDOWS_PATH.sub(_shorten_path, text)
+    return text
 
 
 def redact_secrets(text: str, also: Iterable[str] = ()) -> str:
@@ -212,6 +247,10 @@ def redact_secrets(text: str, also: Iterable[str] = ()) -> str:
     if also:
         values = tuple(sorted({*values, *also}, key=len, reverse=True))
         spellings = tuple(secret_spellings(values))
+    return _secrets(values, spellings, text)
+
+
+def _secrets(values: tuple[str, ...], spellings: tuple[str, ...], text: str) -> str:
     for spelling in spellings:
         if spelling in text:
             text = text.replace(spelling, REDACTED)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, TypeGuard
 
-from toolsys._redact import redact, redact_secrets
+from toolsys._redact import redact_secrets, redactor
 from toolsys._sendable import sendable, text_of
 
 
@@ -69,11 +69,12 @@ class ErrorInfo:
     def __post_init__(self) -> None:
         # Whoever builds the envelope, no traceback, secret or machine path gets through.
         object.__setattr__(self, "code", _code(self.code))
-        message = redact(_text(self.message)) or "The tool reported an error without a message."
+        clean = redactor()  # the secrets known now, for every text of this envelope
+        message = clean(_text(self.message)) or "The tool reported an error without a message."
         object.__setattr__(self, "message", message)
-        object.__setattr__(self, "suggestion", redact(_text(self.suggestion)))
+        object.__setattr__(self, "suggestion", clean(_text(self.suggestion)))
         object.__setattr__(self, "retryable", _flag(self.retryable))
-        details = sendable(_details(self.details), text=redact)
+        details = sendable(_details(self.details), text=clean)
         object.__setattr__(self, "details", details if isinstance(details, dict) else {})
         seconds = float(self.retry_after) if _seconds(self.retry_after) else None
         object.__setattr__(self, "retry_after", seconds)
