@@ -22,7 +22,8 @@ What counts as a secret:
 Redaction works on text *values* (a string in a result, a message, a key in `details`), before
 they are cut short or encoded as JSON: a secret containing `"` or `\\` is found before JSON
 escapes it, and one that a length limit would cut is removed whole. The environment is scanned
-again only when it changed (one dict comparison per call, not one scan).
+again only when it changed (one dict comparison per call, not one scan; one per error envelope,
+`redactor()`).
 
 Chapter 04 builds this by hand first: notebooks/04_errors.ipynb; it also says what redaction
 cannot promise.
