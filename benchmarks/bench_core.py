@@ -30,12 +30,12 @@ import asyncio
 import gc
 import statistics
 import time
-import timeit
 from collections.abc import Callable
 from typing import Literal
 
 from _catalog import make_catalog
 from _shapes import SHAPES
+from _timing import interleaved, per_call_us, ratio
 from pydantic import BaseModel
 
 from toolsys import Registry
@@ -91,33 +91,6 @@ async def validated(call: Call, call_next: Next) -> ToolResult:
 
 
 validated.stage = "validated"  # type: ignore[attr-defined]
-
-
-def per_call_us(fn: Callable[[], object], number: int = 20_000, repeat: int = 3) -> float:
-    """CPU time of one call in microseconds: the fastest of `repeat` runs, the least disturbed.
-
-    CPU time of this process (`time.process_time`), not wall time: on a shared 2-core machine
-    wall time also counts the moments another process held the core.
-    """
-    timer = timeit.Timer(fn, timer=time.process_time)
-    return min(timer.repeat(number=number, repeat=repeat)) / number * 1e6
-
-
-def interleaved(
-    cases: dict[str, Callable[[], object]], rounds: int, number: int = 5_000
-) -> dict[str, list[float]]:
-    """Per-call microseconds of every case in every round, the cases taking turns."""
-    times: dict[str, list[float]] = {name: [] for name in cases}
-    for _ in range(rounds):
-        for name, fn in cases.items():
-            times[name].append(per_call_us(fn, number))
-    return times
-
-
-def ratio(times: dict[str, list[float]], case: str, base: str) -> str:
-    """The median of the per-round ratios `case / base`, with their range."""
-    ratios = sorted(a / b for a, b in zip(times[case], times[base], strict=True))
-    return f"{statistics.median(ratios):4.2f}x ({ratios[0]:.2f}-{ratios[-1]:.2f})"
 
 
 def executing(registry: Registry, name: str, arguments: object) -> Callable[[], object]:
@@ -258,6 +231,7 @@ def main() -> None:
         ("", interleaved(paths, rounds, number=2_000)),
         (" inside a running loop", asyncio.run(inside_a_running_loop())),
     ):
+        print(f"{'execute(dict), no layer' + where:<50} {median(times['bare']):8.2f} us")
         for case, label, note in (
             ("one", f"execute(dict), 1 validated layer{where}", " (goal <= 2.5x)"),
             ("received", f"execute(dict), 1 received layer{where}", " (goal <= 2.5x)"),

@@ -22,13 +22,15 @@ from __future__ import annotations
 import asyncio
 import itertools
 import platform
+import statistics
 import tempfile
 import threading
 import time
-import timeit
 from asyncio.events import _set_running_loop as set_running_loop
 from collections.abc import Callable
 from pathlib import Path
+
+from _timing import interleaved, per_call_us, ratio
 
 from toolsys import Category, Registry
 from toolsys.execution import Call, Next
@@ -78,6 +80,9 @@ def refund(a: float, b: float) -> float:
     return a + b
 
 
+ROUNDS = 21  # of the layered floor: the median of 21 per-round ratios
+
+
 async def passthrough(call: Call, call_next: Next) -> ToolResult:
     return await call_next(call)
 
@@ -102,30 +107,9 @@ def registry(layers: list[object]) -> Registry:
     return built
 
 
-def per_call_us(fn: Callable[[], object], number: int, repeat: int = 5) -> float:
-    """Time of one call in microseconds: the fastest of `repeat` runs, the least disturbed."""
-    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number * 1e6
-
-
-def interleaved(
-    first: Callable[[], object],
-    second: Callable[[], object],
-    timer: Callable[[], float],
-    rounds: int = 15,
-    number: int = 20000,
-) -> tuple[float, float]:
-    """Microseconds per call of each, timed in alternating rounds, the best round of each.
-
-    Alternating puts both under the same machine weather, so their ratio moves less than two
-    separate runs do. CPU time (`time.thread_time`) leaves out what another guest of a shared
-    machine takes away; wall time does not.
-    """
-    best = [float("inf"), float("inf")]
-    for _ in range(rounds):
-        for index, fn in enumerate((first, second)):
-            took = timeit.Timer(fn, timer=timer).timeit(number)
-            best[index] = min(best[index], took / number * 1e6)
-    return best[0], best[1]
+def wall_us(fn: Callable[[], object], number: int) -> float:
+    """Wall-clock microseconds of one call, the fastest of five runs (the stack's table)."""
+    return per_call_us(fn, number, repeat=5, timer=time.perf_counter)
 
 
 def main() -> None:
@@ -138,7 +122,7 @@ def main() -> None:
     ratios: dict[str, float] = {}
     for name, number in (("add", 2000), ("add_async", 2000), ("fetch", 200)):
         times = [
-            per_call_us(lambda r=r, n=name: r.execute(n, args), number)
+            wall_us(lambda r=r, n=name: r.execute(n, args), number)
             for r in (bare, floor_registry, no_deadline, full)
         ]
         print(
@@ -154,51 +138,60 @@ def main() -> None:
             ("SQLite, durable=False", SQLiteStore(Path(folder) / "fast.db", durable=False)),
         ):
             keyed = registry(stack(store))
-            write_us = per_call_us(
+            write_us = wall_us(
                 lambda k=keyed: k.execute("refund", args, idempotency_key=f"k{next(keys)}"), 300
             )
-            bare_us = per_call_us(lambda: bare.execute("refund", args), 2000)
+            bare_us = wall_us(lambda: bare.execute("refund", args), 2000)
             print(
                 f"{'refund, keyed, ' + label:<34}{bare_us:>8.1f}us{'':>22}{write_us:>10.1f}us"
                 f"{write_us / bare_us:>9.2f}x"
             )
 
-    def timed(timer: Callable[[], float]) -> tuple[float, float]:
-        return interleaved(
-            lambda: bare.execute("add", args), lambda: floor_registry.execute("add", args), timer
-        )
+    paths: dict[str, Callable[[], object]] = {
+        "bare": lambda: bare.execute("add", args),
+        "layered": lambda: floor_registry.execute("add", args),
+    }
 
-    async def in_a_notebook(timer: Callable[[], float]) -> tuple[float, float]:
+    def timed(timer: Callable[[], float]) -> dict[str, list[float]]:
+        return interleaved(paths, ROUNDS, timer=timer)
+
+    async def in_a_notebook(timer: Callable[[], float]) -> dict[str, list[float]]:
         return timed(timer)  # execute from sync code while the thread's loop runs, as in Jupyter
 
-    floors: dict[str, tuple[float, float]] = {}
+    floors: dict[str, dict[str, list[float]]] = {}
     for where, clock, timer in (
         ("", "wall", time.perf_counter),
         ("", "CPU", time.thread_time),
         ("inside a running loop, ", "wall", time.perf_counter),
     ):
-        alone, floor = asyncio.run(in_a_notebook(timer)) if where else timed(timer)
-        floors[where + clock] = alone, floor
+        times = asyncio.run(in_a_notebook(timer)) if where else timed(timer)
+        floors[where + clock] = times
+        layered, alone = statistics.median(times["layered"]), statistics.median(times["bare"])
         print(
-            f"layered floor (one pass-through layer, add; {where}{clock} time, best of 15 "
-            f"rounds): {floor:.2f}us / {alone:.2f}us = {floor / alone:.2f}x the bare registry "
-            "(goal <= 2.5x, issue 25)"
+            f"layered floor (one pass-through layer, add; {where}{clock} time, {ROUNDS} rounds): "
+            f"{layered:.2f}us / {alone:.2f}us"
+            f", the bare registry's {ratio(times, 'layered', 'bare')} (median of the per-round "
+            "ratios, their range; goal <= 2.5x, issue 25)"
         )
-    switch, _ = running_loop_switch(lambda: bare.execute("add", args))
-    alone, floor = floors["CPU"]
+    switch = running_loop_switch()
+    times = floors["CPU"]
+    without = statistics.median(
+        (layered - switch) / alone
+        for layered, alone in zip(times["layered"], times["bare"], strict=True)
+    )
     print(
         f"  of which the running loop set and set back, once per layered call: {switch:.2f}us "
         f"on Python {platform.python_version()} (a getpid syscall each time before 3.12); "
-        f"the CPU-time floor without it: {(floor - switch) / alone:.2f}x"
+        f"the CPU-time floor without it: {without:.2f}x"
     )
     met = [name for name, ratio in ratios.items() if ratio <= 2] or ["none"]
     print(f"goal: full stack <= 2x the bare registry (issue 12); met by: {', '.join(met)}")
     abandoned_thread_demo()
 
 
-def running_loop_switch(bare: Callable[[], object]) -> tuple[float, float]:
+def running_loop_switch() -> float:
     """Microseconds a layered call from sync code spends making its loop the running one and
-    back (`toolsys._sync.run_sync`), and a bare call's, timed in alternating rounds (CPU time).
+    back (`toolsys._sync.run_sync`): the median of `ROUNDS` rounds, in CPU time.
 
     Python 3.11 records the process id with a running loop, with a getpid syscall each time;
     on a virtual machine where syscalls are slow that is a large part of the layered floor.
@@ -210,7 +203,8 @@ def running_loop_switch(bare: Callable[[], object]) -> tuple[float, float]:
         set_running_loop(None)
 
     try:
-        return interleaved(switch, bare, time.thread_time)
+        times = interleaved({"switch": switch}, ROUNDS, timer=time.thread_time)
+        return statistics.median(times["switch"])
     finally:
         loop.close()
 
