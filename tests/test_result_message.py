@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
@@ -319,6 +319,53 @@ def test_to_message_never_raises_and_is_strict_utf8_json(value: Any, cyclic: boo
     value = with_cycles(value) if cyclic else value
     decoded = strict(ToolResult.success(value).to_message())
     assert decoded["ok"] is True
+
+
+class _Dict(dict):  # type: ignore[type-arg]
+    """A dict that is not exactly a dict: `sendable` takes its general path for it."""
+
+
+class _List(list):  # type: ignore[type-arg]
+    """A list that is not exactly a list, likewise."""
+
+
+def _general(value: Any, made: dict[int, Any]) -> Any:
+    """`value` with every exact dict and list replaced by a subclass copy, with the same
+    sharing and cycles (`made`: the copy of each container already copied)."""
+    if type(value) is tuple:
+        return tuple(_general(item, made) for item in value)
+    if type(value) is not dict and type(value) is not list:
+        return value
+    if id(value) in made:
+        return made[id(value)]
+    copy = made[id(value)] = _Dict() if type(value) is dict else _List()
+    if type(value) is dict:
+        copy.update((key, _general(item, made)) for key, item in value.items())
+    else:
+        copy.extend(_general(item, made) for item in value)
+    return copy
+
+
+def _refuses_x(text: str) -> str:
+    if "x" in text:
+        raise ValueError("a text function that fails on some strings")
+    return text.upper()
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(VALUES, st.booleans(), st.sampled_from([None, str.upper, _refuses_x]))
+@example(deep(MAX_DEPTH + 5), False, None).via("nesting cut at the same depth")
+@example([["x", {"x": 1}], {"k": "x"}], False, _refuses_x).via("a failing text function")
+def test_plain_dicts_and_lists_convert_as_any_mapping_and_list_do(
+    value: Any, cyclic: bool, text: Any
+) -> None:
+    """The shortcut for exact dicts and lists gives what the general path gives."""
+    value = with_cycles(value) if cyclic else value
+    general = json.dumps(sendable(_general(value, {}), text))
+    general = general.replace("<unprintable _Dict>", "<unprintable dict>")
+    assert json.dumps(sendable(value, text)) == general.replace(
+        "<unprintable _List>", "<unprintable list>"
+    )
 
 
 @settings(max_examples=200, deadline=None, derandomize=True)

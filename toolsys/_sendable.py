@@ -127,6 +127,8 @@ def _convert_unguarded(
         return integer(value)
     if kind is float:
         return _number(value)
+    if kind is dict or kind is list:  # plain containers, most of what is sent: no type to ask
+        return _cut(value, active, depth) or _items(value, value.copy(), text, active, depth)
     if isinstance(value, enum.Enum):
         return _convert(value.value, text, active, depth)
     if isinstance(value, str):
@@ -141,18 +143,39 @@ def _convert_unguarded(
         return _text(value.isoformat(), text)
     if isinstance(value, type):
         return _text(text_of(value), text)
+    cut = _cut(value, active, depth)
+    if cut:
+        return cut
+    children = _children(value)
+    if children is None:
+        return _text(text_of(value), text)
+    return _items(value, children, text, active, depth)
+
+
+def _cut(value: Any, active: set[int], depth: int) -> str | None:
+    """The marker a container gets in place of its items: met inside itself, or too deep."""
     if id(value) in active:
         return "<circular reference>"
     if depth >= MAX_DEPTH:
         return f"<nested deeper than {MAX_DEPTH} levels>"
-    children = _children(value)
-    if children is None:
-        return _text(text_of(value), text)
+    return None
+
+
+def _items(
+    value: Any,
+    children: dict[Any, Any] | list[Any],
+    text: Callable[[str], str] | None,
+    active: set[int],
+    depth: int,
+) -> Any:
+    """A container's `children` (a copy of its items) converted while `value` is active."""
     active.add(id(value))
     try:
         if isinstance(children, dict):
             return {
-                _key(key, text): _convert(item, text, active, depth + 1)
+                (_text(key, text) if type(key) is str else _key(key, text)): _convert(
+                    item, text, active, depth + 1
+                )
                 for key, item in children.items()
             }
         return [_convert(item, text, active, depth + 1) for item in children]
