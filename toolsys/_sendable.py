@@ -173,9 +173,7 @@ def _items(
     try:
         if isinstance(children, dict):
             return {
-                (_text(key, text) if type(key) is str else _key(key, text)): _convert(
-                    item, text, active, depth + 1
-                )
+                _key(key, text): _convert(item, text, active, depth + 1)
                 for key, item in children.items()
             }
         return [_convert(item, text, active, depth + 1) for item in children]
@@ -217,6 +215,8 @@ def _text(value: str, text: Callable[[str], str] | None) -> str:
 
 def _key(key: Any, text: Callable[[str], str] | None) -> str:
     """A mapping key as JSON writes it: true/false/null, numbers as text, else its text."""
+    if type(key) is str:  # nearly every key: no type to ask
+        return _text(key, text)
     if isinstance(key, enum.Enum):
         return _key(key.value, text)
     if key is None or isinstance(key, bool):
